@@ -1,0 +1,1 @@
+"""Alembic migration environment and revisions for the paneboard store (package so the wheel ships it)."""

@@ -1,0 +1,111 @@
+"""Assembly: create_app (Flask pages + API) and create_asgi (one port: websockets + Flask via a2wsgi)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from a2wsgi import WSGIMiddleware
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from . import STATIC_DIR, TEMPLATES_DIR
+from .services import Services
+from .settings import Settings
+from .web import api, pages, sockets
+from .web.common import ApiError, json_response
+
+log = logging.getLogger("paneboard.server")
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'")
+
+
+def create_app(settings: Settings, services: Services | None = None) -> Flask:
+    """The Flask app. Without `services` it opens its own (the caller starts and stops them)."""
+    app = Flask("paneboard.server", static_folder=str(STATIC_DIR), static_url_path="/static",
+                template_folder=str(TEMPLATES_DIR))
+    app.extensions["paneboard"] = services or Services.open(settings)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError) -> Response:
+        return json_response({"error": exc.message}, exc.status)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response:
+        return json_response({"error": exc.description or exc.name}, exc.code or 500)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return json_response({"error": f"internal error: {type(exc).__name__}"}, 500)
+
+    @app.after_request
+    def _headers(resp: Response) -> Response:
+        resp.headers.setdefault("Content-Security-Policy", CSP)
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        return resp
+
+    return app
+
+
+def create_asgi(settings: Settings) -> AsgiApp:
+    services = Services.open(settings)
+    return AsgiApp(settings, services, create_app(settings, services))
+
+
+class AsgiApp:
+    """Routes websocket scopes to our endpoints and every HTTP request to Flask (a2wsgi thread pool)."""
+
+    def __init__(self, settings: Settings, services: Services, flask_app: Flask) -> None:
+        self.settings = settings
+        self.services = services
+        self.flask_app = flask_app
+        self.wsgi = WSGIMiddleware(flask_app, workers=16)
+        self.prefix = settings.base_url.rstrip("/")
+        self.ws_routes = {"/ingest": sockets.ingest, "/ws": sockets.live}
+
+    async def __call__(self, scope, receive, send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        path = scope.get("path", "")
+        if self.prefix:
+            if path != self.prefix and not path.startswith(self.prefix + "/"):
+                await self._not_found(kind, send)
+                return
+            path = path[len(self.prefix):] or "/"
+            scope = {**scope, "path": path, "root_path": scope.get("root_path", "") + self.prefix}
+        if kind == "websocket":
+            handler = self.ws_routes.get(path)
+            if handler is None:
+                await send({"type": "websocket.close", "code": 4404})
+                return
+            await handler(sockets.WebSocket(scope, receive, send), self.services)
+            return
+        await self.wsgi(scope, receive, send)
+
+    async def _not_found(self, kind: str, send) -> None:
+        if kind == "websocket":
+            await send({"type": "websocket.close", "code": 4404})
+            return
+        body = b'{"error": "not found (this server lives under its --base-url)"}'
+        await send({"type": "http.response.start", "status": 404,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def _lifespan(self, receive, send) -> None:
+        while True:
+            msg = await receive()
+            if msg["type"] == "lifespan.startup":
+                self.services.hub.attach(asyncio.get_running_loop())
+                self.services.start()
+                await send({"type": "lifespan.startup.complete"})
+            elif msg["type"] == "lifespan.shutdown":
+                await asyncio.get_running_loop().run_in_executor(None, self.services.stop)
+                await send({"type": "lifespan.shutdown.complete"})
+                return

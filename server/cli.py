@@ -1,0 +1,79 @@
+"""`dash-server`: parse arguments and call into the app; `dash-server db upgrade|current` manage the schema."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+
+from .settings import DEFAULT_PORT, Settings, default_db_path
+
+
+def _server_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="dash-server",
+        description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    p.add_argument("--base-url", default="/", help="URL prefix when behind a reverse proxy, e.g. /pb")
+    p.add_argument("--demo", action="store_true", help="stream a demo run into env 'demo'")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return p
+
+
+def _db_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dash-server db", description="manage the database schema")
+    p.add_argument("action", choices=["upgrade", "current"])
+    p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    return p
+
+
+def db_command(argv: list[str]) -> int:
+    from .store import schema
+
+    args = _db_parser().parse_args(argv)
+    settings = Settings(db=args.db)
+    if args.action == "upgrade":
+        schema.upgrade(settings.db_url)
+    current, head = schema.current_revision(settings.db_url), schema.head_revision(settings.db_url)
+    state = "up to date" if current == head else f"behind head {head}: run dash-server db upgrade"
+    print(f"{settings.db_hint}: schema revision {current or '(empty)'} ({state})")
+    return 0
+
+
+def serve(settings: Settings) -> int:
+    import uvicorn
+
+    from .app import create_asgi
+    from .store.schema import SchemaError
+
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        app = create_asgi(settings)
+    except SchemaError as exc:
+        print(f"dash-server: {exc}", file=sys.stderr)
+        return 2
+    url = f"http://{'localhost' if settings.host in ('127.0.0.1', 'localhost') else settings.host}:{settings.port}"
+    url += settings.base_url
+    print(f"paneboard {app.services.settings.db_hint} -> {url}", flush=True)
+    if settings.demo:
+        from .demo import start_demo_when_ready
+
+        print(f"demo: streaming into {url}env/demo", flush=True)
+        threading.Thread(target=start_demo_when_ready, args=(settings,), daemon=True, name="demo").start()
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
+                            access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
+                            ws_max_size=64 * 1024 * 1024)
+    uvicorn.Server(config).run()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["db"]:
+        return db_command(argv[1:])
+    args = _server_parser().parse_args(argv)
+    return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
+                          log_level=args.log_level))

@@ -1,0 +1,29 @@
+"""JSON encoding for the API and the live channel: numpy arrays inline, NaN/Inf as null."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+_OPTS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+def _default(obj: Any) -> Any:
+    # Arrays orjson cannot take natively (non-contiguous, other dtypes) and numpy scalars.
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, default=_default, option=_OPTS)
+
+
+def loads(data: str | bytes) -> Any:
+    """Strict and fast first; Python's parser accepts the NaN/Infinity literals some clients send."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)

@@ -1,0 +1,61 @@
+"""The live hub: fans committed changes out to browser websockets, one bounded buffer per subscriber."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+log = logging.getLogger("paneboard.live")
+
+MAX_PENDING = 20_000  # messages buffered for one slow browser before it is told to resync
+ENV_LIST_TYPES = ("env", "env_deleted")
+
+
+class Subscriber:
+    def __init__(self) -> None:
+        self.env: str | None = None
+        self.pending: list[dict[str, Any]] = []
+        self.wakeup = asyncio.Event()
+
+    def push(self, msg: dict[str, Any]) -> None:
+        if len(self.pending) >= MAX_PENDING:
+            # Dropping silently would leave gaps in the browser's plots; a resync refetches instead.
+            self.pending = [{"type": "resync", "env": self.env}]
+        else:
+            self.pending.append(msg)
+        self.wakeup.set()
+
+    def take(self) -> list[dict[str, Any]]:
+        msgs, self.pending = self.pending, []
+        self.wakeup.clear()
+        return msgs
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.subscribers: set[Subscriber] = set()
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def publish_threadsafe(self, messages: list[dict[str, Any]]) -> None:
+        """Called by the writer thread after a commit."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._publish, messages)
+
+    def _publish(self, messages: list[dict[str, Any]]) -> None:
+        for sub in self.subscribers:
+            for msg in messages:
+                if msg["type"] in ENV_LIST_TYPES or (sub.env is not None and msg.get("env") == sub.env):
+                    sub.push(msg)
+
+    def add(self) -> Subscriber:
+        sub = Subscriber()
+        self.subscribers.add(sub)
+        return sub
+
+    def remove(self, sub: Subscriber) -> None:
+        self.subscribers.discard(sub)

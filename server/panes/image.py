@@ -1,0 +1,61 @@
+"""Image panes: the picture is a content-addressed blob; the pane holds its reference and size."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+
+from PIL import Image, UnidentifiedImageError
+
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..store import PaneRecord, Store, StoreTx
+from .common import merged_opts, title_of
+
+KINDS = ("image",)
+UPDATE_MODES = ("replace",)
+MAX_IMAGE_BYTES = 32 * 1024 * 1024
+MIME_BY_FORMAT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+def validate(cmd: Command, raw: dict) -> tuple[bytes, str, int, int]:
+    image = raw.get("image")
+    if not isinstance(image, dict) or not isinstance(image.get("data"), str):
+        raise EventError("image: expected image: {mime, data: <base64>}")
+    if len(image["data"]) > MAX_IMAGE_BYTES * 4 // 3 + 4:
+        raise EventError(f"image: larger than {MAX_IMAGE_BYTES} bytes")
+    try:
+        data = base64.b64decode(image["data"], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise EventError(f"image: data is not valid base64 ({exc})") from None
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            fmt, (width, height) = img.format, img.size
+            img.verify()  # catches truncated and corrupt files before they are stored
+    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+        raise EventError(f"image: not a readable image ({exc})") from None
+    mime = MIME_BY_FORMAT.get(fmt or "")
+    if mime is None:
+        raise EventError(f"image: format {fmt} not supported (use PNG, JPEG, GIF or WebP)")
+    return data, mime, width, height
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    data, mime, width, height = cmd.payload
+    pane = tx.get_pane(cmd.env, cmd.win)
+    if pane is not None and cmd.op == "update" and pane.kind not in KINDS:
+        raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not image")
+    content = {"blob": tx.put_blob(data, mime), "mime": mime, "width": width, "height": height}
+    if cmd.op == "set" or pane is None:
+        pane = tx.put_pane(cmd.env, cmd.win, "image", title_of(cmd.opts, cmd.win), cmd.opts, content)
+    else:
+        opts = merged_opts(pane, cmd)
+        pane = tx.update_pane(pane, content=content, opts=opts, title=title_of(opts, pane.win))
+    deltas.pane(pane.env, pane.win, pane.version)
+
+
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+    content = pane.content or {}
+    return {"src": f"api/v1/blobs/{content.get('blob', '')}", "mime": content.get("mime"),
+            "width": content.get("width"), "height": content.get("height"), "caption": pane.opts.get("caption")}

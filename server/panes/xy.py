@@ -1,0 +1,150 @@
+"""Line and scatter panes: named traces of (x, y) points in chunks, Visdom's update semantics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..store import PaneRecord, Store, StoreTx, TraceRecord
+from .common import merged_opts, title_of
+
+KINDS = ("line", "scatter")
+UPDATE_MODES = ("append", "replace", "remove")
+MAX_POINTS_PER_EVENT = 20_000_000
+
+
+@dataclass
+class TraceData:
+    name: str | None
+    x: np.ndarray
+    y: np.ndarray
+    style: dict
+
+
+def _numbers(values, what: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=np.float64)  # None -> NaN: a gap, as in Plotly
+    except (TypeError, ValueError):
+        raise EventError(f"{what} must be a list of numbers") from None
+    if arr.ndim != 1:
+        raise EventError(f"{what} must be a flat list of numbers, got shape {arr.shape}")
+    return arr
+
+
+def validate(cmd: Command, raw: dict) -> list[TraceData]:
+    traces = raw.get("traces")
+    if cmd.op == "update" and cmd.mode == "remove":
+        if cmd.name is None:
+            raise EventError("remove needs the name of the trace to delete")
+        return []
+    if not isinstance(traces, list) or not traces:
+        raise EventError(f"{cmd.kind}: traces must be a non-empty list")
+    out, total = [], 0
+    for i, tr in enumerate(traces):
+        if not isinstance(tr, dict):
+            raise EventError(f"{cmd.kind}: traces[{i}] must be an object")
+        y = _numbers(tr.get("y"), f"traces[{i}].y")
+        x = _numbers(tr["x"], f"traces[{i}].x") if tr.get("x") is not None else np.arange(len(y), dtype=np.float64)
+        if len(x) != len(y):
+            raise EventError(f"traces[{i}]: x has {len(x)} values but y has {len(y)}")
+        style = tr.get("style") or {}
+        if not isinstance(style, dict):
+            raise EventError(f"traces[{i}].style must be an object")
+        name = tr.get("name")
+        total += len(x)
+        out.append(TraceData(None if name is None else str(name), x, y, style))
+    if total > MAX_POINTS_PER_EVENT:
+        raise EventError(f"{cmd.kind}: more than {MAX_POINTS_PER_EVENT} points in one event")
+    if cmd.op == "update" and cmd.name is not None and len(out) != 1:
+        raise EventError("an update of a named trace takes exactly one trace")
+    return out
+
+
+def _walls(cmd: Command, n: int) -> np.ndarray:
+    return np.full(n, cmd.wall, dtype=np.float64)
+
+
+def _create(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    pane = tx.put_pane(cmd.env, cmd.win, cmd.kind, title_of(cmd.opts, cmd.win), cmd.opts, None)
+    for i, td in enumerate(cmd.payload):
+        name = cmd.name if cmd.name is not None and len(cmd.payload) == 1 else td.name
+        trace = tx.add_trace(pane, name if name is not None else str(i + 1), td.style)
+        tx.append_points(trace, td.x, td.y, _walls(cmd, len(td.x)))
+    deltas.pane(pane.env, pane.win, pane.version)
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    pane = tx.get_pane(cmd.env, cmd.win)
+    if cmd.op == "set" or (pane is None and cmd.mode == "append"):
+        _create(tx, cmd, deltas)
+        return
+    if pane is None:
+        raise EventError(f"pane {cmd.win!r} does not exist in env {cmd.env!r}")
+    if pane.kind not in KINDS:
+        raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not line/scatter")
+    traces = tx.traces(pane)
+    pairs = _pair(traces, cmd)
+    opts = merged_opts(pane, cmd)
+    refetch = opts != pane.opts
+    if refetch:
+        pane = tx.update_pane(pane, opts=opts, title=title_of(opts, pane.win))
+    if cmd.mode == "remove":
+        tx.delete_trace(pairs[0][0])
+        version = tx.touch_pane(pane)
+        deltas.pane(pane.env, pane.win, version)
+        return
+    extends = []
+    for trace, td in pairs:
+        if trace is None:
+            trace = tx.add_trace(pane, td.name, td.style)
+            refetch = True
+        if cmd.mode == "replace":
+            tx.replace_points(trace, td.x, td.y, _walls(cmd, len(td.x)))
+            refetch = True
+        else:
+            tx.append_points(trace, td.x, td.y, _walls(cmd, len(td.x)))
+            extends.append((trace, td))
+    version = tx.touch_pane(pane)
+    if refetch:
+        deltas.pane(pane.env, pane.win, version)
+        return
+    for trace, td in extends:
+        deltas.extend(pane.env, pane.win, version, trace.idx, trace.name, td.x, td.y)
+
+
+def _pair(traces: list[TraceRecord], cmd: Command) -> list[tuple[TraceRecord | None, TraceData]]:
+    """Match sent traces to stored ones: by name, else positionally (extra ones become new traces)."""
+    if cmd.name is not None:
+        found = next((t for t in traces if t.name == cmd.name), None)
+        if cmd.mode == "remove":
+            if found is None:
+                raise EventError(f"pane {cmd.win!r} has no trace named {cmd.name!r}")
+            return [(found, TraceData(cmd.name, np.empty(0), np.empty(0), {}))]
+        td = cmd.payload[0]
+        td.name = cmd.name
+        return [(found, td)]
+    pairs: list[tuple[TraceRecord | None, TraceData]] = []
+    for i, td in enumerate(cmd.payload):
+        if i < len(traces):
+            # Visdom skips a trace whose x values are all missing: that is how its users mask traces.
+            if len(td.x) and np.isnan(td.x).all():
+                continue
+            pairs.append((traces[i], td))
+        else:
+            if td.name is None or any(t.name == td.name for t in traces):
+                td.name = str(i + 1)
+            pairs.append((None, td))
+    return pairs
+
+
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+    method = "stride" if pane.kind == "scatter" else "minmax"
+    out = []
+    for trace in store.list_traces(pane):
+        series = store.read_series(trace, budget, x0, x1, method=method)
+        out.append({"idx": trace.idx, "name": trace.name, "style": trace.style, "x": series.x, "y": series.y,
+                    "total": series.total, "downsampled": series.downsampled})
+    return {"traces": out}

@@ -1,0 +1,41 @@
+"""Server settings: what the CLI parses and create_app / create_asgi consume."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_PORT = 8097
+
+
+def default_db_path() -> Path:
+    return Path(os.environ.get("PANEBOARD_HOME", Path.home() / ".paneboard")) / "paneboard.db"
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    db: str = ""                  # a file path (SQLite) or a SQLAlchemy URL; empty -> default_db_path()
+    base_url: str = "/"           # prefix when served behind a reverse proxy, e.g. "/pb"
+    default_points: int = 2000    # point budget per trace when a read does not say
+    demo: bool = False
+    log_level: str = "info"
+
+    def __post_init__(self) -> None:
+        base = "/" + self.base_url.strip("/")
+        self.base_url = base if base == "/" else base + "/"
+
+    @property
+    def db_url(self) -> str:
+        if "://" in self.db:
+            return self.db
+        path = Path(self.db).expanduser() if self.db else default_db_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{path.resolve()}"
+
+    @property
+    def db_hint(self) -> str:
+        """How the user named the database, for messages."""
+        return self.db or str(default_db_path())

@@ -1,0 +1,12 @@
+"""Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
+
+from .base import EnvSummary, PaneRecord, Series, Store, StoreError, StoreTx, TraceRecord
+from .sqla_store import SqlStore
+
+__all__ = ["EnvSummary", "PaneRecord", "Series", "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
+           "open_store"]
+
+
+def open_store(url: str) -> Store:
+    """The store for a database URL (sqlite:///path or postgresql+psycopg://...)."""
+    return SqlStore(url)

@@ -1,0 +1,154 @@
+"""The store interface and the plain records it returns (ORM rows never leave the store)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EnvSummary:
+    name: str
+    panes: int
+    points: int
+    created: float
+    updated: float
+    forked_from: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "panes": self.panes, "points": self.points, "created": self.created,
+                "updated": self.updated, "forked_from": self.forked_from}
+
+
+@dataclass(frozen=True)
+class PaneRecord:
+    id: int
+    env: str
+    win: str
+    kind: str
+    title: str
+    opts: dict
+    content: dict | None
+    position: int
+    version: int
+    created: float
+    updated: float
+
+    def summary(self) -> dict[str, Any]:
+        return {"env": self.env, "win": self.win, "kind": self.kind, "title": self.title, "opts": self.opts,
+                "version": self.version, "created": self.created, "updated": self.updated}
+
+
+@dataclass(frozen=True)
+class TraceRecord:
+    id: int
+    pane_id: int
+    idx: int
+    name: str
+    style: dict
+    total: int
+
+
+@dataclass(frozen=True)
+class Series:
+    x: np.ndarray
+    y: np.ndarray
+    total: int          # points stored in the trace (all of them, not only those in range)
+    downsampled: bool
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
+
+
+class StoreTx(ABC):
+    """One write transaction. Only the writer thread opens these."""
+
+    @abstractmethod
+    def client_last_seq(self, client_id: str) -> int: ...
+    @abstractmethod
+    def set_client_last_seq(self, client_id: str, seq: int) -> None: ...
+
+    @abstractmethod
+    def ensure_env(self, name: str) -> bool:
+        """Create the env if missing; True if it was created."""
+    @abstractmethod
+    def delete_env(self, name: str) -> bool: ...
+
+    @abstractmethod
+    def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
+    @abstractmethod
+    def put_pane(self, env: str, win: str, kind: str, title: str, opts: dict, content: dict | None) -> PaneRecord:
+        """Create or overwrite a pane (its traces and points are dropped); bumps its version."""
+    @abstractmethod
+    def update_pane(self, pane: PaneRecord, *, title: str | None = None, opts: dict | None = None,
+                    content: dict | None = None) -> PaneRecord:
+        """Change the given fields; bumps the version."""
+    @abstractmethod
+    def touch_pane(self, pane: PaneRecord) -> int:
+        """Bump the version (points changed); returns the new version."""
+    @abstractmethod
+    def delete_pane(self, env: str, win: str) -> bool: ...
+    @abstractmethod
+    def pane_wins(self, env: str) -> list[str]: ...
+
+    @abstractmethod
+    def traces(self, pane: PaneRecord) -> list[TraceRecord]: ...
+    @abstractmethod
+    def add_trace(self, pane: PaneRecord, name: str, style: dict) -> TraceRecord: ...
+    @abstractmethod
+    def delete_trace(self, trace: TraceRecord) -> None:
+        """Delete a trace; later traces move down one index so indices stay dense."""
+    @abstractmethod
+    def set_trace_style(self, trace: TraceRecord, style: dict) -> None: ...
+    @abstractmethod
+    def append_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
+        """Cost O(len(x)) amortized, whatever the trace already holds."""
+    @abstractmethod
+    def replace_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None: ...
+
+    @abstractmethod
+    def put_blob(self, data: bytes, mime: str) -> str:
+        """Store content-addressed bytes; returns the sha256 hex."""
+
+    @property
+    @abstractmethod
+    def touched_envs(self) -> set[str]:
+        """Envs changed in this transaction (their env-list summary is due for a refresh)."""
+
+
+class Store(ABC):
+    """Durable storage of envs, panes, traces, points and blobs."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[StoreTx]:
+        """Commit on normal exit, roll back on an exception."""
+
+    @abstractmethod
+    def list_envs(self) -> list[EnvSummary]: ...
+    @abstractmethod
+    def get_env(self, name: str) -> EnvSummary | None: ...
+    @abstractmethod
+    def list_panes(self, env: str) -> list[PaneRecord]: ...
+    @abstractmethod
+    def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
+    @abstractmethod
+    def list_traces(self, pane: PaneRecord) -> list[TraceRecord]: ...
+    @abstractmethod
+    def read_series(self, trace: TraceRecord, budget: int, x0: float | None = None, x1: float | None = None,
+                    method: str = "minmax") -> Series:
+        """At most about `budget` points of the trace in [x0, x1]."""
+    @abstractmethod
+    def export_series(self, trace: TraceRecord) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Every stored point as (x, y, wall) blocks, in storage order."""
+    @abstractmethod
+    def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
+    @abstractmethod
+    def client_last_seq(self, client_id: str) -> int: ...
+    @abstractmethod
+    def close(self) -> None: ...

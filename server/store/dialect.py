@@ -1,0 +1,50 @@
+"""The only place that knows SQL dialects apart: engine setup and conflict-tolerant inserts."""
+
+from __future__ import annotations
+
+from sqlalchemy import Table, event
+from sqlalchemy.engine import Engine, make_url
+
+
+def create_engine_for(url: str) -> Engine:
+    from sqlalchemy import create_engine
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record) -> None:
+            cur = dbapi_conn.cursor()
+            # WAL lets readers run beside the single writer; NORMAL keeps every commit across a
+            # process crash (kill -9), only an OS crash may lose the last transactions.
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _dialect_insert(engine_or_conn, table: Table):
+    name = engine_or_conn.dialect.name
+    if name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    elif name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:  # pragma: no cover - only the two supported backends reach here
+        raise RuntimeError(f"unsupported database dialect {name}")
+    return insert(table)
+
+
+def insert_ignore(conn, table: Table):
+    """INSERT that silently skips rows whose primary key already exists."""
+    return _dialect_insert(conn, table).on_conflict_do_nothing()
+
+
+def upsert(conn, table: Table, key: list[str], update_cols: list[str]):
+    """INSERT ... ON CONFLICT (key) DO UPDATE SET update_cols = excluded.update_cols."""
+    stmt = _dialect_insert(conn, table)
+    return stmt.on_conflict_do_update(index_elements=key, set_={c: stmt.excluded[c] for c in update_cols})

@@ -1,0 +1,106 @@
+"""SQLAlchemy table definitions; the Alembic revisions under migrations/ must match these (a test checks)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Env(Base):
+    __tablename__ = "env"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(256), unique=True, nullable=False)
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+    updated: Mapped[float] = mapped_column(Float, nullable=False)
+    forked_from: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    meta: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
+
+
+class Pane(Base):
+    __tablename__ = "pane"
+    __table_args__ = (UniqueConstraint("env_id", "win", name="uq_pane_env_win"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    env_id: Mapped[int] = mapped_column(ForeignKey("env.id", ondelete="CASCADE"), nullable=False)
+    win: Mapped[str] = mapped_column(String(256), nullable=False)
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    title: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    opts: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
+    # Kind-specific small state (text HTML, image blob reference); points never live here.
+    content: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    layout: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    position: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+    updated: Mapped[float] = mapped_column(Float, nullable=False)
+
+
+class Trace(Base):
+    __tablename__ = "trace"
+    __table_args__ = (UniqueConstraint("pane_id", "idx", name="uq_trace_pane_idx"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pane_id: Mapped[int] = mapped_column(ForeignKey("pane.id", ondelete="CASCADE"), nullable=False)
+    idx: Mapped[int] = mapped_column(Integer, nullable=False)
+    name: Mapped[str] = mapped_column(Text, nullable=False)
+    style: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
+    npoints: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+
+
+class Chunk(Base):
+    """Up to CHUNK_POINTS points of one trace, packed; summary columns let reads skip the blobs."""
+
+    __tablename__ = "chunk"
+    trace_id: Mapped[int] = mapped_column(ForeignKey("trace.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    n: Mapped[int] = mapped_column(Integer, nullable=False)
+    x0: Mapped[float | None] = mapped_column(Float, nullable=True)
+    x1: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ymin: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ymax: Mapped[float | None] = mapped_column(Float, nullable=True)
+    x_ymin: Mapped[float | None] = mapped_column(Float, nullable=True)
+    x_ymax: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # Blobs last: SQLite stops decoding a row at the last column a query asks for.
+    xs: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    ys: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+    walls: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+
+
+class Blob(Base):
+    __tablename__ = "blob"
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mime: Mapped[str] = mapped_column(String(64), nullable=False)
+    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
+
+
+class IngestClient(Base):
+    """Highest committed event sequence per SDK client id: makes replays idempotent."""
+
+    __tablename__ = "ingest_client"
+    client_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    last_seq: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    updated: Mapped[float] = mapped_column(Float, nullable=False)
+
+
+Index("ix_pane_env_position", Pane.env_id, Pane.position)
+
+env_t = Env.__table__
+pane_t = Pane.__table__
+trace_t = Trace.__table__
+chunk_t = Chunk.__table__
+blob_t = Blob.__table__
+client_t = IngestClient.__table__

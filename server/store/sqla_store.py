@@ -1,0 +1,170 @@
+"""SQLAlchemy implementation of the store, for SQLite (default) and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+from sqlalchemy import func, select
+
+from . import codec, downsample
+from .base import EnvSummary, PaneRecord, Series, Store, TraceRecord
+from .dialect import create_engine_for
+from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
+from .sqla_tx import SqlTx, WriterCache
+
+MAX_BUDGET = 200_000
+
+
+def _pane_from_row(row, env: str) -> PaneRecord:
+    return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
+                      content=row.content, position=row.position, version=row.version,
+                      created=row.created, updated=row.updated)
+
+
+class SqlStore(Store):
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = create_engine_for(url)
+        self._writer_conn = None
+        self._writer_lock = threading.Lock()  # documents (and enforces) the single-writer rule
+        self._cache = WriterCache()
+
+    # -- writes -----------------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[SqlTx]:
+        with self._writer_lock:
+            if self._writer_conn is None:
+                self._writer_conn = self.engine.connect()
+            conn = self._writer_conn
+            trans = conn.begin()
+            tx = SqlTx(conn, self._cache)
+            try:
+                yield tx
+                tx.flush()
+                trans.commit()
+            except BaseException:
+                trans.rollback()
+                self._cache.clear()  # cached rows may describe what was just rolled back
+                raise
+
+    # -- reads ------------------------------------------------------------------------------------
+    def _summaries(self, where=None) -> list[EnvSummary]:
+        panes = (select(func.count()).select_from(pane_t).where(pane_t.c.env_id == env_t.c.id)
+                 .scalar_subquery())
+        points = (select(func.coalesce(func.sum(trace_t.c.npoints), 0))
+                  .select_from(trace_t.join(pane_t, trace_t.c.pane_id == pane_t.c.id))
+                  .where(pane_t.c.env_id == env_t.c.id).scalar_subquery())
+        q = select(env_t.c.name, env_t.c.created, env_t.c.updated, env_t.c.forked_from,
+                   panes.label("panes"), points.label("points")).order_by(env_t.c.updated.desc())
+        if where is not None:
+            q = q.where(where)
+        with self.engine.connect() as conn:
+            return [EnvSummary(name=r.name, panes=int(r.panes), points=int(r.points), created=r.created,
+                               updated=r.updated, forked_from=r.forked_from) for r in conn.execute(q)]
+
+    def list_envs(self) -> list[EnvSummary]:
+        return self._summaries()
+
+    def get_env(self, name: str) -> EnvSummary | None:
+        found = self._summaries(env_t.c.name == name)
+        return found[0] if found else None
+
+    def list_panes(self, env: str) -> list[PaneRecord]:
+        q = (select(pane_t).join(env_t, pane_t.c.env_id == env_t.c.id).where(env_t.c.name == env)
+             .order_by(pane_t.c.position))
+        with self.engine.connect() as conn:
+            return [_pane_from_row(r, env) for r in conn.execute(q)]
+
+    def get_pane(self, env: str, win: str) -> PaneRecord | None:
+        q = (select(pane_t).join(env_t, pane_t.c.env_id == env_t.c.id)
+             .where(env_t.c.name == env, pane_t.c.win == win))
+        with self.engine.connect() as conn:
+            row = conn.execute(q).first()
+        return _pane_from_row(row, env) if row else None
+
+    def list_traces(self, pane: PaneRecord) -> list[TraceRecord]:
+        q = select(trace_t).where(trace_t.c.pane_id == pane.id).order_by(trace_t.c.idx)
+        with self.engine.connect() as conn:
+            return [TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, r.npoints) for r in conn.execute(q)]
+
+    def read_series(self, trace: TraceRecord, budget: int, x0: float | None = None, x1: float | None = None,
+                    method: str = "minmax") -> Series:
+        budget = max(4, min(int(budget), MAX_BUDGET))
+        c = chunk_t.c
+        q = select(c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax).where(c.trace_id == trace.id)
+        # Chunks whose x is all NaN have NULL bounds; they can only matter to an unbounded read.
+        if x0 is not None:
+            q = q.where(c.x1 >= x0)
+        if x1 is not None:
+            q = q.where(c.x0 <= x1)
+        with self.engine.connect() as conn:
+            metas = [downsample.ChunkMeta(*r) for r in conn.execute(q.order_by(c.seq))]
+            cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+            def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
+                if seq not in cache:
+                    r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
+                    cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
+                return cache[seq]
+
+            in_range = sum(m.n for m in metas)
+            if in_range <= budget:
+                self._prefetch(conn, trace.id, metas, cache)
+                x, y = downsample.read_all(metas, load, x0, x1)
+                return Series(x, y, trace.total, False)
+            if method == "stride":
+                self._prefetch(conn, trace.id, metas, cache)
+                x, y = downsample.stride(metas, load, budget, x0, x1)
+                return Series(x, y, trace.total, True)
+            bounds = [m for m in metas if m.x0 is not None]
+            if not bounds:
+                return Series(np.empty(0), np.empty(0), trace.total, True)
+            lo = x0 if x0 is not None else min(m.x0 for m in bounds)
+            hi = x1 if x1 is not None else max(m.x1 for m in bounds)
+            x, y = downsample.minmax(bounds, load, budget, lo, hi)
+            return Series(x, y, trace.total, True)
+
+    @staticmethod
+    def _prefetch(conn, trace_id: int, metas, cache) -> None:
+        """One query for all the chunks a full read needs (not one per chunk)."""
+        if not metas:
+            return
+        c = chunk_t.c
+        q = select(c.seq, c.xs, c.ys).where(c.trace_id == trace_id, c.seq >= metas[0].seq, c.seq <= metas[-1].seq)
+        wanted = {m.seq for m in metas}
+        for r in conn.execute(q):
+            if r.seq in wanted:
+                cache[r.seq] = (codec.decode(r.xs), codec.decode(r.ys))
+
+    def export_series(self, trace: TraceRecord) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        c = chunk_t.c
+        last = -1
+        with self.engine.connect() as conn:
+            while True:  # pages of chunks keep memory flat for huge traces
+                rows = conn.execute(select(c.seq, c.xs, c.ys, c.walls).where(c.trace_id == trace.id, c.seq > last)
+                                    .order_by(c.seq).limit(64)).all()
+                if not rows:
+                    return
+                for r in rows:
+                    yield codec.decode(r.xs), codec.decode(r.ys), codec.decode(r.walls)
+                last = rows[-1].seq
+
+    def get_blob(self, sha256: str) -> tuple[str, bytes] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(blob_t.c.mime, blob_t.c.data).where(blob_t.c.sha256 == sha256)).first()
+        return (row.mime, bytes(row.data)) if row else None
+
+    def client_last_seq(self, client_id: str) -> int:
+        with self.engine.connect() as conn:
+            got = conn.execute(select(client_t.c.last_seq).where(client_t.c.client_id == client_id)).scalar()
+        return int(got or 0)
+
+    def close(self) -> None:
+        with self._writer_lock:
+            if self._writer_conn is not None:
+                self._writer_conn.close()
+                self._writer_conn = None
+        self.engine.dispose()

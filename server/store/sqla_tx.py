@@ -1,0 +1,342 @@
+"""The write side of the SQLAlchemy store: one transaction on the writer thread's connection."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Connection
+
+from . import codec
+from .base import PaneRecord, StoreError, StoreTx, TraceRecord
+from .dialect import insert_ignore, upsert
+from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
+
+CHUNK_POINTS = 2048        # points per full chunk row
+MAX_TAIL_PIECES = 16       # small trailing chunk rows allowed before they are merged into full ones
+
+
+@dataclass
+class TailState:
+    """Where a trace's next chunk goes and which trailing rows are still partial (seq, n)."""
+
+    next_seq: int
+    partial: list[tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class WriterCache:
+    """Writer-thread state that outlives one transaction; dropped whole on rollback."""
+
+    env_ids: dict[str, int] = field(default_factory=dict)
+    panes: dict[tuple[str, str], PaneRecord] = field(default_factory=dict)
+    traces: dict[int, list[TraceRecord]] = field(default_factory=dict)
+    tails: dict[int, TailState] = field(default_factory=dict)
+    client_seqs: dict[str, int] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        for d in (self.env_ids, self.panes, self.traces, self.tails, self.client_seqs):
+            d.clear()
+
+
+def _row_to_pane(row, env: str) -> PaneRecord:
+    return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
+                      content=row.content, position=row.position, version=row.version,
+                      created=row.created, updated=row.updated)
+
+
+def _finite_or_none(v: float) -> float | None:
+    return float(v) if np.isfinite(v) else None
+
+
+def chunk_row(trace_id: int, seq: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
+    """A chunk row with the summary columns the downsampler reads instead of the blobs."""
+    row = {"trace_id": trace_id, "seq": seq, "n": len(x), "x0": None, "x1": None, "ymin": None, "ymax": None,
+           "x_ymin": None, "x_ymax": None,
+           "xs": codec.encode(x), "ys": codec.encode(y), "walls": codec.encode(w)}
+    fx = np.isfinite(x)
+    if fx.any():
+        row["x0"] = float(x[fx].min())
+        row["x1"] = float(x[fx].max())
+    ok = np.isfinite(y) & fx
+    if ok.any():
+        idx = np.flatnonzero(ok)
+        lo = idx[np.argmin(y[idx])]
+        hi = idx[np.argmax(y[idx])]
+        row.update(ymin=float(y[lo]), ymax=float(y[hi]), x_ymin=_finite_or_none(x[lo]), x_ymax=_finite_or_none(x[hi]))
+    return row
+
+
+class SqlTx(StoreTx):
+    def __init__(self, conn: Connection, cache: WriterCache) -> None:
+        self.conn = conn
+        self.cache = cache
+        self.now = time.time()
+        # Buffered until flush() so that many small appends in one transaction cost one chunk write.
+        self._points: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._versions: dict[int, int] = {}
+        self._npoints: dict[int, int] = {}
+        self._touched_envs: set[str] = set()
+
+    # -- clients ----------------------------------------------------------------------------------
+    def client_last_seq(self, client_id: str) -> int:
+        if client_id not in self.cache.client_seqs:
+            got = self.conn.execute(select(client_t.c.last_seq).where(client_t.c.client_id == client_id)).scalar()
+            self.cache.client_seqs[client_id] = int(got or 0)
+        return self.cache.client_seqs[client_id]
+
+    def set_client_last_seq(self, client_id: str, seq: int) -> None:
+        self.conn.execute(upsert(self.conn, client_t, ["client_id"], ["last_seq", "updated"]),
+                          {"client_id": client_id, "last_seq": seq, "updated": self.now})
+        self.cache.client_seqs[client_id] = seq
+
+    # -- envs -------------------------------------------------------------------------------------
+    def _env_id(self, name: str) -> int | None:
+        if name not in self.cache.env_ids:
+            got = self.conn.execute(select(env_t.c.id).where(env_t.c.name == name)).scalar()
+            if got is None:
+                return None
+            self.cache.env_ids[name] = got
+        return self.cache.env_ids[name]
+
+    def ensure_env(self, name: str) -> bool:
+        self._touched_envs.add(name)
+        if self._env_id(name) is not None:
+            return False
+        res = self.conn.execute(insert(env_t).values(name=name, created=self.now, updated=self.now, meta={}))
+        self.cache.env_ids[name] = res.inserted_primary_key[0]
+        return True
+
+    def delete_env(self, name: str) -> bool:
+        env_id = self._env_id(name)
+        if env_id is None:
+            return False
+        for win in self.pane_wins(name):
+            self.delete_pane(name, win)
+        self.conn.execute(delete(env_t).where(env_t.c.id == env_id))
+        self.cache.env_ids.pop(name, None)
+        self._touched_envs.discard(name)
+        return True
+
+    @property
+    def touched_envs(self) -> set[str]:
+        return self._touched_envs
+
+    # -- panes ------------------------------------------------------------------------------------
+    def get_pane(self, env: str, win: str) -> PaneRecord | None:
+        key = (env, win)
+        if key in self.cache.panes:
+            return self.cache.panes[key]
+        env_id = self._env_id(env)
+        if env_id is None:
+            return None
+        row = self.conn.execute(select(pane_t).where(pane_t.c.env_id == env_id, pane_t.c.win == win)).first()
+        if row is None:
+            return None
+        pane = _row_to_pane(row, env)
+        self.cache.panes[key] = pane
+        return pane
+
+    def put_pane(self, env: str, win: str, kind: str, title: str, opts: dict, content: dict | None) -> PaneRecord:
+        self.ensure_env(env)
+        env_id = self._env_id(env)
+        old = self.get_pane(env, win)
+        if old is not None:
+            for t in self.traces(old):
+                self._forget_trace(t.id)
+            self.conn.execute(delete(trace_t).where(trace_t.c.pane_id == old.id))
+            self.cache.traces[old.id] = []
+            version = self._versions.get(old.id, old.version) + 1
+            self.conn.execute(update(pane_t).where(pane_t.c.id == old.id).values(
+                kind=kind, title=title, opts=opts, content=content, version=version, updated=self.now))
+            self._versions.pop(old.id, None)
+            pane = dataclasses.replace(old, kind=kind, title=title, opts=opts, content=content, version=version,
+                                       updated=self.now)
+        else:
+            pos = self.conn.execute(select(func.coalesce(func.max(pane_t.c.position), -1) + 1)
+                                    .where(pane_t.c.env_id == env_id)).scalar()
+            res = self.conn.execute(insert(pane_t).values(
+                env_id=env_id, win=win, kind=kind, title=title, opts=opts, content=content, position=pos,
+                version=1, created=self.now, updated=self.now))
+            pane = PaneRecord(id=res.inserted_primary_key[0], env=env, win=win, kind=kind, title=title, opts=opts,
+                              content=content, position=pos, version=1, created=self.now, updated=self.now)
+            self.cache.traces[pane.id] = []
+        self.cache.panes[(env, win)] = pane
+        return pane
+
+    def update_pane(self, pane: PaneRecord, *, title: str | None = None, opts: dict | None = None,
+                    content: dict | None = None) -> PaneRecord:
+        changes = {k: v for k, v in (("title", title), ("opts", opts), ("content", content)) if v is not None}
+        version = self.touch_pane(pane)
+        current = self.cache.panes.get((pane.env, pane.win), pane)
+        new = dataclasses.replace(current, version=version, updated=self.now, **changes)
+        if changes:
+            self.conn.execute(update(pane_t).where(pane_t.c.id == pane.id).values(**changes))
+        self.cache.panes[(pane.env, pane.win)] = new
+        return new
+
+    def touch_pane(self, pane: PaneRecord) -> int:
+        current = self.cache.panes.get((pane.env, pane.win), pane)
+        version = self._versions.get(pane.id, current.version) + 1
+        self._versions[pane.id] = version
+        self.cache.panes[(pane.env, pane.win)] = dataclasses.replace(current, version=version, updated=self.now)
+        self._touched_envs.add(pane.env)
+        return version
+
+    def delete_pane(self, env: str, win: str) -> bool:
+        pane = self.get_pane(env, win)
+        if pane is None:
+            return False
+        for t in self.traces(pane):
+            self._forget_trace(t.id)
+        self.conn.execute(delete(pane_t).where(pane_t.c.id == pane.id))
+        self.cache.panes.pop((env, win), None)
+        self.cache.traces.pop(pane.id, None)
+        self._versions.pop(pane.id, None)
+        self._touched_envs.add(env)
+        return True
+
+    def pane_wins(self, env: str) -> list[str]:
+        env_id = self._env_id(env)
+        if env_id is None:
+            return []
+        return list(self.conn.execute(select(pane_t.c.win).where(pane_t.c.env_id == env_id)
+                                      .order_by(pane_t.c.position)).scalars())
+
+    # -- traces -----------------------------------------------------------------------------------
+    def traces(self, pane: PaneRecord) -> list[TraceRecord]:
+        if pane.id not in self.cache.traces:
+            rows = self.conn.execute(select(trace_t).where(trace_t.c.pane_id == pane.id).order_by(trace_t.c.idx))
+            self.cache.traces[pane.id] = [TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, r.npoints)
+                                          for r in rows]
+        return list(self.cache.traces[pane.id])
+
+    def add_trace(self, pane: PaneRecord, name: str, style: dict) -> TraceRecord:
+        existing = self.traces(pane)
+        idx = len(existing)
+        res = self.conn.execute(insert(trace_t).values(pane_id=pane.id, idx=idx, name=name, style=style, npoints=0))
+        rec = TraceRecord(res.inserted_primary_key[0], pane.id, idx, name, style, 0)
+        self.cache.traces[pane.id] = existing + [rec]
+        self.cache.tails[rec.id] = TailState(next_seq=0)
+        return rec
+
+    def delete_trace(self, trace: TraceRecord) -> None:
+        self._forget_trace(trace.id)
+        self.conn.execute(delete(trace_t).where(trace_t.c.id == trace.id))
+        # Keep indices dense (the browser addresses Plotly traces by position); shift in two steps so
+        # the unique (pane_id, idx) constraint never sees a transient duplicate.
+        later = trace_t.c.pane_id == trace.pane_id
+        self.conn.execute(update(trace_t).where(later, trace_t.c.idx > trace.idx).values(idx=-trace_t.c.idx))
+        self.conn.execute(update(trace_t).where(later, trace_t.c.idx < 0).values(idx=-trace_t.c.idx - 1))
+        remaining = [t for t in self.cache.traces.get(trace.pane_id, []) if t.id != trace.id]
+        self.cache.traces[trace.pane_id] = [dataclasses.replace(t, idx=i) for i, t in enumerate(remaining)]
+
+    def set_trace_style(self, trace: TraceRecord, style: dict) -> None:
+        self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(style=style))
+        self.cache.traces[trace.pane_id] = [dataclasses.replace(t, style=style) if t.id == trace.id else t
+                                            for t in self.cache.traces.get(trace.pane_id, [])]
+
+    def _forget_trace(self, trace_id: int) -> None:
+        self._points.pop(trace_id, None)
+        self._npoints.pop(trace_id, None)
+        self.cache.tails.pop(trace_id, None)
+
+    # -- points -----------------------------------------------------------------------------------
+    def append_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
+        if len(x) == 0:
+            return
+        self._points.setdefault(trace.id, []).append((x, y, wall))
+        self._npoints[trace.id] = self._npoints.get(trace.id, 0) + len(x)
+        self._bump_cached_total(trace, len(x))
+
+    def replace_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
+        self._forget_trace(trace.id)
+        self.conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace.id))
+        self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(npoints=0))
+        self.cache.tails[trace.id] = TailState(next_seq=0)
+        self._bump_cached_total(trace, -self._cached_total(trace))
+        self.append_points(trace, x, y, wall)
+
+    def _cached_total(self, trace: TraceRecord) -> int:
+        for t in self.cache.traces.get(trace.pane_id, []):
+            if t.id == trace.id:
+                return t.total
+        return trace.total
+
+    def _bump_cached_total(self, trace: TraceRecord, delta: int) -> None:
+        lst = self.cache.traces.get(trace.pane_id)
+        if lst is not None:
+            self.cache.traces[trace.pane_id] = [dataclasses.replace(t, total=t.total + delta) if t.id == trace.id
+                                                else t for t in lst]
+
+    def _tail(self, trace_id: int) -> TailState:
+        if trace_id not in self.cache.tails:
+            rows = self.conn.execute(select(chunk_t.c.seq, chunk_t.c.n).where(chunk_t.c.trace_id == trace_id)
+                                     .order_by(chunk_t.c.seq.desc()).limit(MAX_TAIL_PIECES + 1)).all()
+            state = TailState(next_seq=rows[0].seq + 1 if rows else 0)
+            for r in rows:
+                if r.n >= CHUNK_POINTS:
+                    break
+                state.partial.insert(0, (r.seq, r.n))
+            self.cache.tails[trace_id] = state
+        return self.cache.tails[trace_id]
+
+    def _write_points(self, trace_id: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+        tail = self._tail(trace_id)
+        start = tail.next_seq
+        pending = sum(n for _, n in tail.partial)
+        if tail.partial and (len(tail.partial) >= MAX_TAIL_PIECES or pending + len(x) >= CHUNK_POINTS):
+            # Merge the small trailing rows with the new points into full chunks: each point is
+            # rewritten at most a bounded number of times, so appends stay O(points appended).
+            seqs = [s for s, _ in tail.partial]
+            rows = self.conn.execute(select(chunk_t.c.xs, chunk_t.c.ys, chunk_t.c.walls)
+                                     .where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs))
+                                     .order_by(chunk_t.c.seq)).all()
+            x = np.concatenate([codec.decode(r.xs) for r in rows] + [x])
+            y = np.concatenate([codec.decode(r.ys) for r in rows] + [y])
+            w = np.concatenate([codec.decode(r.walls) for r in rows] + [w])
+            self.conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs)))
+            start = seqs[0]
+            tail.partial = []
+        rows = []
+        seq = start
+        for i in range(0, len(x), CHUNK_POINTS):
+            rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS], w[i:i + CHUNK_POINTS]))
+            seq += 1
+        self.conn.execute(insert(chunk_t), rows)
+        if rows[-1]["n"] < CHUNK_POINTS:
+            tail.partial.append((rows[-1]["seq"], rows[-1]["n"]))
+        tail.next_seq = seq
+
+    # -- blobs ------------------------------------------------------------------------------------
+    def put_blob(self, data: bytes, mime: str) -> str:
+        sha = hashlib.sha256(data).hexdigest()
+        self.conn.execute(insert_ignore(self.conn, blob_t), {"sha256": sha, "mime": mime, "size": len(data), "data": data})
+        return sha
+
+    # -- commit -----------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Write what was buffered in this transaction (called just before commit)."""
+        for trace_id, parts in self._points.items():
+            x = np.concatenate([p[0] for p in parts])
+            y = np.concatenate([p[1] for p in parts])
+            w = np.concatenate([p[2] for p in parts])
+            self._write_points(trace_id, x, y, w)
+        for trace_id, n in self._npoints.items():
+            self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(npoints=trace_t.c.npoints + n))
+        for pane_id, version in self._versions.items():
+            self.conn.execute(update(pane_t).where(pane_t.c.id == pane_id).values(version=version, updated=self.now))
+        for env in self._touched_envs:
+            env_id = self._env_id(env)
+            if env_id is not None:
+                self.conn.execute(update(env_t).where(env_t.c.id == env_id).values(updated=self.now))
+        self._points.clear()
+        self._npoints.clear()
+        self._versions.clear()
+
+
+__all__ = ["SqlTx", "WriterCache", "StoreError", "CHUNK_POINTS", "MAX_TAIL_PIECES"]

@@ -1,0 +1,181 @@
+"""JSON API v1: env list, budgeted pane reads, full export, blobs, deletes and the HTTP event path."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterator
+
+from flask import Blueprint, Response, request
+
+from .. import jsonio
+from ..events import EventError, check_name, parse_event
+from ..panes import kind_module
+from ..store import PaneRecord
+from .common import ApiError, json_response, services
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+
+MAX_POINTS = 200_000
+
+
+def _name(value: str, what: str) -> str:
+    try:
+        return check_name(value, what)
+    except EventError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+def _float_arg(key: str) -> float | None:
+    raw = request.args.get(key)
+    if raw in (None, ""):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ApiError(400, f"{key} must be a number") from None
+    if not math.isfinite(value):
+        raise ApiError(400, f"{key} must be finite")
+    return value
+
+
+def _budget() -> int:
+    raw = request.args.get("points")
+    if raw in (None, ""):
+        return services().settings.default_points
+    try:
+        points = int(raw)
+    except ValueError:
+        raise ApiError(400, "points must be an integer") from None
+    if not 1 <= points <= MAX_POINTS:
+        raise ApiError(400, f"points must be between 1 and {MAX_POINTS}")
+    return points
+
+
+def _env_or_404(env: str):
+    summary = services().store.get_env(_name(env, "env"))
+    if summary is None:
+        raise ApiError(404, f"env {env!r} not found")
+    return summary
+
+
+def _pane_or_404(env: str, win: str) -> PaneRecord:
+    pane = services().store.get_pane(_name(env, "env"), _name(win, "win"))
+    if pane is None:
+        raise ApiError(404, f"pane {win!r} not found in env {env!r}")
+    return pane
+
+
+def render_pane(pane: PaneRecord, budget: int, x0: float | None = None, x1: float | None = None) -> dict:
+    module = kind_module(pane.kind)
+    data = module.render(services().store, pane, budget, x0, x1) if module else {}
+    return {**pane.summary(), "data": data}
+
+
+@bp.get("/envs")
+def list_envs() -> Response:
+    return json_response({"envs": [e.to_json() for e in services().store.list_envs()]})
+
+
+@bp.get("/envs/<path:env>/panes/<path:win>/export")
+def export_pane(env: str, win: str) -> Response:
+    pane = _pane_or_404(env, win)
+    fmt = request.args.get("format", "csv")
+    store = services().store
+    traces = store.list_traces(pane)
+    if fmt == "json":
+        out = []
+        for t in traces:
+            blocks = list(store.export_series(t))
+            cols = [[v for b in blocks for v in b[i].tolist()] for i in range(3)]
+            out.append({"name": t.name, "x": cols[0], "y": cols[1], "wall": cols[2]})
+        return json_response({"env": pane.env, "win": pane.win, "traces": out})
+    if fmt != "csv":
+        raise ApiError(400, "format must be csv or json")
+
+    def rows() -> Iterator[str]:
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        writer.writerow(["trace", "x", "y", "wall"])
+        for t in traces:
+            for x, y, w in store.export_series(t):
+                writer.writerows(zip([t.name] * len(x), x.tolist(), y.tolist(), w.tolist(), strict=False))
+                yield buf.getvalue()
+                buf.seek(0)
+                buf.truncate()
+        yield buf.getvalue()
+
+    filename = f"{pane.env}-{pane.win}.csv".replace('"', "")
+    return Response(rows(), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+@bp.get("/envs/<path:env>/panes/<path:win>")
+def get_pane(env: str, win: str) -> Response:
+    pane = _pane_or_404(env, win)
+    return json_response(render_pane(pane, _budget(), _float_arg("x0"), _float_arg("x1")))
+
+
+@bp.get("/envs/<path:env>/panes")
+def get_panes(env: str) -> Response:
+    summary = _env_or_404(env)
+    budget = _budget()
+    panes = [render_pane(p, budget) for p in services().store.list_panes(summary.name)]
+    return json_response({"env": summary.to_json(), "panes": panes})
+
+
+@bp.get("/envs/<path:env>")
+def get_env(env: str) -> Response:
+    summary = _env_or_404(env)
+    panes = [p.summary() for p in services().store.list_panes(summary.name)]
+    return json_response({"env": summary.to_json(), "panes": panes})
+
+
+@bp.get("/blobs/<sha256>")
+def get_blob(sha256: str) -> Response:
+    found = services().store.get_blob(sha256.lower())
+    if found is None:
+        raise ApiError(404, "blob not found")
+    mime, data = found
+    resp = Response(data, mimetype=mime)
+    resp.headers["Cache-Control"] = "public, max-age=31536000, immutable"  # content-addressed
+    resp.headers["X-Content-Type-Options"] = "nosniff"
+    return resp
+
+
+def _write(events: list[dict]) -> Response:
+    commands, errors = [], []
+    for i, raw in enumerate(events):
+        try:
+            commands.append(parse_event(raw))
+        except EventError as exc:
+            errors.append({"index": i, "s": raw.get("s") if isinstance(raw, dict) else None, "error": str(exc)})
+    result = services().writer.submit_wait(commands)
+    if result.failed:
+        raise ApiError(503, result.failed)
+    return json_response({"ok": not errors and not result.errors, "errors": errors + result.errors})
+
+
+@bp.post("/events")
+def post_events() -> Response:
+    try:
+        body = jsonio.loads(request.get_data())
+    except ValueError as exc:
+        raise ApiError(400, f"body is not valid JSON: {exc}") from None
+    events = body.get("events") if isinstance(body, dict) else None
+    if not isinstance(events, list):
+        raise ApiError(400, 'body must be {"events": [...]}')
+    return _write(events)
+
+
+@bp.delete("/envs/<path:env>/panes/<path:win>")
+def delete_pane(env: str, win: str) -> Response:
+    _pane_or_404(env, win)
+    return _write([{"op": "close", "env": env, "win": win}])
+
+
+@bp.delete("/envs/<path:env>")
+def delete_env(env: str) -> Response:
+    _env_or_404(env)
+    return _write([{"op": "delete_env", "env": env}])

@@ -1,0 +1,25 @@
+"""Helpers shared by the blueprints: JSON responses, errors, access to the server's services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app
+
+from .. import jsonio
+from ..services import Services
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def services() -> Services:
+    return current_app.extensions["paneboard"]
+
+
+def json_response(obj: Any, status: int = 200) -> Response:
+    return Response(jsonio.dumps(obj), status=status, mimetype="application/json")

@@ -1,0 +1,63 @@
+"""The browser pages: env list and one env; both are the same shell booted with a JSON blob."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import plotly
+from flask import Blueprint, Response, render_template, request
+
+from .. import __version__
+from ..events import EventError, check_name
+from .common import ApiError, services
+
+bp = Blueprint("pages", __name__)
+
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def _boot_json(boot: dict) -> str:
+    # Safe inside <script type="application/json">: no "</script>" or "<!--" can appear.
+    return json.dumps(boot).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _page(page: str, env: str | None) -> str:
+    base = request.script_root.rstrip("/") + "/"
+    boot = {"page": page, "env": env, "base": base, "version": __version__,
+            "points": services().settings.default_points}
+    return render_template("app.html", base=base, boot_json=_boot_json(boot), page=page, env=env)
+
+
+@bp.get("/")
+def index() -> str:
+    return _page("envs", None)
+
+
+@bp.get("/env/<path:name>")
+def env_page(name: str) -> str:
+    try:
+        check_name(name, "env")
+    except EventError as exc:
+        raise ApiError(400, str(exc)) from None
+    return _page("env", name)
+
+
+@lru_cache(maxsize=1)
+def _plotly_gz() -> bytes:
+    return gzip.compress(PLOTLY_JS.read_bytes(), 6)
+
+
+@bp.get("/static/vendor/plotly.min.js")
+def plotly_js() -> Response:
+    """Plotly from the installed `plotly` package (never a CDN); gzipped, it is 1.5 MB instead of 4.8."""
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        resp = Response(_plotly_gz(), mimetype="text/javascript")
+        resp.headers["Content-Encoding"] = "gzip"
+    else:
+        resp = Response(PLOTLY_JS.read_bytes(), mimetype="text/javascript")
+    resp.headers["Vary"] = "Accept-Encoding"
+    resp.headers["Cache-Control"] = "public, max-age=86400"
+    return resp

@@ -1,0 +1,218 @@
+"""The single writer thread: batches commands into transactions; acks and live pushes only after commit."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .deltas import Deltas
+from .events import Command, EventError
+from .panes import kind_module
+from .store import Store, StoreTx
+
+log = logging.getLogger("paneboard.writer")
+
+MAX_COMMANDS_PER_TXN = 20_000
+ENV_SUMMARY_INTERVAL = 0.5  # seconds between env-list refreshes for an env that keeps changing
+
+
+@dataclass
+class JobResult:
+    errors: list[dict] = field(default_factory=list)
+    failed: str | None = None  # the whole job could not be stored (storage failure)
+
+
+@dataclass
+class Job:
+    commands: list[Command]
+    client_id: str | None = None
+    ack_seq: int | None = None  # highest producer seq this job covers (incl. rejected events)
+    done: Callable[[JobResult], None] | None = None
+
+
+def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    if cmd.op == "delete_env":
+        if tx.delete_env(cmd.env):
+            deltas.env_deleted(cmd.env)
+        return
+    if cmd.op == "close":
+        wins = tx.pane_wins(cmd.env) if cmd.win is None else [cmd.win]
+        for win in wins:
+            if tx.delete_pane(cmd.env, win):
+                deltas.close(cmd.env, win)
+        return
+    kind_module(cmd.kind).apply(tx, cmd, deltas)
+
+
+class Writer:
+    def __init__(self, store: Store, publish: Callable[[list[dict]], None]) -> None:
+        self.store = store
+        self.publish = publish
+        self._queue: queue.Queue[Job | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="paneboard-writer", daemon=True)
+        self._dirty_envs: dict[str, float] = {}   # env -> when it last changed
+        self._sent_envs: dict[str, float] = {}    # env -> when its summary was last published
+
+    # -- producer side ----------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Apply everything already queued, then stop."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+    def submit(self, job: Job) -> None:
+        self._queue.put(job)
+
+    def submit_wait(self, commands: list[Command], timeout: float = 60.0) -> JobResult:
+        """For synchronous producers (HTTP): returns once the commands are committed."""
+        done = threading.Event()
+        box: list[JobResult] = []
+
+        def finish(result: JobResult) -> None:
+            box.append(result)
+            done.set()
+
+        self.submit(Job(commands, done=finish))
+        if not done.wait(timeout):
+            return JobResult(failed="timed out waiting for the writer")
+        return box[0]
+
+    @property
+    def backlog(self) -> int:
+        return self._queue.qsize()
+
+    # -- writer thread ----------------------------------------------------------------------------
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            try:
+                first = self._queue.get(timeout=ENV_SUMMARY_INTERVAL if self._dirty_envs else None)
+            except queue.Empty:
+                self._publish_env_summaries(force=True)
+                continue
+            jobs: list[Job] = []
+            if first is None:
+                stopping = True
+            else:
+                jobs.append(first)
+            ncmd = len(first.commands) if first else 0
+            while ncmd < MAX_COMMANDS_PER_TXN:  # group what is already waiting into one transaction
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stopping = True
+                    break
+                jobs.append(nxt)
+                ncmd += len(nxt.commands)
+            if jobs:
+                self._process(jobs)
+        self._publish_env_summaries(force=True)
+
+    def _process(self, jobs: list[Job]) -> None:
+        try:
+            results, deltas, envs = self._commit(jobs)
+        except Exception:
+            log.exception("a batch of %d jobs failed to commit; retrying them one by one", len(jobs))
+            results, messages = [], []
+            for job in jobs:
+                result, job_deltas = self._commit_isolated(job)
+                results.append(result)
+                messages += job_deltas
+            self._finish(jobs, results, messages)
+            return
+        for env in envs:
+            self._dirty_envs[env] = time.time()
+        self._finish(jobs, results, deltas.messages)
+
+    def _commit(self, jobs: list[Job]) -> tuple[list[JobResult], Deltas, set[str]]:
+        deltas = Deltas()
+        with self.store.transaction() as tx:
+            results = [self._apply_job(tx, job, deltas) for job in jobs]
+            envs = set(tx.touched_envs)
+        return results, deltas, envs
+
+    def _apply_job(self, tx: StoreTx, job: Job, deltas: Deltas) -> JobResult:
+        result = JobResult()
+        last = tx.client_last_seq(job.client_id) if job.client_id else 0
+        for cmd in job.commands:
+            if job.client_id and cmd.seq is not None and cmd.seq <= last:
+                continue  # already committed by an earlier delivery of the same event
+            try:
+                apply_command(tx, cmd, deltas)
+            except EventError as exc:
+                result.errors.append({"s": cmd.seq, "error": str(exc)})
+        if job.client_id and job.ack_seq is not None and job.ack_seq > last:
+            tx.set_client_last_seq(job.client_id, job.ack_seq)
+        return result
+
+    def _commit_isolated(self, job: Job) -> tuple[JobResult, list[dict]]:
+        """After a failed batch: one transaction per command, so one bad command loses nothing else."""
+        try:
+            results, deltas, envs = self._commit([job])
+            self._dirty_envs.update(dict.fromkeys(envs, time.time()))
+            return results[0], deltas.messages
+        except Exception:
+            pass
+        result, messages = JobResult(), []
+        for cmd in job.commands:
+            try:
+                res, deltas, envs = self._commit([Job([cmd], job.client_id)])
+                result.errors += res[0].errors
+                messages += deltas.messages
+                self._dirty_envs.update(dict.fromkeys(envs, time.time()))
+            except Exception as exc:
+                log.exception("command %s on %s/%s failed", cmd.op, cmd.env, cmd.win)
+                result.errors.append({"s": cmd.seq, "error": f"could not be stored: {type(exc).__name__}"})
+        if job.client_id and job.ack_seq is not None:
+            try:
+                with self.store.transaction() as tx:
+                    tx.set_client_last_seq(job.client_id, max(job.ack_seq, tx.client_last_seq(job.client_id)))
+            except Exception as exc:
+                log.exception("could not record the sequence number of client %s", job.client_id)
+                result.failed = f"could not be stored: {type(exc).__name__}"
+        return result, messages
+
+    def _finish(self, jobs: list[Job], results: list[JobResult], messages: list[dict]) -> None:
+        for job, result in zip(jobs, results, strict=False):
+            if job.done is not None:
+                try:
+                    job.done(result)
+                except Exception:
+                    log.exception("ack callback failed")
+        for msg in messages:
+            if msg["type"] == "env_deleted":
+                self._dirty_envs.pop(msg["env"], None)
+                self._sent_envs.pop(msg["env"], None)
+        if messages:
+            self.publish(messages)
+        self._publish_env_summaries(force=False)
+
+    def _publish_env_summaries(self, force: bool) -> None:
+        """Env list rows change with every append; refresh them at most every ENV_SUMMARY_INTERVAL."""
+        now = time.time()
+        due = [env for env in self._dirty_envs
+               if force or env not in self._sent_envs or now - self._sent_envs[env] >= ENV_SUMMARY_INTERVAL]
+        if not due:
+            return
+        messages = []
+        for env in due:
+            del self._dirty_envs[env]
+            self._sent_envs[env] = now
+            try:
+                summary = self.store.get_env(env)
+            except Exception:
+                log.exception("could not read the summary of env %s", env)
+                continue
+            if summary is not None:
+                messages.append({"type": "env", "env": summary.to_json()})
+        if messages:
+            self.publish(messages)
