@@ -95,8 +95,13 @@ def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi:
         X, Y = X[picked], Y[picked]
         by_x = np.argsort(X, kind="stable")
         X, Y = X[by_x], Y[by_x]
-    xs = [p[0] for p in (first,) if p] + X.tolist() + [p[0] for p in (last,) if p]
-    ys = [p[1] for p in (first,) if p] + Y.tolist() + [p[1] for p in (last,) if p]
+    xs, ys = X.tolist(), Y.tolist()
+    if first and (not xs or (xs[0], ys[0]) != first):
+        xs.insert(0, first[0])
+        ys.insert(0, first[1])
+    if last and (xs[-1], ys[-1]) != last:
+        xs.append(last[0])
+        ys.append(last[1])
     return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
 
 

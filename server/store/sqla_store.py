@@ -111,6 +111,8 @@ class SqlStore(Store):
                 return cache[seq]
 
             in_range = sum(m.n for m in metas)
+            if in_range > budget and (x0 is not None or x1 is not None):
+                in_range = self._count_in_range(metas, load, x0, x1)
             if in_range <= budget:
                 self._prefetch(conn, trace.id, metas, cache)
                 x, y = downsample.read_all(metas, load, x0, x1)
@@ -126,6 +128,20 @@ class SqlStore(Store):
             hi = x1 if x1 is not None else max(m.x1 for m in bounds)
             x, y = downsample.minmax(bounds, load, budget, lo, hi)
             return Series(x, y, trace.total, True)
+
+    @staticmethod
+    def _count_in_range(metas, load, x0: float | None, x1: float | None) -> int:
+        """Exact number of points in [x0, x1]: chunks fully inside count whole, edge chunks are decoded."""
+        lo = -np.inf if x0 is None else x0
+        hi = np.inf if x1 is None else x1
+        count = 0
+        for m in metas:
+            if m.x0 is not None and lo <= m.x0 and m.x1 <= hi:
+                count += m.n
+            else:
+                x, _ = load(m.seq)
+                count += int(np.count_nonzero((x >= lo) & (x <= hi)))
+        return count
 
     @staticmethod
     def _prefetch(conn, trace_id: int, metas, cache) -> None:
