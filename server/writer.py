@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .deltas import Deltas
 from .events import Command, EventError
-from .panes import kind_module
+from .panes import coalesce, kind_module
 from .store import Store, StoreTx
 
 log = logging.getLogger("paneboard.writer")
@@ -143,9 +143,11 @@ class Writer:
     def _apply_job(self, tx: StoreTx, job: Job, deltas: Deltas) -> JobResult:
         result = JobResult()
         last = tx.client_last_seq(job.client_id) if job.client_id else 0
-        for cmd in job.commands:
-            if job.client_id and cmd.seq is not None and cmd.seq <= last:
-                continue  # already committed by an earlier delivery of the same event
+        fresh = [cmd for cmd in job.commands
+                 # a seq at or below `last` was committed by an earlier delivery of the same event
+                 if not (job.client_id and cmd.seq is not None and cmd.seq <= last)]
+        # Merge only after that filter, so a replay that overlaps a committed batch stays exact.
+        for cmd in coalesce(fresh):
             try:
                 apply_command(tx, cmd, deltas)
             except EventError as exc:

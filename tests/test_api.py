@@ -172,3 +172,32 @@ def test_pages_render_with_csp_and_escaped_boot_data(api):
     assert api.get("/").status_code == 200
     js = api.get("/static/vendor/plotly.min.js", headers={"Accept-Encoding": "gzip"})
     assert js.status_code == 200 and js.headers["Content-Encoding"] == "gzip"
+
+
+def test_a_batch_of_interleaved_appends_is_stored_exactly_in_order(api):
+    events = []
+    for i in range(600):
+        events.append(line(win="a", op="update", mode="append", traces=[{"x": [i], "y": [i]}]))
+        events.append(line(win="b", op="update", mode="append", name="n1" if i % 3 else "n2",
+                           traces=[{"x": [i], "y": [-i]}]))
+        if i == 300:
+            events.append(line(win="a", op="update", mode="append", opts={"title": "halfway"},
+                               traces=[{"x": [1000], "y": [1000]}]))
+    post(api, *events)
+    a = traces_of(api, win="a")["1"]
+    assert a[0] == list(range(301)) + [1000] + list(range(301, 600))
+    b = traces_of(api, win="b")
+    assert b["n2"][0] == list(range(0, 600, 3)) and len(b["n1"][0]) == 400
+    assert api.get("/api/v1/envs/e/panes/a").get_json()["title"] == "halfway"
+
+
+def test_coalesced_appends_respect_closes_and_deletes_in_between(api):
+    events = [line(win="a", op="update", mode="append", traces=[{"x": [i], "y": [i]}]) for i in range(5)]
+    events.append({"op": "close", "env": "e", "win": "a"})
+    events += [line(win="a", op="update", mode="append", traces=[{"x": [i], "y": [i]}]) for i in range(5, 8)]
+    events.append(line(win="z", env="other", op="update", mode="append", traces=[{"x": [0], "y": [0]}]))
+    events.append({"op": "delete_env", "env": "other"})
+    events.append(line(win="z", env="other", op="update", mode="append", traces=[{"x": [9], "y": [9]}]))
+    post(api, *events)
+    assert traces_of(api, win="a")["1"][0] == [5, 6, 7]
+    assert traces_of(api, env="other", win="z")["1"][0] == [9]

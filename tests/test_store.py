@@ -11,7 +11,13 @@ from sqlalchemy import func, select, text
 
 from paneboard.server.store import SqlStore
 from paneboard.server.store.models import Base, chunk_t
-from paneboard.server.store.schema import SchemaError, alembic_config, current_revision, ensure_schema, head_revision
+from paneboard.server.store.schema import (
+    SchemaError,
+    alembic_config,
+    current_revision,
+    ensure_schema,
+    head_revision,
+)
 from paneboard.server.store.sqla_tx import CHUNK_POINTS, MAX_TAIL_PIECES
 
 

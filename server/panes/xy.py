@@ -22,6 +22,7 @@ class TraceData:
     x: np.ndarray
     y: np.ndarray
     style: dict
+    wall: np.ndarray | None = None  # per-point wall times once several events were merged
 
 
 def _numbers(values, what: str) -> np.ndarray:
@@ -63,8 +64,28 @@ def validate(cmd: Command, raw: dict) -> list[TraceData]:
     return out
 
 
-def _walls(cmd: Command, n: int) -> np.ndarray:
-    return np.full(n, cmd.wall, dtype=np.float64)
+def _walls(cmd: Command, td: TraceData) -> np.ndarray:
+    return td.wall if td.wall is not None else np.full(len(td.x), cmd.wall, dtype=np.float64)
+
+
+def mergeable(a: Command, b: Command) -> bool:
+    """Two appends that a single append of their concatenated points reproduces exactly."""
+    return (a.op == b.op == "update" and a.mode == b.mode == "append" and a.kind == b.kind
+            and a.env == b.env and a.win == b.win and a.name == b.name and a.opts == b.opts
+            and len(a.payload) == len(b.payload)
+            and all(ta.name == tb.name and ta.style == tb.style for ta, tb in zip(a.payload, b.payload, strict=True)))
+
+
+def merge(run: list[Command]) -> Command:
+    """One command for a run of mergeable appends: the writer does one pane update instead of many."""
+    first = run[0]
+    traces = []
+    for i, td in enumerate(first.payload):
+        parts = [c.payload[i] for c in run]
+        traces.append(TraceData(td.name, np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]),
+                                td.style, np.concatenate([_walls(c, c.payload[i]) for c in run])))
+    return Command(op=first.op, env=first.env, win=first.win, kind=first.kind, seq=run[-1].seq, wall=run[-1].wall,
+                   mode=first.mode, name=first.name, opts=first.opts, payload=traces)
 
 
 def _create(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
@@ -72,7 +93,7 @@ def _create(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     for i, td in enumerate(cmd.payload):
         name = cmd.name if cmd.name is not None and len(cmd.payload) == 1 else td.name
         trace = tx.add_trace(pane, name if name is not None else str(i + 1), td.style)
-        tx.append_points(trace, td.x, td.y, _walls(cmd, len(td.x)))
+        tx.append_points(trace, td.x, td.y, _walls(cmd, td))
     deltas.pane(pane.env, pane.win, pane.version)
 
 
@@ -102,10 +123,10 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
             trace = tx.add_trace(pane, td.name, td.style)
             refetch = True
         if cmd.mode == "replace":
-            tx.replace_points(trace, td.x, td.y, _walls(cmd, len(td.x)))
+            tx.replace_points(trace, td.x, td.y, _walls(cmd, td))
             refetch = True
         else:
-            tx.append_points(trace, td.x, td.y, _walls(cmd, len(td.x)))
+            tx.append_points(trace, td.x, td.y, _walls(cmd, td))
             extends.append((trace, td))
     version = tx.touch_pane(pane)
     if refetch:
