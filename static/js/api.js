@@ -1,0 +1,78 @@
+// api.js — every HTTP call of the UI (read API v1), relative to the boot base URL; errors surface as ApiError.
+
+let BASE = "/";
+
+/** Set the base URL (always ends with "/"); every URL below is built from it. */
+export function setBase(base) {
+  BASE = base && base.endsWith("/") ? base : (base || "") + "/";
+}
+
+/** Absolute path of a base-relative path ("api/v1/..." -> "/pb/api/v1/..."). */
+export function url(path) {
+  return BASE + String(path).replace(/^\/+/, "");
+}
+
+const enc = encodeURIComponent;
+
+/** Page URLs, for links. */
+export const envPageUrl = (env) => url(`env/${enc(env)}`);
+export const homeUrl = () => url("");
+
+export class ApiError extends Error {
+  constructor(status, message, path) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.path = path;
+  }
+}
+
+async function request(method, path, { body, signal } = {}) {
+  const init = { method, signal, cache: "no-store", headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers["Content-Type"] = "application/json";
+  }
+  let res;
+  try {
+    res = await fetch(url(path), init);
+  } catch (err) {
+    if (err && err.name === "AbortError") throw err;
+    throw new ApiError(0, `network error: ${err && err.message ? err.message : err}`, path);
+  }
+  const text = await res.text();
+  let data;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = undefined;
+  }
+  if (!res.ok) {
+    const msg = data && typeof data.error === "string" ? data.error : `${res.status} ${res.statusText}`.trim();
+    throw new ApiError(res.status, msg, path);
+  }
+  if (data === undefined || data === null) throw new ApiError(res.status, "response is not JSON", path);
+  return data;
+}
+
+const get = (path, opts) => request("GET", path, opts);
+
+/** GET api/v1/envs -> {envs: [summary...]} */
+export const listEnvs = (opts) => get("api/v1/envs", opts);
+
+/** GET api/v1/envs/<env> -> {env, panes: [pane summary...]} */
+export const getEnv = (env, opts) => get(`api/v1/envs/${enc(env)}`, opts);
+
+/** GET api/v1/envs/<env>/panes?points= -> {env, panes: [rendered pane...]} */
+export const getPanes = (env, points, opts) => get(`api/v1/envs/${enc(env)}/panes?points=${points | 0}`, opts);
+
+/** GET api/v1/envs/<env>/panes/<win>?points=&x0=&x1= -> rendered pane */
+export function getPane(env, win, points, { x0, x1, signal } = {}) {
+  let q = `points=${points | 0}`;
+  if (x0 !== undefined && x0 !== null) q += `&x0=${enc(x0)}`;
+  if (x1 !== undefined && x1 !== null) q += `&x1=${enc(x1)}`;
+  return get(`api/v1/envs/${enc(env)}/panes/${enc(win)}?${q}`, { signal });
+}
+
+/** URL of a pane's export (csv|json), for download links. */
+export const exportUrl = (env, win, format) => url(`api/v1/envs/${enc(env)}/panes/${enc(win)}/export?format=${enc(format)}`);

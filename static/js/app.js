@@ -1,0 +1,393 @@
+// app.js — paneboard UI entry: reads the boot blob, renders the env list or one env's pane grid, applies live updates.
+import * as api from "./api.js";
+import { follow } from "./live.js";
+import { moduleFor } from "./panes/registry.js";
+import { loadPlotly } from "./panes/xy.js";
+
+const boot = readBoot();
+api.setBase(boot.base);
+const POINTS = Number(boot.points) > 0 ? Number(boot.points) : 2000;
+
+function readBoot() {
+  const el = document.getElementById("boot");
+  let b = {};
+  try {
+    b = JSON.parse(el ? el.textContent : "{}") || {};
+  } catch (err) {
+    console.warn("paneboard: bad boot blob", err);
+  }
+  return { page: "envs", env: null, base: "/", points: 2000, ...b };
+}
+
+// ---------------------------------------------------------------- small DOM and format helpers (text only, never HTML)
+function h(tag, props, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
+  return el;
+}
+
+const fmtInt = (n) => (Number.isFinite(Number(n)) ? Number(n).toLocaleString("en-US") : "–");
+
+function toMs(t) {
+  if (typeof t === "number") return t < 1e11 ? t * 1000 : t; // seconds (or already ms)
+  if (typeof t === "string" && t) return /^[\d.]+$/.test(t) ? toMs(Number(t)) : Date.parse(t);
+  return NaN;
+}
+
+function relTime(ms) {
+  if (!Number.isFinite(ms)) return "–";
+  const d = (Date.now() - ms) / 1000;
+  if (d < 1) return "just now";
+  if (d < 60) return `${Math.floor(d)} s ago`;
+  if (d < 3600) return `${Math.floor(d / 60)} min ago`;
+  if (d < 86400) return `${Math.floor(d / 3600)} h ago`;
+  if (d < 30 * 86400) return `${Math.floor(d / 86400)} d ago`;
+  return new Date(ms).toLocaleDateString();
+}
+
+/** An element showing "5 s ago" for timestamp t, kept fresh by the ticker below. */
+function timeEl(t) {
+  const ms = toMs(t);
+  return h("time", { dataset: { ts: String(ms) }, title: Number.isFinite(ms) ? new Date(ms).toLocaleString() : "", text: relTime(ms) });
+}
+setInterval(() => {
+  for (const el of document.querySelectorAll("time[data-ts]")) el.textContent = relTime(Number(el.dataset.ts));
+}, 1000);
+
+const $ = (id) => document.getElementById(id);
+
+function notice(text, kind = "info") {
+  const el = $("notice");
+  el.textContent = text || "";
+  el.dataset.kind = kind;
+  el.hidden = !text;
+}
+
+function setLiveState(state) {
+  const el = $("live");
+  el.dataset.state = state;
+  el.querySelector(".live-label").textContent = { open: "live", connecting: "connecting…", closed: "offline" }[state] || state;
+  el.title = state === "open" ? "live updates on" : "live connection lost, reconnecting";
+  if (state === "open") document.body.dataset.live = "1";
+  else delete document.body.dataset.live;
+}
+
+/** Follow the live channel for `subscribe` (env or null): load() on every (re)connect, handle(msg, reload) per message. */
+const connect = (subscribe, load, handle) => follow({
+  base: boot.base, subscribe, load, handle, onState: setLiveState,
+  onError: (err) => notice(`cannot load: ${err.message}`, "error"),
+  onReady: () => { document.body.dataset.ready = "1"; },
+});
+
+// ---------------------------------------------------------------- env list page
+function envListPage() {
+  document.title = "paneboard";
+  $("crumbs").replaceChildren(h("span", { class: "crumb-current", text: "envs" }));
+  const envs = new Map();
+  let sort = { key: "name", dir: 1 };
+  let filter = "";
+  const cols = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["updated", "Updated"], ["created", "Created"]];
+  const head = h("tr", null, cols.map(([key, label]) =>
+    h("th", { class: `col-${key}`, dataset: { key }, onclick: () => {
+      sort = { key, dir: sort.key === key ? -sort.dir : key === "name" ? 1 : -1 };
+      draw();
+    } }, label)));
+  const body = h("tbody");
+  const empty = h("div", { class: "empty", hidden: true },
+    "No envs yet. Log something from a script: ", h("code", { text: 'paneboard.Client(env="main").line(...)' }));
+  const search = h("input", { type: "search", class: "filter", placeholder: "filter envs", "aria-label": "filter envs",
+    oninput: () => { filter = search.value.trim().toLowerCase(); draw(); } });
+  $("tools").replaceChildren(search);
+  $("main").replaceChildren(h("div", { class: "env-list" }, h("table", { class: "envs" }, h("thead", null, head), body), empty));
+
+  let scheduled = false;
+  function draw() {
+    scheduled = false;
+    const rows = [...envs.values()].filter((e) => !filter || String(e.name).toLowerCase().includes(filter));
+    const { key, dir } = sort;
+    const val = (e) => (key === "name" ? String(e.name) : key === "updated" || key === "created" ? toMs(e[key]) || 0 : Number(e[key]) || 0);
+    rows.sort((a, b) => {
+      const x = val(a), y = val(b);
+      return dir * (typeof x === "string" ? x.localeCompare(y) : x - y);
+    });
+    for (const th of head.children) th.dataset.sort = th.dataset.key === key ? (dir > 0 ? "asc" : "desc") : "";
+    body.replaceChildren(...rows.map((e) => h("tr", { dataset: { env: e.name } },
+      h("td", { class: "col-name" }, h("a", { href: api.envPageUrl(e.name), text: e.name }),
+        e.forked_from ? h("span", { class: "forked", text: ` fork of ${e.forked_from}` }) : null),
+      h("td", { class: "col-panes num", text: fmtInt(e.panes) }),
+      h("td", { class: "col-points num", text: fmtInt(e.points) }),
+      h("td", { class: "col-updated" }, timeEl(e.updated)),
+      h("td", { class: "col-created" }, timeEl(e.created)))));
+    empty.hidden = envs.size > 0;
+  }
+  const redraw = () => {
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(draw);
+    }
+  };
+
+  connect(null, async () => {
+    const res = await api.listEnvs();
+    envs.clear();
+    for (const e of res.envs || []) envs.set(e.name, e);
+    notice("");
+    draw();
+  }, (m, reload) => {
+    if (m.type === "env" && m.env && typeof m.env.name === "string") {
+      const old = envs.get(m.env.name);
+      if (!old || !(toMs(old.updated) > toMs(m.env.updated))) envs.set(m.env.name, m.env);
+      redraw();
+    } else if (m.type === "env_deleted") {
+      envs.delete(m.env);
+      redraw();
+    } else if (m.type === "resync" && reload) reload();
+  });
+}
+
+// ---------------------------------------------------------------- env page
+function envPage(env) {
+  document.title = `${env} · paneboard`;
+  $("crumbs").replaceChildren(
+    h("a", { href: api.homeUrl(), class: "back", title: "all envs", text: "← envs" }),
+    h("span", { class: "sep", text: "/" }),
+    h("span", { class: "crumb-current env-name", text: env }),
+    h("span", { class: "env-stats", id: "env-stats" }));
+  const search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
+    oninput: () => applyFilter() });
+  $("tools").replaceChildren(search);
+  const grid = h("div", { class: "grid", id: "grid" });
+  const empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
+  $("main").replaceChildren(grid, empty);
+  loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
+
+  const slots = new Map(); // win -> slot
+  const dirty = new Set(); // slots with pending extends
+  let flushScheduled = false;
+  let gone = false;
+
+  function stats(e) {
+    if (!e) return;
+    $("env-stats").replaceChildren(`${fmtInt(e.panes)} panes · ${fmtInt(e.points)} points · updated `, timeEl(e.updated));
+  }
+
+  function applyFilter() {
+    let re = null;
+    try {
+      re = search.value.trim() ? new RegExp(search.value.trim(), "i") : null;
+    } catch {
+      re = null;
+    }
+    for (const s of slots.values()) s.card.hidden = !!re && !re.test(s.title) && !re.test(s.win);
+  }
+
+  function createSlot(win) {
+    const title = h("span", { class: "card-title", text: win });
+    const info = h("span", { class: "card-info" });
+    const body = h("div", { class: "card-body loading" });
+    const card = h("section", { class: "card", dataset: { win, kind: "" } }, h("header", { class: "card-bar" }, title, info), body);
+    const slot = { win, card, body, titleEl: title, info, title: win, kind: null, view: null, pane: null, version: -Infinity,
+      fetching: false, again: false, removed: false, pending: [], pendingPoints: 0, chain: Promise.resolve() };
+    slot.ctx = {
+      env, win, points: POINTS, url: api.url,
+      refetch: () => fetchPane(slot),
+      setPoints: (n) => { card.dataset.points = String(n); },
+      setInfo: (text, tip) => { info.textContent = text || ""; info.title = tip || ""; },
+    };
+    slots.set(win, slot);
+    grid.appendChild(card);
+    empty.hidden = true;
+    return slot;
+  }
+
+  function removeSlot(slot) {
+    if (slot.removed) return;
+    slot.removed = true;
+    slots.delete(slot.win);
+    dirty.delete(slot);
+    slot.card.remove();
+    slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
+    empty.hidden = slots.size > 0;
+  }
+
+  /** Run fn after everything already queued for this slot; a failure shows in the card and the queue goes on. */
+  function enqueue(slot, fn) {
+    slot.chain = slot.chain.then(() => (slot.removed ? undefined : fn())).catch((err) => {
+      console.error(`paneboard: pane ${slot.win}:`, err);
+      slot.body.appendChild(h("div", { class: "pane-error", text: `render failed: ${err && err.message ? err.message : err}` }));
+    });
+    return slot.chain;
+  }
+
+  function applyPane(slot, pane) {
+    slot.pane = pane;
+    slot.version = Number.isFinite(pane.version) ? pane.version : -Infinity;
+    slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.win);
+    slot.titleEl.textContent = slot.title;
+    slot.titleEl.title = `${pane.win} (${pane.kind})`;
+    slot.card.classList.toggle("wide", Number(pane.opts && pane.opts.width) >= 700);
+    applyFilter();
+    return enqueue(slot, async () => {
+      slot.body.classList.remove("loading");
+      if (slot.view && slot.kind === pane.kind) return slot.view.update(pane);
+      if (slot.view) slot.view.destroy();
+      slot.body.replaceChildren();
+      slot.kind = pane.kind;
+      slot.card.dataset.kind = String(pane.kind);
+      slot.view = moduleFor(pane.kind).render(slot.body, pane, slot.ctx);
+      return slot.view.ready;
+    });
+  }
+
+  /** (Re)fetch one pane; extends arriving meanwhile wait in slot.pending and the newer ones apply after. */
+  async function fetchPane(slot) {
+    if (slot.fetching) {
+      slot.again = true;
+      return;
+    }
+    slot.fetching = true;
+    try {
+      do {
+        slot.again = false;
+        const pane = await api.getPane(env, slot.win, POINTS);
+        if (slot.removed) return;
+        applyPane(slot, pane);
+      } while (slot.again && !slot.removed);
+    } catch (err) {
+      if (err.status === 404) removeSlot(slot);
+      else slot.ctx.setInfo("fetch failed", err.message);
+    } finally {
+      slot.fetching = false;
+      if (slot.pending.length) schedule(slot);
+    }
+  }
+
+  function schedule(slot) {
+    dirty.add(slot);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    // One extendTraces per pane per animation frame (hidden tabs get no frames: fall back to a timer).
+    if (document.hidden) setTimeout(flush, 250);
+    else requestAnimationFrame(flush);
+  }
+
+  function flush() {
+    flushScheduled = false;
+    for (const slot of [...dirty]) {
+      if (slot.fetching || !slot.view) continue; // stays dirty; fetchPane reschedules when done
+      dirty.delete(slot);
+      const msgs = slot.pending.filter((m) => !Number.isFinite(m.version) || m.version > slot.version);
+      slot.pending = [];
+      slot.pendingPoints = 0;
+      if (!msgs.length) continue;
+      const byIdx = new Map();
+      let version = slot.version;
+      for (const m of msgs) {
+        if (Number.isFinite(m.version)) version = Math.max(version, m.version);
+        for (const t of m.traces || []) {
+          let acc = byIdx.get(t.idx);
+          if (!acc) byIdx.set(t.idx, (acc = { idx: t.idx, name: t.name, x: [], y: [] }));
+          if (Array.isArray(t.x)) for (const v of t.x) acc.x.push(v);
+          if (Array.isArray(t.y)) for (const v of t.y) acc.y.push(v);
+        }
+      }
+      slot.version = version;
+      const merged = { version, traces: [...byIdx.values()] };
+      enqueue(slot, () => slot.view.extend(merged));
+    }
+  }
+
+  function onExtend(m) {
+    let slot = slots.get(m.win);
+    if (!slot) {
+      fetchPane(createSlot(m.win)); // a pane we have not seen: fetch it whole
+      return;
+    }
+    slot.pending.push(m);
+    for (const t of m.traces || []) slot.pendingPoints += Array.isArray(t.y) ? t.y.length : 0;
+    if (slot.pendingPoints > 4 * POINTS) {
+      // Far behind (hidden tab, slow fetch): drop the backlog and take the downsampled pane instead.
+      slot.pending = [];
+      slot.pendingPoints = 0;
+      fetchPane(slot);
+      return;
+    }
+    schedule(slot);
+  }
+
+  async function loadAll() {
+    let res;
+    try {
+      res = await api.getPanes(env, POINTS);
+    } catch (err) {
+      if (err.status !== 404) throw err;
+      for (const s of [...slots.values()]) removeSlot(s);
+      gone = true;
+      notice(`Env "${env}" does not exist (yet). Waiting for a script to create it…`, "warn");
+      empty.hidden = true;
+      return;
+    }
+    gone = false;
+    notice("");
+    grid.classList.remove("gone");
+    stats(res.env);
+    const seen = new Set();
+    const work = [];
+    let at = 0;
+    for (const pane of res.panes || []) {
+      seen.add(pane.win);
+      const slot = slots.get(pane.win) || createSlot(pane.win);
+      if (grid.children[at] !== slot.card) grid.insertBefore(slot.card, grid.children[at] || null); // server order
+      at += 1;
+      const same = slot.pane && slot.kind === pane.kind && slot.pane.created === pane.created;
+      if (slot.fetching) slot.again = true;
+      else if (!same || !(pane.version <= slot.version)) work.push(applyPane(slot, pane));
+    }
+    for (const slot of [...slots.values()]) if (!seen.has(slot.win) && !slot.fetching) removeSlot(slot);
+    empty.hidden = slots.size > 0;
+    await Promise.all(work);
+  }
+
+  connect(env, loadAll, (m, reload) => {
+    if (m.type === "env") {
+      if (m.env && m.env.name === env) {
+        stats(m.env);
+        if (gone && reload) reload();
+      }
+      return;
+    }
+    if (m.type === "env_deleted") {
+      if (m.env === env) {
+        gone = true;
+        grid.classList.add("gone");
+        notice(`Env "${env}" was deleted. The panes below are what it last showed.`, "warn");
+      }
+      return;
+    }
+    if (m.env !== undefined && m.env !== env) return;
+    if (m.type === "resync") {
+      if (reload) reload();
+    } else if (m.type === "pane") {
+      const slot = slots.get(m.win);
+      if (!slot) fetchPane(createSlot(m.win));
+      else if (m.version !== slot.version) fetchPane(slot);
+    } else if (m.type === "extend") {
+      onExtend(m);
+    } else if (m.type === "close") {
+      if (m.win === null || m.win === undefined) for (const s of [...slots.values()]) removeSlot(s);
+      else if (slots.has(m.win)) removeSlot(slots.get(m.win));
+    }
+  });
+}
+
+// ---------------------------------------------------------------- boot
+if (boot.page === "env" && boot.env !== null && boot.env !== undefined) envPage(String(boot.env));
+else envListPage();

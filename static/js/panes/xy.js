@@ -1,0 +1,160 @@
+// panes/xy.js — line/scatter panes: Plotly "scatter" traces; live points go through Plotly.extendTraces, never a re-plot.
+import { url } from "../api.js";
+
+let plotlyPromise = null;
+
+/** Load the vendored plotly.min.js once (served by paneboard, never a CDN); resolves to window.Plotly. */
+export function loadPlotly() {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!plotlyPromise) {
+    plotlyPromise = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = url("static/vendor/plotly.min.js");
+      s.async = true;
+      s.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error("plotly.min.js defined no Plotly")));
+      s.onerror = () => {
+        plotlyPromise = null;
+        s.remove();
+        reject(new Error("cannot load static/vendor/plotly.min.js"));
+      };
+      document.head.appendChild(s);
+    });
+  }
+  return plotlyPromise;
+}
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+const GRID = "#eceef1";
+const CONFIG = {
+  responsive: true,
+  displaylogo: false,
+  modeBarButtonsToRemove: ["select2d", "lasso2d"],
+};
+
+const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Plotly trace for one data.traces entry: x/y/name plus its style (mode, line, marker ...) merged in. */
+function plotlyTrace(t, i, pane) {
+  const opts = pane.opts || {};
+  const legend = Array.isArray(opts.legend) ? opts.legend : [];
+  const scatter = pane.kind === "scatter";
+  const tr = {
+    type: "scatter",
+    x: Array.isArray(t.x) ? t.x : [],
+    y: Array.isArray(t.y) ? t.y : [],
+    mode: scatter ? "markers" : opts.markers ? "lines+markers" : "lines",
+    connectgaps: false, // null y values are gaps
+    line: { width: 1.5 },
+    marker: { size: scatter ? 5 : 4 },
+  };
+  const name = t.name ?? legend[i];
+  if (name !== undefined && name !== null) tr.name = String(name);
+  if (isObj(t.style)) {
+    for (const [k, v] of Object.entries(t.style)) {
+      if (k === "x" || k === "y" || k === "type") continue; // data comes from the pane; always SVG scatter
+      tr[k] = isObj(v) && isObj(tr[k]) ? { ...tr[k], ...v } : v;
+    }
+  }
+  return tr;
+}
+
+function plotlyLayout(pane, ntraces) {
+  const o = pane.opts || {};
+  const axis = (label, type) => ({
+    title: { text: label === undefined || label === null ? "" : String(label), standoff: 6 },
+    type: type === "log" ? "log" : "-",
+    automargin: true,
+    gridcolor: GRID,
+    zerolinecolor: "#d0d4da",
+    linecolor: "#c4c9d0",
+    ticks: "outside",
+    ticklen: 3,
+    tickcolor: "#c4c9d0",
+  });
+  return {
+    autosize: true,
+    // The pane title is in the card's title bar; the plot itself keeps all its height for data.
+    margin: { l: 44, r: 10, t: 8, b: 32, pad: 0 },
+    font: { family: FONT, size: 11, color: "#24292f" },
+    paper_bgcolor: "#fff",
+    plot_bgcolor: "#fff",
+    xaxis: axis(o.xlabel, o.xtype),
+    yaxis: axis(o.ylabel, o.ytype),
+    showlegend: ntraces > 1 || !!o.showlegend,
+    legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom", font: { size: 10 } },
+    hovermode: "closest",
+    hoverlabel: { font: { family: FONT, size: 11 } },
+    uirevision: "keep", // keep the user's zoom and legend toggles across re-renders
+  };
+}
+
+export function render(el, pane, ctx) {
+  const div = document.createElement("div");
+  div.className = "xy-plot";
+  el.appendChild(div);
+
+  let idxPos = new Map(); // server trace idx -> position in div.data
+  let stored = 0; // points the server holds for this pane (sum of traces' total) + points extended since
+  let destroyed = false;
+
+  function report() {
+    const shown = (div.data || []).reduce((n, d) => n + (d.x ? d.x.length : 0), 0);
+    ctx.setPoints(shown);
+    const tip = shown < stored ? `${shown.toLocaleString()} of ${stored.toLocaleString()} points shown (downsampled)` : "";
+    ctx.setInfo(`${stored.toLocaleString()} pts${shown < stored ? " ↓" : ""}`, tip);
+  }
+
+  async function draw(p, first) {
+    const Plotly = await loadPlotly();
+    if (destroyed) return;
+    const src = (p.data && Array.isArray(p.data.traces)) ? p.data.traces : [];
+    const traces = src.map((t, i) => plotlyTrace(t, i, p));
+    idxPos = new Map(src.map((t, i) => [Number.isInteger(t.idx) ? t.idx : i, i]));
+    stored = src.reduce((n, t, i) => n + (Number.isFinite(t.total) ? t.total : traces[i].x.length), 0);
+    const layout = plotlyLayout(p, traces.length);
+    const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
+    div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
+    if (first) await Plotly.newPlot(div, traces, layout, CONFIG);
+    else await Plotly.react(div, traces, layout, CONFIG);
+    report();
+  }
+
+  async function extend(msg) {
+    const Plotly = window.Plotly;
+    if (destroyed || !Plotly || !div.data) return;
+    const xs = [];
+    const ys = [];
+    const pos = [];
+    for (const t of msg.traces || []) {
+      const i = idxPos.get(t.idx);
+      if (i === undefined || i >= div.data.length) {
+        ctx.refetch(); // a new trace: the fetched pane brings its name and style
+        return;
+      }
+      const y = Array.isArray(t.y) ? t.y : [];
+      const x = Array.isArray(t.x) && t.x.length === y.length ? t.x : y.map((_, k) => div.data[i].x.length + k);
+      if (!y.length) continue;
+      xs.push(x);
+      ys.push(y);
+      pos.push(i);
+      stored += y.length;
+    }
+    if (!pos.length) return;
+    await Plotly.extendTraces(div, { x: xs, y: ys }, pos);
+    report();
+    // Keep the browser bounded: past ~4x the budget, refetch the pane downsampled by the server.
+    const longest = div.data.reduce((n, d) => Math.max(n, d.x ? d.x.length : 0), 0);
+    if (longest > 4 * ctx.points) ctx.refetch();
+  }
+
+  return {
+    ready: draw(pane, true),
+    update: (p) => draw(p, false),
+    extend,
+    destroy() {
+      destroyed = true;
+      if (window.Plotly) window.Plotly.purge(div);
+      div.remove();
+    },
+  };
+}
