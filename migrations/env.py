@@ -1,6 +1,7 @@
 """Alembic environment: runs migrations on the connection or URL paneboard hands over."""
 
 from alembic import context
+
 from paneboard.server.store.dialect import create_engine_for
 from paneboard.server.store.models import Base
 
