@@ -180,7 +180,7 @@ class Writer:
                     tx.set_client_last_seq(job.client_id, max(job.ack_seq, tx.client_last_seq(job.client_id)))
             except Exception as exc:
                 log.exception("could not record the sequence number of client %s", job.client_id)
-                result.failed = f"could not be stored: {type(exc).__name__}"
+                result.failed = type(exc).__name__
         return result, messages
 
     def _finish(self, jobs: list[Job], results: list[JobResult], messages: list[dict]) -> None:

@@ -72,6 +72,11 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     async def pump() -> None:
         while (data := await outbox.get()) is not None:
             await ws.send(data)
+            if data.startswith(b'{"error":"could not be stored'):
+                # A batch that failed to commit is not acked; closing makes the SDK reconnect, learn
+                # last_seq from the welcome and resend exactly what is missing.
+                await ws.close(1011)
+                return
 
     pump_task = asyncio.create_task(pump())
     try:
@@ -121,7 +126,7 @@ def _batch_job(events: list[Any], client_id: str | None, loop: asyncio.AbstractE
         if errors or result.errors:
             reply["errors"] = errors + result.errors
         if result.failed:
-            reply = {"error": result.failed}  # not acked: the SDK keeps the events and resends
+            reply = {"error": f"could not be stored: {result.failed}"}  # not acked: see pump()
 
         def deliver() -> None:
             slots.release()

@@ -1,0 +1,373 @@
+"""Visdom-style plotting client: each call builds one wire event, enqueues it and returns the window id at once."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from time import time as _now
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from .convert import (
+    as_float_array,
+    encode_image,
+    fast_floats,
+    float_list,
+    image_hwc,
+    make_grid,
+    to_numpy,
+)
+from .transport import Transport
+
+# Visdom's update= values → WIRE.md update modes (None = op "set"); replace/new/insert are one thing on the wire.
+_UPDATE_MODES: dict[str | None, str | None] = {
+    None: None, "append": "append", "replace": "replace", "new": "replace", "insert": "replace",
+    "remove": "remove",
+}
+# opts keys that become per-trace Plotly style (and, like Visdom, are not kept in the stored opts).
+_STYLE_ONLY = frozenset(("dash", "linecolor", "markercolor"))
+_STYLE_KEYS = _STYLE_ONLY | {"markersize", "markersymbol", "fillarea", "mode"}
+# Visdom constructor arguments accepted for drop-in compatibility and ignored (HTTP/auth/socket details).
+_VISDOM_IGNORED = frozenset((
+    "endpoint", "ipv6", "http_proxy_host", "http_proxy_port", "send", "raise_exceptions",
+    "use_incoming_socket", "log_to_filename", "username", "password", "proxies", "offline", "use_polling",
+))
+
+
+def ingest_url(server: str = "http://localhost", port: int | None = 8097, base_url: str = "") -> str:
+    """ws(s)://host:port{base}/ingest; PANEBOARD_URL (http://host:port/base) overrides all three arguments."""
+    env_url = os.environ.get("PANEBOARD_URL")
+    if env_url:
+        server, port, base_url = env_url, None, ""
+    if "://" not in server:
+        server = "http://" + server
+    parts = urlsplit(server)
+    scheme = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}.get(parts.scheme.lower())
+    if scheme is None or not parts.hostname:
+        raise ValueError(f"paneboard: cannot use server URL {server!r} (want http(s)://host)")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    port = parts.port or port  # an explicit port inside the URL wins
+    base = "/".join(p for p in (parts.path.strip("/"), base_url.strip("/")) if p)
+    return f"{scheme}://{host}{f':{port}' if port else ''}{'/' + base if base else ''}/ingest"
+
+
+def new_win_id() -> str:
+    """Client-side window id (Visdom lets the server pick; we must not wait for a round trip)."""
+    return "window_" + os.urandom(6).hex()
+
+
+def _rgb_hex(c: Any) -> str:
+    if isinstance(c, str):
+        return c
+    a = np.asarray(c, dtype=np.float64).ravel()
+    if a.size != 3:
+        raise ValueError(f"a color must be a string or 3 ints (R, G, B), got {c!r}")
+    r, g, b = (int(v) for v in np.clip(np.rint(a), 0, 255))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def _per_trace(opts: Mapping[str, Any], key: str, k: int, n: int, color: bool = False) -> Any:
+    """Value of a per-trace style option for trace k of n: one value for all, or a list/array of n values."""
+    v = opts.get(key)
+    if v is None or isinstance(v, str):
+        return v
+    if color:
+        a = np.asarray(v)
+        if a.ndim == 1 and a.size == 3 and a.dtype.kind in "iuf":
+            return _rgb_hex(a)  # one RGB triple for every trace
+        if len(a) != n:
+            raise ValueError(f"opts.{key} needs one entry per trace ({n}), got {len(a)}")
+        return _rgb_hex(a[k].tolist() if a.ndim == 2 else str(a[k]))
+    if isinstance(v, (list, tuple, np.ndarray)):
+        if len(v) != n:
+            raise ValueError(f"opts.{key} needs one entry per trace ({n}), got {len(v)}")
+        return v[k].item() if isinstance(v[k], np.generic) else v[k]
+    return v
+
+
+def _styles(opts: Mapping[str, Any] | None, n: int, mode: str) -> list[dict[str, Any]]:
+    """Plotly trace styles from Visdom opts (mode, dash, linecolor, markersize, markersymbol, markercolor)."""
+    if not opts:
+        return [{"mode": mode} for _ in range(n)]
+    out = []
+    for k in range(n):
+        st: dict[str, Any] = {"mode": opts.get("mode") or mode}
+        line = {"dash": _per_trace(opts, "dash", k, n), "color": _per_trace(opts, "linecolor", k, n, True)}
+        marker = {"size": opts.get("markersize"), "symbol": opts.get("markersymbol"),
+                  "color": _per_trace(opts, "markercolor", k, n, True)}
+        if any(v is not None for v in line.values()):
+            st["line"] = {a: v for a, v in line.items() if v is not None}
+        if any(v is not None for v in marker.values()):
+            st["marker"] = {a: v for a, v in marker.items() if v is not None}
+        if opts.get("fillarea"):
+            st["fill"] = "tonexty"
+        out.append(st)
+    return out
+
+
+def _trace_name(opts: Mapping[str, Any] | None, name: str | None, k: int, n: int, label: int | None = None) -> str:
+    """Visdom naming: `name` for a single trace, else opts.legend[k], else "1".."n" (or the scatter label)."""
+    if name is not None:
+        if n != 1:
+            raise ValueError("name= names one trace; use opts['legend'] to name several")
+        return str(name)
+    legend = opts.get("legend") if opts else None
+    if legend is not None and k < len(legend):
+        return str(legend[k])
+    return str(label if label is not None else k + 1)
+
+
+def _check_opts(opts: Any) -> None:
+    if opts is not None and not isinstance(opts, Mapping):
+        raise TypeError(f"opts must be a dict, got {type(opts).__name__}")
+
+
+def _wire_opts(opts: Mapping[str, Any] | None, drop: frozenset[str] = frozenset()) -> Mapping[str, Any]:
+    # No defensive copy: put() encodes the event before the call returns.
+    if not opts:
+        return {}
+    return {k: v for k, v in opts.items() if k not in drop} if drop & opts.keys() else opts
+
+
+class Client:
+    """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
+
+    Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
+    background thread; bad input raises ValueError/TypeError in the caller.
+    """
+
+    def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
+                 *, max_queue: int = 100_000, exit_timeout: float = 10.0, **visdom_kwargs: Any) -> None:
+        unknown = set(visdom_kwargs) - _VISDOM_IGNORED
+        if unknown:
+            raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
+        if not isinstance(env, str):
+            raise TypeError(f"env must be a string, got {type(env).__name__}")
+        self.env = env
+        self.server, self.port, self.base_url = server, port, base_url
+        self.url = ingest_url(server, port, base_url)
+        self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout)
+
+    def __repr__(self) -> str:
+        return f"<paneboard.Client env={self.env!r} url={self.url!r} connected={self.transport.connected}>"
+
+    @property
+    def client_id(self) -> str:
+        return self.transport.client_id
+
+    # ------------------------------------------------------------------------------------------ plots
+
+    def line(self, Y: Any, X: Any = None, win: str | None = None, env: str | None = None,
+             opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:
+        """Line plot: Y of shape N (one trace) or N×M (M traces); X of shape N or N×M, default 0..N-1.
+
+        update: None (create/overwrite), "append" (X required), "replace" ("new"/"insert"), "remove" (name).
+        """
+        if update == "append" and win is not None and X is not None and (opts is None or type(opts) is dict) \
+                and (name is None or type(name) is str):
+            # Hot path (one trace of plain Python numbers appended to a known pane): no numpy, no helpers.
+            ys = fast_floats(Y)
+            xs = fast_floats(X) if ys is not None else None
+            if xs is not None and len(xs) == len(ys) and (opts is None or _STYLE_KEYS.isdisjoint(opts)):
+                if opts:
+                    legend = opts.get("legend")
+                    tname = name if name is not None else str(legend[0]) if legend else "1"
+                    style = {"mode": "lines+markers" if opts.get("markers") else "lines"}
+                else:
+                    tname = name if name is not None else "1"
+                    style = {"mode": "lines"}
+                    opts = {}
+                self.transport.put({
+                    "t": _now(), "op": "update", "env": self.env if env is None else env, "win": win,
+                    "kind": "line", "mode": "append", "name": name, "opts": opts,
+                    "traces": [{"name": tname, "x": xs, "y": ys, "style": style}]})
+                return win
+        mode, win = self._xy_prelude(win, opts, update, name)
+        if mode == "remove":
+            return self._emit_xy("line", win, env, opts, mode, name, [])
+        return self._emit_xy("line", win, env, opts, mode, name, self._line_traces(Y, X, opts, mode, name))
+
+    def scatter(self, X: Any, Y: Any = None, win: str | None = None, env: str | None = None,
+                opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:
+        """2-D scatter: X is N×2; Y (optional) holds labels 1..K splitting the points into K traces.
+
+        N×3 (3-D) input is rejected with ValueError for now.
+        """
+        mode, win = self._xy_prelude(win, opts, update, name)
+        if mode == "remove":
+            return self._emit_xy("scatter", win, env, opts, mode, name, [])
+        xa = as_float_array(X, "X")
+        if xa.ndim == 1 and xa.shape[0] == 2:
+            xa = xa.reshape(1, 2)  # a single point
+        if xa.ndim != 2 or xa.shape[1] not in (2, 3):
+            raise ValueError(f"scatter: X must be N×2, got shape {xa.shape}")
+        if xa.shape[1] == 3:
+            raise ValueError("scatter: 3-D scatter (X of shape N×3) is not supported yet")
+        n = xa.shape[0]
+        if Y is None:
+            labels = np.ones(n, dtype=np.int64)
+        else:
+            la = as_float_array(Y, "Y").reshape(-1)
+            if la.shape[0] != n:
+                raise ValueError(f"scatter: Y must hold one label per point ({n}), got {la.shape[0]}")
+            if n and (not np.all(np.isfinite(la)) or np.any(la != np.rint(la)) or la.min() < 1):
+                raise ValueError("scatter: Y labels must be integers >= 1")
+            labels = la.astype(np.int64)
+        k_max = int(labels.max()) if n else 1
+        styles = _styles(opts, k_max, "markers")
+        traces = []
+        for k in range(1, k_max + 1):
+            sel = labels == k
+            traces.append({"name": _trace_name(opts, name, k - 1, k_max, k), "x": float_list(xa[sel, 0]),
+                           "y": float_list(xa[sel, 1]), "style": styles[k - 1]})
+        return self._emit_xy("scatter", win, env, opts, mode, name, traces)
+
+    def text(self, text: str, win: str | None = None, env: str | None = None,
+             opts: Mapping[str, Any] | None = None, append: bool = False) -> str:
+        """HTML text pane; append=True adds to the existing content (joined with <br> by the server)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        _check_opts(opts)
+        if win is None:
+            if append:
+                raise ValueError("text(append=True) needs win")
+            win = new_win_id()
+        ev: dict[str, Any] = {"t": _now(), "op": "update" if append else "set",
+                              "env": self.env if env is None else env, "win": win, "kind": "text"}
+        if append:
+            ev["mode"], ev["name"] = "append", None
+        ev["opts"] = _wire_opts(opts)
+        ev["content"] = text
+        self.transport.put(ev)
+        return win
+
+    def image(self, img: Any, win: str | None = None, env: str | None = None,
+              opts: Mapping[str, Any] | None = None) -> str:
+        """Image pane from C×H×W / H×W (Visdom), H×W×C (last dim 1/3/4), numpy/torch, or a PIL image.
+
+        Floats with max <= 1 are scaled by 255; PNG, or JPEG when opts['jpgquality'] is set.
+        """
+        _check_opts(opts)
+        if img is None:
+            raise TypeError("image: img is None")
+        wire = encode_image(image_hwc(img), (opts or {}).get("jpgquality"))
+        win = new_win_id() if win is None else win
+        self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
+                            "kind": "image", "opts": _wire_opts(opts), "image": wire})
+        return win
+
+    def images(self, tensor: Any, nrow: int = 8, padding: int = 2, win: str | None = None,
+               env: str | None = None, opts: Mapping[str, Any] | None = None) -> str:
+        """One grid image from B×C×H×W (array/tensor) or a list of C×H×W images, nrow per row (Visdom)."""
+        if not isinstance(tensor, (list, tuple)):
+            a = to_numpy(tensor, "tensor")
+            if a.ndim in (2, 3):
+                return self.image(a, win=win, env=env, opts=opts)  # a single image, as make_grid does
+            tensor = a
+        return self.image(make_grid(tensor, nrow=nrow, padding=padding), win=win, env=env, opts=opts)
+
+    # ------------------------------------------------------------------------------------ management
+
+    def close(self, win: str | None = None, env: str | None = None) -> str | None:
+        """Delete pane `win`, or every pane of the env when win is None."""
+        self.transport.put({"t": _now(), "op": "close", "env": self.env if env is None else env, "win": win})
+        return win
+
+    def delete_env(self, env: str) -> str:
+        """Delete the env and everything in it."""
+        if not isinstance(env, str):
+            raise TypeError(f"env must be a string, got {type(env).__name__}")
+        self.transport.put({"t": _now(), "op": "delete_env", "env": env, "win": None})
+        return env
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """True once the server acknowledged every event enqueued before this call; False on timeout."""
+        return self.transport.flush(timeout)
+
+    def check_connection(self, timeout_seconds: float = 0) -> bool:
+        """True if the background websocket is connected (waits up to timeout_seconds for it)."""
+        deadline = time.monotonic() + timeout_seconds
+        while not self.transport.connected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.transport.connected
+
+    def close_connection(self, timeout: float | None = None) -> bool:
+        """Flush (up to `timeout`, default exit_timeout) and stop the background thread; True if all delivered."""
+        return self.transport.close(timeout)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close_connection()
+
+    # -------------------------------------------------------------------------------------- helpers
+
+    def _xy_prelude(self, win: str | None, opts: Any, update: str | None, name: Any) -> tuple[str | None, str]:
+        try:
+            mode = _UPDATE_MODES[update]
+        except (KeyError, TypeError):
+            raise ValueError(f"update must be one of None, 'append', 'replace', 'new', 'insert', 'remove'; "
+                             f"got {update!r}") from None
+        _check_opts(opts)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a string, got {type(name).__name__}")
+        if mode == "remove" and name is None:
+            raise ValueError("update='remove' needs name= (the trace to delete)")
+        if win is None:
+            if mode is not None:
+                raise ValueError(f"update={update!r} needs win (the pane to update)")
+            win = new_win_id()
+        return mode, win
+
+    def _emit_xy(self, kind: str, win: str, env: str | None, opts: Mapping[str, Any] | None, mode: str | None,
+                 name: str | None, traces: list[dict[str, Any]]) -> str:
+        ev: dict[str, Any] = {"t": _now(), "op": "set" if mode is None else "update",
+                              "env": self.env if env is None else env, "win": win, "kind": kind}
+        if mode is not None:
+            ev["mode"], ev["name"] = mode, name
+        ev["opts"] = _wire_opts(opts, _STYLE_ONLY)
+        ev["traces"] = traces
+        self.transport.put(ev)
+        return win
+
+    @staticmethod
+    def _line_traces(Y: Any, X: Any, opts: Mapping[str, Any] | None, mode: str | None,
+                     name: str | None) -> list[dict[str, Any]]:
+        ya = as_float_array(Y, "Y")
+        if ya.ndim == 0:
+            ya = ya.reshape(1)
+        if ya.ndim == 2 and ya.shape[1] == 1:
+            ya = ya[:, 0]
+        if ya.ndim not in (1, 2):
+            raise ValueError(f"line: Y must be N or N×M, got shape {ya.shape}")
+        n = ya.shape[0]
+        if X is None:
+            if mode == "append":
+                raise ValueError("line(update='append') needs X (the x position of the new points)")
+            xa = np.arange(n, dtype=np.float64)
+        else:
+            xa = as_float_array(X, "X")
+            if xa.ndim == 0:
+                xa = xa.reshape(1)
+            if xa.ndim == 2 and xa.shape[1] == 1:
+                xa = xa[:, 0]
+        if ya.ndim == 1:
+            if xa.shape != ya.shape:
+                raise ValueError(f"line: X shape {xa.shape} does not match Y shape {ya.shape}")
+            cols = [(xa, ya)]
+        else:
+            if xa.shape == (n,):
+                cols = [(xa, ya[:, k]) for k in range(ya.shape[1])]
+            elif xa.shape == ya.shape:
+                cols = [(xa[:, k], ya[:, k]) for k in range(ya.shape[1])]
+            else:
+                raise ValueError(f"line: X must have shape ({n},) or {ya.shape}, got {xa.shape}")
+        m = len(cols)
+        line_mode = "lines+markers" if opts and opts.get("markers") else "lines"
+        styles = _styles(opts, m, line_mode)
+        return [{"name": _trace_name(opts, name, k, m), "x": float_list(x), "y": float_list(y),
+                 "style": styles[k]} for k, (x, y) in enumerate(cols)]
