@@ -192,8 +192,7 @@ class Writer:
                     log.exception("ack callback failed")
         for msg in messages:
             if msg["type"] == "env_deleted":
-                self._dirty_envs.pop(msg["env"], None)
-                self._sent_envs.pop(msg["env"], None)
+                self._sent_envs.pop(msg["env"], None)  # a re-created env gets its summary at once
         if messages:
             self.publish(messages)
         self._publish_env_summaries(force=False)

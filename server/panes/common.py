@@ -6,7 +6,7 @@ from ..events import Command
 from ..store import PaneRecord
 
 
-def title_of(opts: dict, win: str) -> str:
+def title_of(opts: dict) -> str:
     title = opts.get("title")
     return str(title) if title is not None else ""
 

@@ -48,10 +48,10 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not image")
     content = {"blob": tx.put_blob(data, mime), "mime": mime, "width": width, "height": height}
     if cmd.op == "set" or pane is None:
-        pane = tx.put_pane(cmd.env, cmd.win, "image", title_of(cmd.opts, cmd.win), cmd.opts, content)
+        pane = tx.put_pane(cmd.env, cmd.win, "image", title_of(cmd.opts), cmd.opts, content)
     else:
         opts = merged_opts(pane, cmd)
-        pane = tx.update_pane(pane, content=content, opts=opts, title=title_of(opts, pane.win))
+        pane = tx.update_pane(pane, content=content, opts=opts, title=title_of(opts))
     deltas.pane(pane.env, pane.win, pane.version)
 
 

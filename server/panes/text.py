@@ -28,7 +28,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     if cmd.op == "set" or pane is None:
         if cmd.op == "update" and cmd.mode != "append":
             raise EventError(f"pane {cmd.win!r} does not exist in env {cmd.env!r}")
-        pane = tx.put_pane(cmd.env, cmd.win, "text", title_of(cmd.opts, cmd.win), cmd.opts, {"html": cmd.payload})
+        pane = tx.put_pane(cmd.env, cmd.win, "text", title_of(cmd.opts), cmd.opts, {"html": cmd.payload})
         deltas.pane(pane.env, pane.win, pane.version)
         return
     if pane.kind not in KINDS:
@@ -38,7 +38,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         old = (pane.content or {}).get("html", "")
         html = f"{old}<br>{html}" if old else html
     opts = merged_opts(pane, cmd)
-    pane = tx.update_pane(pane, content={"html": html}, opts=opts, title=title_of(opts, pane.win))
+    pane = tx.update_pane(pane, content={"html": html}, opts=opts, title=title_of(opts))
     deltas.pane(pane.env, pane.win, pane.version)
 
 

@@ -89,7 +89,7 @@ def merge(run: list[Command]) -> Command:
 
 
 def _create(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
-    pane = tx.put_pane(cmd.env, cmd.win, cmd.kind, title_of(cmd.opts, cmd.win), cmd.opts, None)
+    pane = tx.put_pane(cmd.env, cmd.win, cmd.kind, title_of(cmd.opts), cmd.opts, None)
     for i, td in enumerate(cmd.payload):
         name = cmd.name if cmd.name is not None and len(cmd.payload) == 1 else td.name
         trace = tx.add_trace(pane, name if name is not None else str(i + 1), td.style)
@@ -111,7 +111,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     opts = merged_opts(pane, cmd)
     refetch = opts != pane.opts
     if refetch:
-        pane = tx.update_pane(pane, opts=opts, title=title_of(opts, pane.win))
+        pane = tx.update_pane(pane, opts=opts, title=title_of(opts))
     if cmd.mode == "remove":
         tx.delete_trace(pairs[0][0])
         version = tx.touch_pane(pane)

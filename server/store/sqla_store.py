@@ -13,15 +13,9 @@ from . import codec, downsample
 from .base import EnvSummary, PaneRecord, Series, Store, TraceRecord
 from .dialect import create_engine_for
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
-from .sqla_tx import SqlTx, WriterCache
+from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
 MAX_BUDGET = 200_000
-
-
-def _pane_from_row(row, env: str) -> PaneRecord:
-    return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
-                      content=row.content, position=row.position, version=row.version,
-                      created=row.created, updated=row.updated)
 
 
 class SqlStore(Store):
@@ -76,14 +70,14 @@ class SqlStore(Store):
         q = (select(pane_t).join(env_t, pane_t.c.env_id == env_t.c.id).where(env_t.c.name == env)
              .order_by(pane_t.c.position))
         with self.engine.connect() as conn:
-            return [_pane_from_row(r, env) for r in conn.execute(q)]
+            return [pane_from_row(r, env) for r in conn.execute(q)]
 
     def get_pane(self, env: str, win: str) -> PaneRecord | None:
         q = (select(pane_t).join(env_t, pane_t.c.env_id == env_t.c.id)
              .where(env_t.c.name == env, pane_t.c.win == win))
         with self.engine.connect() as conn:
             row = conn.execute(q).first()
-        return _pane_from_row(row, env) if row else None
+        return pane_from_row(row, env) if row else None
 
     def list_traces(self, pane: PaneRecord) -> list[TraceRecord]:
         q = select(trace_t).where(trace_t.c.pane_id == pane.id).order_by(trace_t.c.idx)

@@ -43,7 +43,7 @@ class WriterCache:
             d.clear()
 
 
-def _row_to_pane(row, env: str) -> PaneRecord:
+def pane_from_row(row, env: str) -> PaneRecord:
     return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
                       content=row.content, position=row.position, version=row.version,
                       created=row.created, updated=row.updated)
@@ -137,7 +137,7 @@ class SqlTx(StoreTx):
         row = self.conn.execute(select(pane_t).where(pane_t.c.env_id == env_id, pane_t.c.win == win)).first()
         if row is None:
             return None
-        pane = _row_to_pane(row, env)
+        pane = pane_from_row(row, env)
         self.cache.panes[key] = pane
         return pane
 
