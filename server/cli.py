@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 import threading
@@ -63,6 +64,11 @@ def serve(settings: Settings) -> int:
 
         print(f"demo: streaming into {url}env/demo", flush=True)
         threading.Thread(target=start_demo_when_ready, args=(settings,), daemon=True, name="demo").start()
+    # Ingest allocates many short-lived containers per event. Freezing the start-up heap (modules,
+    # SQLAlchemy) keeps full collections from rescanning it, and a larger first generation makes
+    # collections rarer; measured here: JSON decoding of a batch took half the time.
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
                             ws_max_size=64 * 1024 * 1024)

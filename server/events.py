@@ -1,10 +1,10 @@
-"""Producer events (SDK stream, HTTP, later Visdom and TensorBoard) -> validated store commands."""
+"""The command envelope every producer's events become, its errors and name rules (parsing: panes.parse_event)."""
 
 from __future__ import annotations
 
-import math
-import time
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 MAX_NAME = 256
@@ -31,53 +31,21 @@ class Command:
     payload: Any = None              # kind-specific, prepared by the kind's validate()
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def check_name(value: Any, what: str) -> str:
     """Env and window names: non-empty text without control characters (shown as text everywhere)."""
     if not isinstance(value, str):
         raise EventError(f"{what} must be a string, got {type(value).__name__}")
+    return _checked_name(value, what)
+
+
+@lru_cache(maxsize=8192)
+def _checked_name(value: str, what: str) -> str:
+    # Cached: a training run repeats the same few names in every event (failures are not cached).
     if not value or len(value) > MAX_NAME:
         raise EventError(f"{what} must be 1..{MAX_NAME} characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+    if _CONTROL.search(value):
         raise EventError(f"{what} must not contain control characters")
     return value
-
-
-def parse_event(raw: Any) -> Command:
-    """Validate the common envelope, then let the pane kind validate its data."""
-    from .panes import kind_module  # the registry imports this module too
-
-    if not isinstance(raw, dict):
-        raise EventError("event must be a JSON object")
-    op = raw.get("op")
-    if op not in OPS:
-        raise EventError(f"op must be one of {', '.join(OPS)}; got {op!r}")
-    env = check_name(raw.get("env", "main") or "main", "env")
-    seq = raw.get("s")
-    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 0):
-        raise EventError("s must be a non-negative integer")
-    wall = raw.get("t")
-    if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall):
-        wall = time.time()
-    if op == "delete_env":
-        return Command(op=op, env=env, win=None, seq=seq, wall=float(wall))
-    win = raw.get("win")
-    if op == "close":
-        return Command(op=op, env=env, win=None if win is None else check_name(win, "win"), seq=seq,
-                       wall=float(wall))
-    win = check_name(win, "win")
-    opts = raw.get("opts") or {}
-    if not isinstance(opts, dict):
-        raise EventError("opts must be an object")
-    kind = raw.get("kind")
-    module = kind_module(kind)
-    if module is None:
-        raise EventError(f"unknown pane kind {kind!r}")
-    mode = raw.get("mode")
-    if op == "update" and mode not in module.UPDATE_MODES:
-        raise EventError(f"{kind}: update mode must be one of {', '.join(module.UPDATE_MODES)}; got {mode!r}")
-    name = raw.get("name")
-    if name is not None and not isinstance(name, str):
-        name = str(name)
-    cmd = Command(op=op, env=env, win=win, kind=kind, seq=seq, wall=float(wall), mode=mode, name=name, opts=opts)
-    cmd.payload = module.validate(cmd, raw)
-    return cmd

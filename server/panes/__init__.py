@@ -1,4 +1,4 @@
-"""Pane kinds: one module per kind, registered in PANE_MODULES (the one list the server consults).
+"""Pane kinds: one module per kind in PANE_MODULES (the one list the server consults); event parsing.
 
 Each module defines KINDS (kind names it owns), UPDATE_MODES, and
   validate(cmd, raw) -> payload            check an event's kind data before anything is written
@@ -9,9 +9,12 @@ and optionally mergeable(a, b) / merge(run) to fold runs of small commands into 
 
 from __future__ import annotations
 
+import math
+import time
 from types import ModuleType
+from typing import Any
 
-from ..events import Command
+from ..events import OPS, Command, EventError, check_name
 from . import image, text, xy
 
 PANE_MODULES: list[ModuleType] = [xy, text, image]
@@ -51,3 +54,42 @@ def coalesce(commands: list[Command]) -> list[Command]:
 
 def known_kinds() -> list[str]:
     return sorted(_BY_KIND)
+
+
+def parse_event(raw: Any) -> Command:
+    """Validate the common envelope, then let the pane kind validate its data."""
+    if not isinstance(raw, dict):
+        raise EventError("event must be a JSON object")
+    op = raw.get("op")
+    if op not in OPS:
+        raise EventError(f"op must be one of {', '.join(OPS)}; got {op!r}")
+    env = check_name(raw.get("env", "main") or "main", "env")
+    seq = raw.get("s")
+    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 0):
+        raise EventError("s must be a non-negative integer")
+    wall = raw.get("t")
+    if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall):
+        wall = time.time()
+    if op == "delete_env":
+        return Command(op=op, env=env, win=None, seq=seq, wall=float(wall))
+    win = raw.get("win")
+    if op == "close":
+        return Command(op=op, env=env, win=None if win is None else check_name(win, "win"), seq=seq,
+                       wall=float(wall))
+    win = check_name(win, "win")
+    opts = raw.get("opts") or {}
+    if not isinstance(opts, dict):
+        raise EventError("opts must be an object")
+    kind = raw.get("kind")
+    module = kind_module(kind)
+    if module is None:
+        raise EventError(f"unknown pane kind {kind!r}")
+    mode = raw.get("mode")
+    if op == "update" and mode not in module.UPDATE_MODES:
+        raise EventError(f"{kind}: update mode must be one of {', '.join(module.UPDATE_MODES)}; got {mode!r}")
+    name = raw.get("name")
+    if name is not None and not isinstance(name, str):
+        name = str(name)
+    cmd = Command(op=op, env=env, win=win, kind=kind, seq=seq, wall=float(wall), mode=mode, name=name, opts=opts)
+    cmd.payload = module.validate(cmd, raw)
+    return cmd

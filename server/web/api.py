@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, request
 
 from .. import jsonio
-from ..events import EventError, check_name, parse_event
-from ..panes import kind_module
+from ..events import EventError, check_name
+from ..panes import kind_module, parse_event
 from ..store import PaneRecord
 from .common import ApiError, json_response, services
 

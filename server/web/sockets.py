@@ -8,7 +8,8 @@ import re
 from typing import Any
 
 from .. import __version__, jsonio
-from ..events import EventError, check_name, parse_event
+from ..events import EventError, check_name
+from ..panes import parse_event
 from ..services import Services
 from ..writer import Job, JobResult
 
