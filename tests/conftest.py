@@ -27,8 +27,9 @@ def free_port() -> int:
 class ServerProcess:
     """A dash-server started as a subprocess; restartable on the same port and database."""
 
-    db: Path
+    db: Path                      # the SQLite file (its folder also holds the server log)
     port: int = field(default_factory=free_port)
+    db_url: str | None = None     # a database URL to use instead of the SQLite file
     extra_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen | None = None
     log_path: Path | None = None
@@ -41,7 +42,7 @@ class ServerProcess:
         self.log_path = self.db.with_suffix(".log")
         log = open(self.log_path, "ab")
         cmd = [sys.executable, "-m", "paneboard.server", "--host", "127.0.0.1", "--port", str(self.port),
-               "--db", str(self.db), *self.extra_args]
+               "--db", self.db_url or str(self.db), *self.extra_args]
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -93,3 +94,23 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     os.environ.pop("PANEBOARD_URL", None)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One throwaway PostgreSQL cluster for the whole run (started on first use)."""
+    from pgserver import TempPostgres
+
+    pg = TempPostgres().start()
+    try:
+        yield pg
+    finally:
+        pg.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path: Path) -> str:
+    """A fresh, empty database of each supported backend: store and API tests run on both."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'test.db'}"
+    return request.getfixturevalue("postgres").new_database()

@@ -15,8 +15,8 @@ from paneboard.server.settings import Settings
 
 
 @pytest.fixture
-def api(tmp_path):
-    settings = Settings(db=str(tmp_path / "api.db"))
+def api(db_url):
+    settings = Settings(db=db_url)
     services = Services.open(settings)
     services.start()
     app = create_app(settings, services)

@@ -171,3 +171,20 @@ def test_pending_events_are_flushed_at_interpreter_exit(server):
     assert out.returncode == 0, out.stderr
     assert len(export_rows(server, "atexit", "w")) == 3000
     assert server.get_json("/api/v1/envs/atexit/panes/log")["data"]["html"] == "done"
+
+
+def test_dash_server_runs_on_postgresql(tmp_path, postgres):
+    srv = ServerProcess(db=tmp_path / "pg.db", db_url=postgres.new_database()).start()
+    try:
+        client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="pg")
+        for step in range(3000):
+            client.line(X=[step], Y=[step * 0.5], win="w", update="append")
+        client.image(np.zeros((3, 8, 8)), win="img")
+        assert client.flush(timeout=60)
+        srv.stop(signal.SIGKILL)
+        srv.start()
+        assert len(export_rows(srv, "pg", "w")) == 3000
+        assert {p["kind"] for p in srv.get_json("/api/v1/envs/pg")["panes"]} == {"line", "image"}
+        client.close_connection(timeout=5)
+    finally:
+        srv.stop()

@@ -22,10 +22,9 @@ from paneboard.server.store.sqla_tx import CHUNK_POINTS, MAX_TAIL_PIECES
 
 
 @pytest.fixture
-def url(tmp_path):
-    u = f"sqlite:///{tmp_path / 'store.db'}"
-    ensure_schema(u, str(tmp_path / "store.db"))
-    return u
+def url(db_url):
+    ensure_schema(db_url, db_url)
+    return db_url
 
 
 @pytest.fixture

@@ -25,7 +25,9 @@ def create_engine_for(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")  # psycopg 3, not SQLAlchemy's psycopg2 default
+    return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
 def _dialect_insert(engine_or_conn, table: Table):
