@@ -140,7 +140,8 @@ class Client:
     """
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
-                 *, max_queue: int = 100_000, exit_timeout: float = 10.0, **visdom_kwargs: Any) -> None:
+                 *, max_queue: int = 100_000, exit_timeout: float = 10.0, spool_dir: Any = None,
+                 **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
             raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -149,7 +150,8 @@ class Client:
         self.env = env
         self.server, self.port, self.base_url = server, port, base_url
         self.url = ingest_url(server, port, base_url)
-        self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout)
+        # spool_dir: where events go while the server is away (default ~/.paneboard/spool; False: off)
+        self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir)
 
     def __repr__(self) -> str:
         return f"<paneboard.Client env={self.env!r} url={self.url!r} connected={self.transport.connected}>"

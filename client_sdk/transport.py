@@ -13,10 +13,13 @@ import time
 import uuid
 import weakref
 from collections import deque
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .convert import dumps, fast_dumps
+from .spool import Spool
+from .spool import default_dir as default_spool_dir
 
 log = logging.getLogger("paneboard")
 
@@ -66,10 +69,17 @@ class Transport:
 
     def __init__(self, url: str, *, max_queue: int = 100_000, exit_timeout: float = 10.0,
                  batch_events: int = 2000, batch_bytes: int = 4 << 20, window: int = 8,
-                 max_event_bytes: int = 32 << 20, linger: float = 0.002) -> None:
+                 max_event_bytes: int = 32 << 20, linger: float = 0.002, client_id: str | None = None,
+                 spool_dir: str | os.PathLike | bool | None = None, spool_path: str | os.PathLike | None = None,
+                 spool_max_bytes: int = 512 << 20) -> None:
         if int(max_queue) < 1:
             raise ValueError(f"max_queue must be >= 1, got {max_queue!r}")
         self.url = url
+        # Spool: None -> the default folder, False -> off; spool_path + client_id resume a given spool (sync).
+        self._given_client_id = client_id
+        self._spool_dir = spool_dir
+        self._spool_path = spool_path
+        self.spool_max_bytes = int(spool_max_bytes)
         self.max_queue = int(max_queue)
         self.exit_timeout = float(exit_timeout)
         self.batch_events = batch_events
@@ -82,7 +92,13 @@ class Transport:
         self._start()
 
     def _init_state(self) -> None:
-        self.client_id = uuid.uuid4().hex
+        self.client_id = self._given_client_id or uuid.uuid4().hex
+        path = self._spool_path
+        if path is None and self._spool_dir is not False:
+            path = Path(self._spool_dir or default_spool_dir()) / f"{self.client_id}.spool"
+        self._spool = Spool(Path(path), self.url, self.client_id, self.spool_max_bytes) if path else None
+        self._spilling_first: int | None = None  # oldest seq being written to the spool right now
+        self._to_spill: deque[tuple[int, bytes]] = deque()  # overflow handed to the sender for the spool
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)  # flush() waits on it; acks/drops notify it
         self._wake = threading.Event()  # wakes the sender; set by callers only when it is idle
@@ -116,6 +132,7 @@ class Transport:
     def _reinit_after_fork(self) -> None:
         # A forked child (e.g. a DataLoader worker) inherits locks possibly held by the parent's sender
         # thread and the parent's client id: reusing either would deadlock or get its events deduplicated.
+        self._given_client_id = self._spool_path = None
         self._init_state()
 
     # ------------------------------------------------------------------------------------ caller side
@@ -138,7 +155,10 @@ class Transport:
             s = self._seq + 1
             self._seq = s
             q = self._queue
-            if len(q) >= self.max_queue:
+            if len(q) >= self.max_queue and self._spool is not None and not self._conn_ok \
+                    and len(self._to_spill) < 4 * self.max_queue:
+                self._to_spill.append(q.popleft())  # the sender writes it to disk within ~50 ms
+            elif len(q) >= self.max_queue:
                 q.popleft()
                 self._dropped += 1
                 self._dropped_total += 1
@@ -153,7 +173,7 @@ class Transport:
     def pending_events(self) -> list[dict[str, Any]]:
         """Decoded copies of every event not yet acknowledged, oldest first (for tests and diagnostics)."""
         with self._lock:
-            items = [it for b in self._inflight for it in b.items] + list(self._queue)
+            items = list(self._to_spill) + [it for b in self._inflight for it in b.items] + list(self._queue)
         return [{"s": s, **json.loads(d)} for s, d in items]
 
     def pending_count(self) -> int:
@@ -170,10 +190,14 @@ class Transport:
         return self._dropped_total
 
     def _pending_locked(self) -> int:
-        return len(self._queue) + sum(len(b.items) for b in self._inflight)
+        return len(self._to_spill) + len(self._queue) + sum(len(b.items) for b in self._inflight)
 
     def _done_locked(self, target: int) -> bool:
         # Everything with s <= target has been acked (or dropped): the oldest outstanding event is newer.
+        to_spill = self._to_spill[0][0] if self._to_spill else None
+        for first in (self._spilling_first, to_spill, self._spool.first_s if self._spool else None):
+            if first is not None and first <= target:
+                return False
         if self._inflight and self._inflight[0].items[0][0] <= target:
             return False
         return not (self._queue and self._queue[0][0] <= target)
@@ -192,6 +216,14 @@ class Transport:
         except Exception:  # flush must never raise into a training loop
             log.debug("paneboard: flush failed", exc_info=True)
             return False
+
+    def drain_spool(self, timeout: float | None = None) -> bool:
+        """Upload what this transport's spool holds (`paneboard sync`) and wait for the server's acks."""
+        with self._cond:
+            if self._spool is not None and self._spool.last_s:
+                self._seq = max(self._seq, self._spool.last_s)
+        self._wake.set()
+        return self.flush(timeout)
 
     def close(self, timeout: float | None = None, unreachable_grace: float = 1.0) -> bool:
         """Flush (bounded; gives up after `unreachable_grace` s without a connection), then stop the thread."""
@@ -226,7 +258,7 @@ class Transport:
             atexit.unregister(self._atexit)
         except Exception:  # interpreter shutdown
             pass
-        if not ok:
+        if not ok and not self.spool_pending():
             log.warning("paneboard: %d event(s) were not delivered to %s", left, self.url)
         if self._dropped_total:
             log.warning("paneboard: %d event(s) in total were dropped because the buffer was full "
@@ -247,8 +279,14 @@ class Transport:
             ws = self._open()
             if ws is None:
                 self._maybe_report_drops()
-                # Exponential backoff with jitter; close() sets _wake to retry at once.
-                self._wake.wait(delay * random.uniform(0.75, 1.25))
+                # Exponential backoff with jitter; close() sets _wake to retry at once. Meanwhile the
+                # overflow goes to the spool every 50 ms, so memory stays bounded during an outage.
+                until = time.monotonic() + delay * random.uniform(0.75, 1.25)
+                while not self._stop and (left := until - time.monotonic()) > 0:
+                    self._spill()
+                    if self._wake.wait(min(left, 0.05)):
+                        break
+                self._spill()
                 self._wake.clear()
                 delay = min(delay * 2, 5.0)
                 continue
@@ -275,7 +313,8 @@ class Transport:
             # the connection open across our own reconnect loop (older versions return the connection).
             ws = connect(self.url, **_connect_kwargs(self.url)).__enter__()
         except Exception as e:
-            self._warn_down(f"cannot connect to {self.url} ({e}); buffering events and retrying")
+            where = f" (spooling to {self._spool.path} beyond {self.max_queue // 2} events)" if self._spool else ""
+            self._warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")
             return None
         try:
             ws.send(json.dumps({"hello": {"client": self.client_id, "sdk": SDK_VERSION}}))
@@ -288,7 +327,16 @@ class Transport:
             except Exception:
                 pass
             return None
+        spooled = self._spool.read() if self._spool and self._spool.first_s is not None else []
         with self._cond:
+            self._queue.extendleft(reversed(self._to_spill))  # not yet on disk, older than the queue
+            self._to_spill.clear()
+            if spooled:
+                # Spooled events are older than everything queued: they go first, in order. The file is
+                # dropped now; if this connection fails again they are requeued and spilled like the rest.
+                self._queue.extendleft(reversed(spooled))
+                self._seq = max(self._seq, spooled[-1][0])
+                self._spool.clear()
             # Events the server already committed (acks lost with the previous socket) are not resent.
             q = self._queue
             while q and q[0][0] <= last_seq:
@@ -308,6 +356,58 @@ class Transport:
         self._warned = False
         self._ever_connected = True
         return ws
+
+    def _spill(self) -> None:
+        """While the server is away, keep memory bounded: the oldest queued events move to the spool."""
+        sp = self._spool
+        keep = self.max_queue // 2
+        if sp is None or (len(self._queue) <= keep and not self._to_spill):
+            return
+        with self._lock:
+            items = list(self._to_spill)
+            self._to_spill.clear()
+            items += [self._queue.popleft() for _ in range(max(0, len(self._queue) - keep))]
+            if not items:
+                return
+            self._spilling_first = items[0][0]
+        try:
+            written = sp.append(items)
+        except OSError as e:
+            written = 0
+            log.warning("paneboard: cannot write the spool %s (%s)", sp.path, e)
+        with self._cond:
+            self._spilling_first = None
+            lost = len(items) - written
+            if lost:
+                self._dropped += lost
+                self._dropped_total += lost
+                log.warning("paneboard: spool %s is full (%d MB): %d event(s) dropped", sp.path,
+                            self.spool_max_bytes >> 20, lost)
+            self._cond.notify_all()
+
+    def spool_pending(self) -> bool:
+        """Save every unacknowledged event to the spool (at exit while the server is away)."""
+        sp = self._spool
+        with self._cond:
+            items = list(self._to_spill) + [it for b in self._inflight for it in b.items] + list(self._queue)
+            if sp is None or not items:
+                return False
+            self._to_spill.clear()
+            self._inflight.clear()
+            self._queue.clear()
+            self._spilling_first = items[0][0]
+        try:
+            written = sp.append(items)
+        except OSError as e:
+            written = 0
+            log.warning("paneboard: cannot write the spool %s (%s)", sp.path, e)
+        with self._cond:
+            self._spilling_first = None
+            self._cond.notify_all()
+        if written:
+            log.warning("paneboard: %d event(s) saved to %s; they are sent when this client reconnects, or run: "
+                        "paneboard sync %s", written, sp.path, sp.path)
+        return written == len(items)
 
     def _warn_down(self, msg: str) -> None:
         if not self._warned:

@@ -96,6 +96,12 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     os.environ.pop("PANEBOARD_URL", None)
 
 
+@pytest.fixture(autouse=True)
+def _spool_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # SDK clients in tests (and their subprocesses) spool under the test's temp dir, never in ~/.paneboard.
+    monkeypatch.setenv("PANEBOARD_SPOOL_DIR", str(tmp_path / "default-spool"))
+
+
 @pytest.fixture(scope="session")
 def postgres():
     """One throwaway PostgreSQL cluster for the whole run (started on first use)."""

@@ -306,7 +306,7 @@ def test_close_and_delete_env_events(client):
 
 def test_bounded_queue_drops_oldest(caplog):
     caplog.set_level(logging.WARNING, logger="paneboard")
-    c = make_client(max_queue=5)
+    c = make_client(max_queue=5, spool_dir=False)  # memory only: the spool has its own tests
     try:
         for i in range(8):
             c.line(Y=[float(i)], X=[i], win="L", update="append")
@@ -342,7 +342,7 @@ def test_server_down_calls_return_fast_and_warn_once(caplog):
 
 def test_flush_without_events_is_true_and_close_gives_up_quickly(caplog):
     caplog.set_level(logging.WARNING, logger="paneboard")
-    c = make_client(exit_timeout=10.0)
+    c = make_client(exit_timeout=10.0, spool_dir=False)
     assert c.flush(timeout=0) is True
     c.text("pending", win="T")
     t0 = time.perf_counter()

@@ -1,0 +1,112 @@
+"""Reliability with the real server and SDK: disk spool while the server is away, sync, kill -9 mid-ingest."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import paneboard
+from conftest import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def xs_of(server: ServerProcess, env: str, win: str) -> list[float]:
+    lines = server.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()[1:]
+    return [float(line.split(",")[1]) for line in lines]
+
+
+def test_events_beyond_the_memory_bound_spill_to_disk_and_arrive_exactly_once(tmp_path):
+    srv = ServerProcess(db=tmp_path / "spill.db")  # not started yet: the server is away
+    spool_dir = tmp_path / "spool"
+    client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="spill", max_queue=1000,
+                              spool_dir=spool_dir)
+    for i in range(6000):
+        client.line(X=[i], Y=[i], win="w", update="append")
+        if i % 100 == 0:
+            time.sleep(0.005)  # ~20k events/s: a busy training loop, still 6x the memory bound
+    deadline = time.monotonic() + 15
+    while not list(spool_dir.glob("*.spool")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (spool,) = spool_dir.glob("*.spool")
+    assert spool.stat().st_size > 0
+    assert client.transport.dropped == 0
+    assert client.flush(timeout=0.2) is False
+    srv.start()
+    try:
+        assert client.flush(timeout=60)
+        assert xs_of(srv, "spill", "w") == list(range(6000))
+        assert not spool.exists()
+        client.close_connection(timeout=5)
+    finally:
+        srv.stop()
+
+
+def test_a_job_that_exits_while_the_server_is_down_leaves_a_spool_that_sync_uploads_once(tmp_path):
+    srv = ServerProcess(db=tmp_path / "sync.db")
+    spool_dir = tmp_path / "spool"
+    script = (
+        "import paneboard\n"
+        f"c = paneboard.Client(server='http://127.0.0.1', port={srv.port}, env='offline', exit_timeout=1,"
+        f" spool_dir={str(spool_dir)!r})\n"
+        "for i in range(2500):\n"
+        "    c.line(X=[i], Y=[i * 2], win='w', update='append')\n"
+        "c.text('bye', win='log')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "paneboard sync" in out.stderr
+    (spool,) = spool_dir.glob("*.spool")
+    copy = tmp_path / "copy.spool"
+    shutil.copy(spool, copy)
+    srv.start()
+    try:
+        sync = [sys.executable, "-m", "paneboard.cli", "sync"]
+        done = subprocess.run([*sync, str(spool)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert not spool.exists()
+        assert xs_of(srv, "offline", "w") == list(range(2500))
+        # Uploading the same spool again (a copy) stores nothing twice.
+        again = subprocess.run([*sync, str(copy)], capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0, again.stderr
+        assert xs_of(srv, "offline", "w") == list(range(2500))
+        assert srv.get_json("/api/v1/envs/offline/panes/log")["data"]["html"] == "bye"
+    finally:
+        srv.stop()
+
+
+def test_kill_9_twice_during_ingest_loses_and_duplicates_nothing(tmp_path):
+    srv = ServerProcess(db=tmp_path / "chaos.db").start()
+    clients = [paneboard.Client(server="http://127.0.0.1", port=srv.port, env="chaos", spool_dir=tmp_path / "sp")
+               for _ in range(3)]
+    n = 30_000
+
+    def job(k: int) -> None:
+        for i in range(n):
+            clients[k].line(X=[i], Y=[k], win=f"w{k}", update="append")
+            if i % 1000 == 0:
+                time.sleep(0.01)  # a training loop's pace, so the kills land mid-stream
+
+    threads = [threading.Thread(target=job, args=(k,)) for k in range(3)]
+    try:
+        for t in threads:
+            t.start()
+        for _ in range(2):
+            time.sleep(0.3)
+            srv.stop(signal.SIGKILL)
+            time.sleep(0.3)
+            srv.start()
+        for t in threads:
+            t.join(60)
+        for k, c in enumerate(clients):
+            assert c.flush(timeout=120), f"client {k} did not get every ack"
+            assert xs_of(srv, "chaos", f"w{k}") == list(range(n))
+            c.close_connection(timeout=5)
+    finally:
+        srv.stop()
