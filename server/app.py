@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from . import STATIC_DIR, TEMPLATES_DIR
 from .services import Services
 from .settings import Settings
-from .web import api, pages, sockets
+from .web import api, envs_api, pages, sockets
 from .web.common import ApiError, json_response
 
 log = logging.getLogger("paneboard.server")
@@ -28,6 +28,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.extensions["paneboard"] = services or Services.open(settings)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(envs_api.bp)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Response:

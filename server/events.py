@@ -8,7 +8,8 @@ from functools import lru_cache
 from typing import Any
 
 MAX_NAME = 256
-OPS = ("set", "update", "close", "delete_env")
+OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
+       "set_meta")
 
 
 class EventError(ValueError):

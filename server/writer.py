@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from . import envops
 from .deltas import Deltas
 from .events import Command, EventError
 from .panes import coalesce, kind_module
@@ -35,6 +36,9 @@ class Job:
 
 
 def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    if cmd.op in envops.ENV_OPS:
+        envops.apply(tx, cmd, deltas)
+        return
     if cmd.op == "delete_env":
         if tx.delete_env(cmd.env):
             deltas.env_deleted(cmd.env)

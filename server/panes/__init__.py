@@ -14,6 +14,8 @@ import time
 from types import ModuleType
 from typing import Any
 
+from ..envops import ENV_OPS, env_wide
+from ..envops import parse as parse_env_op
 from ..events import OPS, Command, EventError, check_name
 from . import image, text, xy
 
@@ -36,8 +38,9 @@ def coalesce(commands: list[Command]) -> list[Command]:
     runs: list[list[Command]] = []
     open_run: dict[tuple[str, str | None], int] = {}
     for cmd in commands:
-        if cmd.op == "delete_env" or (cmd.op == "close" and cmd.win is None):
-            open_run = {k: v for k, v in open_run.items() if k[0] != cmd.env}
+        wide = env_wide(cmd)
+        if wide:
+            open_run = {k: v for k, v in open_run.items() if k[0] not in wide}
             runs.append([cmd])
             continue
         key = (cmd.env, cmd.win)
@@ -72,6 +75,8 @@ def parse_event(raw: Any) -> Command:
         wall = time.time()
     if op == "delete_env":
         return Command(op=op, env=env, win=None, seq=seq, wall=float(wall))
+    if op in ENV_OPS:
+        return parse_env_op(raw, op, env, seq, float(wall))
     win = raw.get("win")
     if op == "close":
         return Command(op=op, env=env, win=None if win is None else check_name(win, "win"), seq=seq,

@@ -38,10 +38,11 @@ class PaneRecord:
     version: int
     created: float
     updated: float
+    layout: dict | None = None  # {"x", "y", "w", "h"} grid cell set in the browser; None: automatic placement
 
     def summary(self) -> dict[str, Any]:
         return {"env": self.env, "win": self.win, "kind": self.kind, "title": self.title, "opts": self.opts,
-                "version": self.version, "created": self.created, "updated": self.updated}
+                "version": self.version, "created": self.created, "updated": self.updated, "layout": self.layout}
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,20 @@ class StoreTx(ABC):
         """Create the env if missing; True if it was created."""
     @abstractmethod
     def delete_env(self, name: str) -> bool: ...
+
+    @abstractmethod
+    def fork_env(self, source: str, target: str) -> None:
+        """A new env `target` with copies of every pane, trace and point of `source` (StoreError if impossible)."""
+    @abstractmethod
+    def rename_env(self, old: str, new: str) -> None: ...
+    @abstractmethod
+    def env_meta(self, name: str) -> dict | None:
+        """The env's meta dict (config, views), None if the env is missing."""
+    @abstractmethod
+    def set_env_meta(self, name: str, meta: dict) -> None: ...
+    @abstractmethod
+    def set_pane_layout(self, pane: PaneRecord, layout: dict | None) -> PaneRecord:
+        """Store the pane's grid layout; not a data change, so the version stays."""
 
     @abstractmethod
     def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
@@ -133,6 +148,9 @@ class Store(ABC):
     def list_envs(self) -> list[EnvSummary]: ...
     @abstractmethod
     def get_env(self, name: str) -> EnvSummary | None: ...
+    @abstractmethod
+    def get_env_meta(self, name: str) -> dict | None:
+        """The env's meta dict (config, views), None if the env is missing."""
     @abstractmethod
     def list_panes(self, env: str) -> list[PaneRecord]: ...
     @abstractmethod

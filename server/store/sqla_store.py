@@ -66,6 +66,11 @@ class SqlStore(Store):
         found = self._summaries(env_t.c.name == name)
         return found[0] if found else None
 
+    def get_env_meta(self, name: str) -> dict | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(env_t.c.meta).where(env_t.c.name == name)).first()
+        return None if row is None else dict(row.meta or {})
+
     def list_panes(self, env: str) -> list[PaneRecord]:
         q = (select(pane_t).join(env_t, pane_t.c.env_id == env_t.c.id).where(env_t.c.name == env)
              .order_by(pane_t.c.position))

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Integer, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection
 
 from . import codec
@@ -46,7 +46,7 @@ class WriterCache:
 def pane_from_row(row, env: str) -> PaneRecord:
     return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
                       content=row.content, position=row.position, version=row.version,
-                      created=row.created, updated=row.updated)
+                      created=row.created, updated=row.updated, layout=row.layout)
 
 
 def _finite_or_none(v: float) -> float | None:
@@ -125,6 +125,73 @@ class SqlTx(StoreTx):
     @property
     def touched_envs(self) -> set[str]:
         return self._touched_envs
+
+    def fork_env(self, source: str, target: str) -> None:
+        src_id = self._env_id(source)
+        if src_id is None:
+            raise StoreError(f"env {source!r} not found")
+        if self._env_id(target) is not None:
+            raise StoreError(f"env {target!r} already exists")
+        # Points appended earlier in this transaction are still buffered: write them so the fork has them.
+        self.flush()
+        meta = self.conn.execute(select(env_t.c.meta).where(env_t.c.id == src_id)).scalar() or {}
+        res = self.conn.execute(insert(env_t).values(name=target, created=self.now, updated=self.now,
+                                                     forked_from=source, meta=meta))
+        dst_id = res.inserted_primary_key[0]
+        self.cache.env_ids[target] = dst_id
+        self._touched_envs.add(target)
+        c = chunk_t.c
+        for p in self.conn.execute(select(pane_t).where(pane_t.c.env_id == src_id).order_by(pane_t.c.position)).all():
+            new_pane = self.conn.execute(insert(pane_t).values(
+                env_id=dst_id, win=p.win, kind=p.kind, title=p.title, opts=p.opts, content=p.content, layout=p.layout,
+                position=p.position, version=p.version, created=p.created, updated=p.updated)).inserted_primary_key[0]
+            self.cache.traces.pop(new_pane, None)  # SQLite may reuse the id of a deleted pane
+            for t in self.conn.execute(select(trace_t).where(trace_t.c.pane_id == p.id)).all():
+                new_trace = self.conn.execute(insert(trace_t).values(
+                    pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints)).inserted_primary_key[0]
+                self.cache.tails.pop(new_trace, None)
+                # Chunk rows are copied inside the database (no decode): the fork owns its rows, so the
+                # tail merge of either trace can never rewrite the other's points.
+                cols = [c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax, c.xs, c.ys, c.walls]
+                self.conn.execute(insert(chunk_t).from_select(
+                    ["trace_id"] + [col.name for col in cols],
+                    select(literal(new_trace, Integer), *cols).where(c.trace_id == t.id)))
+
+    def rename_env(self, old: str, new: str) -> None:
+        env_id = self._env_id(old)
+        if env_id is None:
+            raise StoreError(f"env {old!r} not found")
+        if self._env_id(new) is not None:
+            raise StoreError(f"env {new!r} already exists")
+        self.flush()  # buffered points are keyed by trace id, but touched env names must not go stale
+        self.conn.execute(update(env_t).where(env_t.c.id == env_id).values(name=new, updated=self.now))
+        self.conn.execute(update(env_t).where(env_t.c.forked_from == old).values(forked_from=new))
+        self.cache.env_ids.pop(old, None)
+        self.cache.env_ids[new] = env_id
+        for key in [k for k in self.cache.panes if k[0] == old]:
+            del self.cache.panes[key]  # records carry the env name
+        self._touched_envs.discard(old)
+        self._touched_envs.add(new)
+
+    def env_meta(self, name: str) -> dict | None:
+        env_id = self._env_id(name)
+        if env_id is None:
+            return None
+        return dict(self.conn.execute(select(env_t.c.meta).where(env_t.c.id == env_id)).scalar() or {})
+
+    def set_env_meta(self, name: str, meta: dict) -> None:
+        env_id = self._env_id(name)
+        if env_id is None:
+            raise StoreError(f"env {name!r} not found")
+        self.conn.execute(update(env_t).where(env_t.c.id == env_id).values(meta=meta))
+        self._touched_envs.add(name)
+
+    def set_pane_layout(self, pane: PaneRecord, layout: dict | None) -> PaneRecord:
+        self.conn.execute(update(pane_t).where(pane_t.c.id == pane.id).values(layout=layout))
+        current = self.cache.panes.get((pane.env, pane.win), pane)
+        new = dataclasses.replace(current, layout=layout)
+        self.cache.panes[(pane.env, pane.win)] = new
+        return new
 
     # -- panes ------------------------------------------------------------------------------------
     def get_pane(self, env: str, win: str) -> PaneRecord | None:

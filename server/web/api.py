@@ -73,9 +73,26 @@ def render_pane(pane: PaneRecord, budget: int, x0: float | None = None, x1: floa
     return {**pane.summary(), "data": data}
 
 
+SORT_KEYS = {"name": lambda e: e.name.lower(), "updated": lambda e: e.updated, "created": lambda e: e.created,
+             "size": lambda e: e.points, "points": lambda e: e.points, "panes": lambda e: e.panes}
+
+
 @bp.get("/envs")
 def list_envs() -> Response:
-    return json_response({"envs": [e.to_json() for e in services().store.list_envs()]})
+    """?q= (case-insensitive substring of the name), ?sort=name|updated|created|size|panes, ?order=asc|desc."""
+    envs = services().store.list_envs()
+    q = request.args.get("q", "").strip().lower()
+    if q:
+        envs = [e for e in envs if q in e.name.lower()]
+    sort = request.args.get("sort", "")
+    if sort:
+        if sort not in SORT_KEYS:
+            raise ApiError(400, f"sort must be one of {', '.join(SORT_KEYS)}")
+        order = request.args.get("order", "asc" if sort == "name" else "desc")
+        if order not in ("asc", "desc"):
+            raise ApiError(400, "order must be asc or desc")
+        envs.sort(key=SORT_KEYS[sort], reverse=order == "desc")
+    return json_response({"envs": [e.to_json() for e in envs]})
 
 
 @bp.get("/envs/<path:env>/panes/<path:win>/export")

@@ -1,0 +1,138 @@
+"""Env-level commands (fork, rename, pane layout, saved views, run config): validation and how they apply."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from . import jsonio
+from .deltas import Deltas
+from .events import Command, EventError, check_name
+from .store import StoreError, StoreTx
+
+ENV_OPS = ("fork_env", "rename_env", "layout", "save_view", "load_view", "set_meta")
+GRID_COLUMNS = 12       # the browser grid: x in [0, 12), w in [1, 12]; y and h count rows of a fixed height
+MAX_ROWS = 100_000
+MAX_HEIGHT = 200
+MAX_META_BYTES = 256 * 1024
+MAX_VIEWS = 200
+
+
+def _int_in(value: Any, what: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise EventError(f"layout: {what} must be a number")
+    v = int(round(value))
+    if not lo <= v <= hi:
+        raise EventError(f"layout: {what} must be between {lo} and {hi}")
+    return v
+
+
+def check_layout(raw: Any) -> dict | None:
+    """A pane's grid cell {"x", "y", "w", "h"} (None clears it: automatic placement)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise EventError("layout must be an object {x, y, w, h} or null")
+    w = _int_in(raw.get("w"), "w", 1, GRID_COLUMNS)
+    x = _int_in(raw.get("x"), "x", 0, GRID_COLUMNS - 1)
+    if x + w > GRID_COLUMNS:
+        raise EventError(f"layout: x + w must be at most {GRID_COLUMNS}")
+    return {"x": x, "y": _int_in(raw.get("y"), "y", 0, MAX_ROWS), "w": w, "h": _int_in(raw.get("h"), "h", 1, MAX_HEIGHT)}
+
+
+def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> Command:
+    """Validate one env-level event (the envelope's op, env, s and t are already checked)."""
+    cmd = Command(op=op, env=env, win=None, seq=seq, wall=wall)
+    if op == "fork_env":
+        cmd.payload = check_name(raw.get("from"), "from")
+        if cmd.payload == env:
+            raise EventError("fork_env: env and from must differ")
+    elif op == "rename_env":
+        cmd.payload = check_name(raw.get("to"), "to")
+        if cmd.payload == env:
+            raise EventError("rename_env: env and to must differ")
+    elif op == "layout":
+        cmd.win = check_name(raw.get("win"), "win")
+        if "layout" not in raw:
+            raise EventError("layout: missing layout")
+        cmd.payload = check_layout(raw["layout"])
+    elif op in ("save_view", "load_view"):
+        cmd.payload = check_name(raw.get("name"), "view name")
+    elif op == "set_meta":
+        meta = raw.get("meta")
+        if not isinstance(meta, dict):
+            raise EventError("set_meta: meta must be an object")
+        if len(jsonio.dumps(meta)) > MAX_META_BYTES:
+            raise EventError(f"set_meta: meta must be at most {MAX_META_BYTES} bytes of JSON")
+        cmd.payload = meta
+    else:  # pragma: no cover - parse_event only routes ENV_OPS here
+        raise EventError(f"unknown env op {op!r}")
+    return cmd
+
+
+def env_wide(cmd: Command) -> set[str]:
+    """Envs whose every pane the command reads or changes: runs of merged appends must end there."""
+    if cmd.op == "delete_env" or (cmd.op == "close" and cmd.win is None) or cmd.op == "load_view":
+        return {cmd.env}
+    if cmd.op in ("fork_env", "rename_env"):
+        return {cmd.env, cmd.payload}
+    return set()
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    """Checks first, then writes: an EventError never leaves half a command behind."""
+    try:
+        _apply(tx, cmd, deltas)
+    except StoreError as exc:
+        raise EventError(str(exc)) from None
+
+
+def _apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    if cmd.op == "fork_env":
+        tx.fork_env(cmd.payload, cmd.env)
+    elif cmd.op == "rename_env":
+        tx.rename_env(cmd.env, cmd.payload)
+        # Browsers on the old env's page follow it; the env list drops the old row (the new one comes as `env`).
+        deltas.messages.append({"type": "env_renamed", "env": cmd.env, "to": cmd.payload})
+        deltas.env_deleted(cmd.env)
+    elif cmd.op == "layout":
+        pane = tx.get_pane(cmd.env, cmd.win)
+        if pane is None:
+            raise EventError(f"layout: pane {cmd.win!r} not found in env {cmd.env!r}")
+        tx.set_pane_layout(pane, cmd.payload)
+        deltas.messages.append({"type": "layout", "env": cmd.env, "win": cmd.win, "layout": cmd.payload})
+    elif cmd.op == "save_view":
+        meta = _meta(tx, cmd.env)
+        views = dict(meta.get("views") or {})
+        if cmd.payload not in views and len(views) >= MAX_VIEWS:
+            raise EventError(f"save_view: at most {MAX_VIEWS} views per env")
+        panes = [tx.get_pane(cmd.env, win) for win in tx.pane_wins(cmd.env)]
+        views[cmd.payload] = {"saved": time.time(), "layout": {p.win: p.layout for p in panes if p is not None}}
+        meta["views"] = views
+        tx.set_env_meta(cmd.env, meta)
+        deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+    elif cmd.op == "load_view":
+        view = (_meta(tx, cmd.env).get("views") or {}).get(cmd.payload)
+        if view is None:
+            raise EventError(f"load_view: no view {cmd.payload!r} in env {cmd.env!r}")
+        saved = view.get("layout") or {}
+        for win in tx.pane_wins(cmd.env):
+            pane = tx.get_pane(cmd.env, win)
+            if pane is not None and win in saved and saved[win] != pane.layout:
+                tx.set_pane_layout(pane, saved[win])
+                deltas.messages.append({"type": "layout", "env": cmd.env, "win": win, "layout": saved[win]})
+    elif cmd.op == "set_meta":
+        tx.ensure_env(cmd.env)  # a run logs its config first, before any pane exists
+        meta = _meta(tx, cmd.env)
+        meta["config"] = cmd.payload
+        tx.set_env_meta(cmd.env, meta)
+        deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+
+
+def _meta(tx: StoreTx, env: str) -> dict:
+    meta = tx.env_meta(env)
+    if meta is None:
+        raise EventError(f"env {env!r} not found")
+    return meta
+

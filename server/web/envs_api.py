@@ -1,0 +1,140 @@
+"""JSON API for the browser workspace: env search/sort, fork, rename, layout, views, config, compare."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from .. import jsonio
+from ..events import EventError
+from ..panes import parse_event
+from .api import _budget, _env_or_404, _name, render_pane
+from .common import ApiError, json_response, services
+
+bp = Blueprint("envs_api", __name__, url_prefix="/api/v1")
+
+MAX_COMPARE = 16
+COMPARE_KINDS = ("line", "scatter")
+
+
+def _body() -> dict[str, Any]:
+    try:
+        body = jsonio.loads(request.get_data() or b"{}")
+    except ValueError as exc:
+        raise ApiError(400, f"body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "body must be a JSON object")
+    return body
+
+
+def _status_for(message: str) -> int:
+    if "not found" in message or "no view" in message:
+        return 404
+    if "already exists" in message:
+        return 409
+    return 400
+
+
+def submit(event: dict[str, Any]) -> None:
+    """Validate and apply one event through the writer (the one path that writes); errors become 4xx JSON."""
+    try:
+        cmd = parse_event(event)
+    except EventError as exc:
+        raise ApiError(400, str(exc)) from None
+    result = services().writer.submit_wait([cmd])
+    if result.failed:
+        raise ApiError(503, result.failed)
+    if result.errors:
+        message = result.errors[0]["error"]
+        raise ApiError(_status_for(message), message)
+
+
+def _target(body: dict[str, Any]) -> str:
+    to = body.get("to")
+    if not isinstance(to, str):
+        raise ApiError(400, 'body must be {"to": "<env name>"}')
+    return _name(to, "to")
+
+
+@bp.post("/envs/<path:env>/fork")
+def fork_env(env: str) -> Response:
+    source = _env_or_404(env).name
+    to = _target(_body())
+    submit({"op": "fork_env", "env": to, "from": source})
+    return json_response({"ok": True, "env": services().store.get_env(to).to_json()})
+
+
+@bp.post("/envs/<path:env>/rename")
+def rename_env(env: str) -> Response:
+    old = _env_or_404(env).name
+    to = _target(_body())
+    submit({"op": "rename_env", "env": old, "to": to})
+    return json_response({"ok": True, "env": services().store.get_env(to).to_json()})
+
+
+@bp.put("/envs/<path:env>/panes/<path:win>/layout")
+def put_layout(env: str, win: str) -> Response:
+    body = _body()
+    if "layout" in body:
+        body = body["layout"]  # accept {"layout": {...}} as well as the bare {x, y, w, h}
+    submit({"op": "layout", "env": _name(env, "env"), "win": _name(win, "win"), "layout": body or None})
+    return json_response({"ok": True, "layout": services().store.get_pane(env, win).layout})
+
+
+@bp.get("/envs/<path:env>/meta")
+def get_meta(env: str) -> Response:
+    summary = _env_or_404(env)
+    return json_response({"env": summary.name, "meta": services().store.get_env_meta(summary.name) or {}})
+
+
+@bp.put("/envs/<path:env>/meta")
+def put_meta(env: str) -> Response:
+    submit({"op": "set_meta", "env": _name(env, "env"), "meta": _body().get("config")})
+    return json_response({"ok": True, "meta": services().store.get_env_meta(env) or {}})
+
+
+@bp.post("/envs/<path:env>/views")
+def save_view(env: str) -> Response:
+    name = _env_or_404(env).name
+    view = _body().get("name")
+    if not isinstance(view, str):
+        raise ApiError(400, 'body must be {"name": "<view name>"}')
+    submit({"op": "save_view", "env": name, "name": view})
+    return json_response({"ok": True, "views": (services().store.get_env_meta(name) or {}).get("views", {})})
+
+
+@bp.post("/envs/<path:env>/views/<path:view>/load")
+def load_view(env: str, view: str) -> Response:
+    name = _env_or_404(env).name
+    submit({"op": "load_view", "env": name, "name": view})
+    return json_response({"ok": True})
+
+
+@bp.get("/compare")
+def compare() -> Response:
+    """Panes with the same title (or win id) from several envs, one trace per env trace, labelled by env."""
+    raw = request.args.get("envs", "")
+    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    if not 1 <= len(names) <= MAX_COMPARE:
+        raise ApiError(400, f"envs must name 1..{MAX_COMPARE} envs, comma-separated")
+    store = services().store
+    budget = _budget()
+    groups: dict[str, dict[str, Any]] = {}
+    envs = []
+    for name in names:
+        summary = _env_or_404(name)
+        envs.append(summary.to_json())
+        for pane in store.list_panes(name):
+            if pane.kind not in COMPARE_KINDS:
+                continue
+            key = pane.title or pane.win
+            group = groups.setdefault(key, {"title": key, "kind": pane.kind, "opts": pane.opts, "members": [],
+                                            "traces": []})
+            rendered = render_pane(pane, budget)
+            group["members"].append({"env": name, "win": pane.win, "version": pane.version})
+            traces = rendered["data"].get("traces", [])
+            for t in traces:
+                label = name if len(traces) == 1 else f"{name}/{t['name']}"
+                group["traces"].append({**t, "env": name, "win": pane.win, "label": label})
+    return json_response({"envs": envs, "panes": list(groups.values())})
