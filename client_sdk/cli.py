@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from .spool import default_dir, read_header
 from .transport import Transport
 
 
-def sync(paths: list[Path], server: str | None, timeout: float) -> int:
+def sync(paths: list[Path], server: str | None, timeout: float, token: str | None = None) -> int:
     failed = 0
     for path in paths:
         try:
@@ -22,7 +23,7 @@ def sync(paths: list[Path], server: str | None, timeout: float) -> int:
             failed += 1
             continue
         url = ingest_url(server, None) if server else header["url"]
-        transport = Transport(url, client_id=header["client"], spool_path=path, exit_timeout=1.0)
+        transport = Transport(url, client_id=header["client"], spool_path=path, exit_timeout=1.0, token=token)
         ok = transport.drain_spool(timeout)
         transport.close(timeout=2.0)
         if ok:
@@ -41,13 +42,15 @@ def main(argv: list[str] | None = None) -> int:
     p_sync.add_argument("--server", help="server URL to send to instead of the one in each spool, e.g. "
                                          "http://localhost:8097")
     p_sync.add_argument("--timeout", type=float, default=600.0, help="seconds to wait per spool")
+    p_sync.add_argument("--token", default=os.environ.get("PANEBOARD_TOKEN"),
+                        help="the server's access token (default: $PANEBOARD_TOKEN)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     paths = args.paths or sorted(default_dir().glob("*.spool"))
     if not paths:
         print("nothing to sync")
         return 0
-    return sync(paths, args.server, args.timeout)
+    return sync(paths, args.server, args.timeout, args.token)
 
 
 if __name__ == "__main__":

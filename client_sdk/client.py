@@ -21,6 +21,7 @@ from .convert import (
     to_numpy,
 )
 from .transport import Transport
+from .visdom_methods import VisdomMethods
 
 # Visdom's update= values → WIRE.md update modes (None = op "set"); replace/new/insert are one thing on the wire.
 _UPDATE_MODES: dict[str | None, str | None] = {
@@ -132,7 +133,7 @@ def _wire_opts(opts: Mapping[str, Any] | None, drop: frozenset[str] = frozenset(
     return {k: v for k, v in opts.items() if k not in drop} if drop & opts.keys() else opts
 
 
-class Client:
+class Client(VisdomMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
 
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
@@ -141,7 +142,7 @@ class Client:
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
                  *, max_queue: int = 100_000, exit_timeout: float = 10.0, spool_dir: Any = None,
-                 **visdom_kwargs: Any) -> None:
+                 token: str | None = None, **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
             raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -151,7 +152,8 @@ class Client:
         self.server, self.port, self.base_url = server, port, base_url
         self.url = ingest_url(server, port, base_url)
         # spool_dir: where events go while the server is away (default ~/.paneboard/spool; False: off)
-        self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir)
+        self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir,
+                                   token=token or os.environ.get("PANEBOARD_TOKEN") or None)
 
     def __repr__(self) -> str:
         return f"<paneboard.Client env={self.env!r} url={self.url!r} connected={self.transport.connected}>"

@@ -26,11 +26,13 @@ log = logging.getLogger("paneboard")
 SDK_VERSION = "0.1.0"
 
 
-def _connect_kwargs(url: str) -> dict[str, Any]:
+def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
     from websockets.sync.client import connect
 
     kw: dict[str, Any] = {"compression": None, "open_timeout": 5.0, "close_timeout": 1.0,
                           "max_size": 2**22, "user_agent_header": f"paneboard-sdk/{SDK_VERSION}"}
+    if token:
+        kw["additional_headers"] = {"Authorization": f"Bearer {token}"}
     host = urlsplit(url).hostname or ""
     if "proxy" in inspect.signature(connect).parameters and (
             host in ("localhost", "::1") or host.startswith("127.")):
@@ -71,10 +73,11 @@ class Transport:
                  batch_events: int = 2000, batch_bytes: int = 4 << 20, window: int = 8,
                  max_event_bytes: int = 32 << 20, linger: float = 0.002, client_id: str | None = None,
                  spool_dir: str | os.PathLike | bool | None = None, spool_path: str | os.PathLike | None = None,
-                 spool_max_bytes: int = 512 << 20) -> None:
+                 spool_max_bytes: int = 512 << 20, token: str | None = None) -> None:
         if int(max_queue) < 1:
             raise ValueError(f"max_queue must be >= 1, got {max_queue!r}")
         self.url = url
+        self.token = token  # dash-server --token / PANEBOARD_TOKEN; sent as a bearer header
         # Spool: None -> the default folder, False -> off; spool_path + client_id resume a given spool (sync).
         self._given_client_id = client_id
         self._spool_dir = spool_dir
@@ -311,7 +314,7 @@ class Transport:
 
             # websockets >= 16 wants connect() used as a context manager; entering it by hand keeps
             # the connection open across our own reconnect loop (older versions return the connection).
-            ws = connect(self.url, **_connect_kwargs(self.url)).__enter__()
+            ws = connect(self.url, **_connect_kwargs(self.url, self.token)).__enter__()
         except Exception as e:
             where = f" (spooling to {self._spool.path} beyond {self.max_queue // 2} events)" if self._spool else ""
             self._warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import os
 import sys
 import threading
 
 from .settings import DEFAULT_PORT, Settings, default_db_path
+from .web.auth import is_loopback, new_token
 
 
 def _server_parser() -> argparse.ArgumentParser:
@@ -21,7 +23,18 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", default="/", help="URL prefix when behind a reverse proxy, e.g. /pb")
     p.add_argument("--demo", action="store_true", help="stream a demo run into env 'demo'")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    p.add_argument("--token", default=os.environ.get("PANEBOARD_TOKEN"),
+                   help="access token every client must present (default $PANEBOARD_TOKEN); generated when "
+                        "binding a non-loopback address without one")
+    p.add_argument("--max-request-mb", type=float, default=64.0,
+                   help="largest HTTP body or websocket message accepted, in MB (default 64)")
+    p.add_argument("--print-tunnel", metavar="USER@HOST",
+                   help="print the ssh command that forwards this server to your machine, then exit")
     return p
+
+
+def tunnel_command(target: str, port: int) -> str:
+    return f"ssh -N -L {port}:localhost:{port} {target}"
 
 
 def _db_parser() -> argparse.ArgumentParser:
@@ -59,6 +72,8 @@ def serve(settings: Settings) -> int:
     url = f"http://{'localhost' if settings.host in ('127.0.0.1', 'localhost') else settings.host}:{settings.port}"
     url += settings.base_url
     print(f"paneboard {app.services.settings.db_hint} -> {url}", flush=True)
+    print(f"remote? forward the port from your machine: {tunnel_command('user@this-host', settings.port)}",
+          flush=True)
     if settings.demo:
         from .demo import start_demo_when_ready
 
@@ -71,7 +86,7 @@ def serve(settings: Settings) -> int:
     gc.set_threshold(20_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
-                            ws_max_size=64 * 1024 * 1024)
+                            ws_max_size=settings.max_request_bytes)
     uvicorn.Server(config).run()
     return 0
 
@@ -81,5 +96,16 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["db"]:
         return db_command(argv[1:])
     args = _server_parser().parse_args(argv)
+    if args.print_tunnel:
+        print(tunnel_command(args.print_tunnel, args.port))
+        return 0
+    token = args.token or None
+    if token is None and not is_loopback(args.host):
+        # Off loopback, anyone who can reach the port could read and write: never run open there.
+        token = new_token()
+        print(f"dash-server: {args.host} is not a loopback address, so access needs this token (shown once):\n"
+              f"  {token}\n  browser: http://<this host>:{args.port}{args.base_url.rstrip('/')}/?token={token}\n"
+              f"  scripts: PANEBOARD_TOKEN={token}", flush=True)
     return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
-                          log_level=args.log_level))
+                          log_level=args.log_level, token=token,
+                          max_request_bytes=int(args.max_request_mb * 1024 * 1024)))

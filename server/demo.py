@@ -18,14 +18,17 @@ log = logging.getLogger("paneboard.demo")
 def start_demo_when_ready(settings: Settings, steps: int | None = None) -> None:
     host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     base = f"http://{host}:{settings.port}{settings.base_url}"
+    ready = urllib.request.Request(base + "api/v1/envs")
+    if settings.token:
+        ready.add_header("Authorization", f"Bearer {settings.token}")
     for _ in range(300):
         try:
-            urllib.request.urlopen(base + "api/v1/envs", timeout=1).close()
+            urllib.request.urlopen(ready, timeout=1).close()
             break
         except OSError:
             time.sleep(0.1)
     try:
-        run_demo(f"http://{host}", settings.port, settings.base_url.rstrip("/"), steps=steps)
+        run_demo(f"http://{host}", settings.port, settings.base_url.rstrip("/"), steps=steps, token=settings.token)
     except Exception:
         log.exception("the demo run stopped")
 
@@ -40,10 +43,11 @@ def _sample_image(epoch: int) -> np.ndarray:
     return np.stack([r, g, b]).astype(np.float32)
 
 
-def run_demo(server: str, port: int, base_url: str = "", steps: int | None = None, delay: float = 0.05) -> None:
+def run_demo(server: str, port: int, base_url: str = "", steps: int | None = None, delay: float = 0.05,
+             token: str | None = None) -> None:
     import paneboard
 
-    client = paneboard.Client(server=server, port=port, base_url=base_url, env="demo")
+    client = paneboard.Client(server=server, port=port, base_url=base_url, env="demo", token=token)
     client.text("<b>demo run</b>: a fake classifier training live. Open the panes below.", win="log",
                 opts={"title": "log"})
     rng = random.Random(0)

@@ -22,6 +22,8 @@ class Settings:
     default_points: int = 2000    # point budget per trace when a read does not say
     demo: bool = False
     log_level: str = "info"
+    token: str | None = None      # required from every client when set (always set off loopback)
+    max_request_bytes: int = 64 * 1024 * 1024  # HTTP bodies and websocket frames
 
     def __post_init__(self) -> None:
         base = "/" + self.base_url.strip("/")

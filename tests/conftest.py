@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ class ServerProcess:
                 with urllib.request.urlopen(self.url + "/api/v1/envs", timeout=1) as r:
                     if r.status == 200:
                         return self
+            except urllib.error.HTTPError:
+                return self  # it answers (e.g. 401 when started with --token): it is up
             except OSError:
                 time.sleep(0.05)
         raise RuntimeError(f"dash-server did not start in {timeout}s:\n{self.log()}")

@@ -1,0 +1,94 @@
+"""Access control: optional token (required off loopback), login cookie, Origin and CSRF checks for HTTP and websockets."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from flask import Request, Response, redirect
+
+COOKIE = "paneboard_token"
+UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return host == "localhost"
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def _token_ok(given: str | None, token: str) -> bool:
+    return bool(given) and hmac.compare_digest(given.encode(), token.encode())
+
+
+def _bearer(header: str | None) -> str | None:
+    if header and header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return None
+
+
+def _same_origin(origin: str | None, host: str | None) -> bool:
+    """A browser's Origin must name this server (the Host it asked for); non-browsers send no Origin."""
+    if not origin:
+        return True
+    if origin == "null" or not host:
+        return False
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def check_http(req: Request, token: str | None) -> Response | None:
+    """None to let the request through, else the response that refuses it."""
+    from .common import json_response
+
+    cookie_auth = False
+    if token:
+        if _token_ok(_bearer(req.headers.get("Authorization")), token):
+            pass
+        elif _token_ok(req.cookies.get(COOKIE), token):
+            cookie_auth = True
+        elif req.method == "GET" and _token_ok(req.args.get("token"), token):
+            # One login through ?token=, then an HttpOnly cookie; the token leaves the address bar.
+            rest = {k: v for k, v in req.args.items(multi=True) if k != "token"}
+            target = req.script_root + req.path + (("?" + urlencode(rest)) if rest else "")
+            resp = redirect(target or "/", code=303)
+            resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path=req.script_root or "/",
+                            secure=req.scheme == "https", max_age=30 * 86400)
+            return resp
+        else:
+            return json_response({"error": "authentication required: open the URL printed by dash-server "
+                                  "(?token=...), or send Authorization: Bearer <token>"}, 401)
+    else:
+        cookie_auth = True  # no token: a browser on this machine is the only caller; still guard CSRF
+    if req.method in UNSAFE and cookie_auth and not _same_origin(req.headers.get("Origin"), req.host):
+        return json_response({"error": "cross-site request refused (Origin does not match this server)"}, 403)
+    return None
+
+
+def check_websocket(scope: dict, token: str | None) -> bool:
+    """Websockets: the Origin must be ours (browsers), and the token must come by header, cookie or query."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    if not _same_origin(headers.get("origin"), headers.get("host")):
+        return False
+    if not token:
+        return True
+    if _token_ok(_bearer(headers.get("authorization")), token):
+        return True
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:
+        pass
+    if COOKIE in cookie and _token_ok(cookie[COOKIE].value, token):
+        return True
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return _token_ok((query.get("token") or [None])[0], token)
