@@ -14,6 +14,9 @@ from .services import Services
 from .settings import Settings
 from .web import api, envs_api, pages, sockets
 from .web.common import ApiError, json_response
+from .web.visdom_compat import bp as visdom_bp
+from .web.visdom_socket import bp as visdom_socket_bp
+from .web.visdom_socket import vis_socket
 
 log = logging.getLogger("paneboard.server")
 
@@ -28,6 +31,8 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.extensions["paneboard"] = services or Services.open(settings)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(visdom_bp)  # Visdom wire protocol: /events, /update, /win_data ...
+    app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
 
     @app.errorhandler(ApiError)
@@ -67,7 +72,7 @@ class AsgiApp:
         self.flask_app = flask_app
         self.wsgi = WSGIMiddleware(flask_app, workers=16)
         self.prefix = settings.base_url.rstrip("/")
-        self.ws_routes = {"/ingest": sockets.ingest, "/ws": sockets.live}
+        self.ws_routes = {"/ingest": sockets.ingest, "/ws": sockets.live, "/vis_socket": vis_socket}
 
     async def __call__(self, scope, receive, send) -> None:
         kind = scope["type"]

@@ -2,6 +2,7 @@
 import * as xy from "./xy.js";
 import * as text from "./text.js";
 import * as image from "./image.js";
+import * as figure from "./figure.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -16,6 +17,7 @@ const KINDS = new Map([
   ["scatter", xy],
   ["text", text],
   ["image", image],
+  ["figure", figure],
 ]);
 
 const unsupported = {

@@ -1,0 +1,177 @@
+"""Visdom window JSON <-> our events and panes: plot traces become chunked line/scatter panes where they fit."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from typing import Any
+
+from ..events import EventError
+from ..panes.figure import HEATMAP_MODES
+from ..store import PaneRecord, Store
+
+XY_TYPES = ("scatter", "scattergl")
+LAYOUT_KEY = "plotly_layout"  # where a Visdom window's Plotly layout lives in the pane opts of xy panes
+_DATA_URI = re.compile(r"^data:(image/[A-Za-z0-9.+-]+);base64,(.*)$", re.S)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _xy_trace(t: dict, strict: bool) -> dict | None:
+    """One Visdom scatter trace as our xy trace, or None if it needs the generic figure kind.
+
+    strict (creation): x must be finite numbers, because NaN-separated segments (stem, quiver) and per-point
+    text/colours only make sense as a whole figure; appends may carry Visdom's all-None x mask.
+    """
+    if t.get("type", "scatter") not in XY_TYPES or "z" in t:
+        return None
+    x, y = t.get("x"), t.get("y")
+    if not isinstance(y, list) or (x is not None and (not isinstance(x, list) or len(x) != len(y))):
+        return None
+    if strict and x is not None and not all(_is_num(v) for v in x):
+        return None
+    if not all(v is None or isinstance(v, (int, float)) and not isinstance(v, bool) for v in y):
+        return None
+    style = {k: v for k, v in t.items() if k not in ("x", "y", "name")}
+    marker = style.get("marker")
+    if isinstance(style.get("text"), list) or (isinstance(marker, dict) and (
+            isinstance(marker.get("color"), list) or isinstance(marker.get("size"), list))):
+        if strict:
+            return None
+        style.pop("text", None)  # per-point attributes of an append cannot follow the points in our model
+        style.pop("marker", None)
+    name = t.get("name")
+    return {"name": None if name is None else str(name), "x": x, "y": y, "style": style}
+
+
+def xy_kind(traces: list[dict]) -> str:
+    return "line" if any("lines" in str((t["style"] or {}).get("mode", "")) for t in traces) else "scatter"
+
+
+def opts_of(body: dict) -> dict:
+    opts = body.get("opts")
+    return dict(opts) if isinstance(opts, dict) else {}
+
+
+def image_wire(content: Any) -> dict:
+    """{"src": "data:image/png;base64,..."} -> our image wire value (decoded and checked by the image kind)."""
+    src = content.get("src") if isinstance(content, dict) else None
+    m = _DATA_URI.match(src) if isinstance(src, str) else None
+    if m is None:
+        raise EventError("image: content.src must be a base64 data: URI")
+    return {"mime": m.group(1), "data": m.group(2).strip()}
+
+
+def create_events(env: str, win: str, body: dict) -> list[dict]:
+    """The event(s) for Visdom's /events (create or overwrite a window)."""
+    data = body.get("data")
+    if not isinstance(data, list) or not data or not all(isinstance(t, dict) for t in data):
+        raise EventError("data must be a non-empty list of objects")
+    opts = opts_of(body)
+    kind = data[0].get("type")
+    ev: dict[str, Any] = {"op": "set", "env": env, "win": win, "opts": opts}
+    if kind == "text":
+        content = data[0].get("content", "")
+        return [{**ev, "kind": "text", "content": content if isinstance(content, str) else str(content)}]
+    if kind in ("image", "image_history"):
+        content = data[0].get("content")
+        if isinstance(content, list) and content:  # a saved image_history window: its newest image
+            content = content[-1]
+        caption = content.get("caption") if isinstance(content, dict) else None
+        if caption is not None:
+            opts["caption"] = caption
+        return [{**ev, "kind": "image", "image": image_wire(content)}]
+    if kind in ("properties", "network", "embeddings"):
+        raise EventError(f"Visdom {kind} windows are not supported yet")
+    layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
+    xy = [_xy_trace(t, strict=True) for t in data]
+    if all(t is not None for t in xy):
+        if layout:
+            opts[LAYOUT_KEY] = layout
+        return [{**ev, "kind": xy_kind(xy), "traces": xy}]
+    return [{**ev, "kind": "figure", "figure": {"data": data, "layout": layout}}]
+
+
+def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntraces: int) -> list[dict] | str:
+    """The event(s) for Visdom's /update, or the text Visdom answers when it refuses (status 200)."""
+    append = bool(body.get("append"))
+    if pane is None:
+        if append:
+            return create_events(env, win, body)
+        return "win does not exist"
+    name = body.get("name")
+    name = None if name is None else str(name)
+    data = body.get("data")
+    data = [t for t in data if isinstance(t, dict)] if isinstance(data, list) else []
+    opts = {k: v for k, v in opts_of(body).items() if v is not None}
+    layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
+    ev: dict[str, Any] = {"op": "update", "env": env, "win": win, "kind": pane.kind, "name": name, "opts": opts}
+    if pane.kind == "text":
+        if not data:
+            return [{**ev, "mode": "append", "content": ""}] if opts else []
+        return [{**ev, "mode": "append", "content": str(data[0].get("content", ""))}]
+    if pane.kind == "image":
+        if not data:
+            return []
+        return [{**ev, "mode": "replace", "image": image_wire(data[0].get("content"))}]
+    if pane.kind == "figure":
+        if body.get("delete"):
+            return [{**ev, "mode": "remove", "traces": []}]
+        mode = body.get("updateDir") if body.get("updateDir") in HEATMAP_MODES else "append" if append else "replace"
+        return [{**ev, "mode": mode if data else "layout", "traces": data, "layout": layout}]
+    if pane.kind in ("line", "scatter"):
+        if layout:
+            opts[LAYOUT_KEY] = {**(pane.opts.get(LAYOUT_KEY) or {}), **layout}
+        if body.get("delete"):
+            return [{**ev, "mode": "remove", "traces": []}]
+        if not data:  # update_window_opts: one masked (skipped) trace per stored trace carries the opts
+            return [{**ev, "mode": "append", "traces": [{"x": [None], "y": [None]}] * max(ntraces, 1)}]
+        traces = [_xy_trace(t, strict=False) for t in data]
+        if any(t is None for t in traces):
+            raise EventError("this update does not fit a line/scatter pane (3-D or non-numeric data)")
+        if name is not None:
+            traces = traces[:1]
+        return [{**ev, "mode": "append" if append else "replace", "traces": traces}]
+    return f"win is not scatter, heatmap, custom, image_history, embeddings, or text; was {pane.kind}"
+
+
+def window_json(store: Store, pane: PaneRecord) -> dict:
+    """Visdom's window dict (§2.2) rendered from our model: every stored point, images as data URIs."""
+    opts = pane.opts or {}
+    win: dict[str, Any] = {"command": "window", "id": pane.win, "title": pane.title,
+                           "inflate": opts.get("inflate", True), "width": opts.get("width"),
+                           "height": opts.get("height"), "contentID": str(pane.version), "i": pane.position}
+    content = pane.content or {}
+    if pane.kind == "text":
+        win.update(type="text", content=content.get("html", ""))
+    elif pane.kind == "image":
+        found = store.get_blob(content.get("blob", ""))
+        src = f"data:{found[0]};base64,{base64.b64encode(found[1]).decode()}" if found else ""
+        win.update(type="image", content={"src": src, "caption": opts.get("caption")})
+    elif pane.kind == "figure":
+        win.update(type="plot", content={"data": content.get("data", []), "layout": content.get("layout", {})})
+    else:
+        data = []
+        for t in store.list_traces(pane):
+            blocks = list(store.export_series(t))
+            xs = [v for b in blocks for v in b[0].tolist()]
+            ys = [v for b in blocks for v in b[1].tolist()]
+            data.append({"type": "scatter", **(t.style or {}), "x": xs, "y": ys, "name": t.name})
+        layout = opts.get(LAYOUT_KEY) or {"title": pane.title}
+        win.update(type="plot", content={"data": data, "layout": layout})
+    return win
+
+
+def window_events(env: str, win: str, window: Any) -> list[dict]:
+    """/win_data set: a Visdom window dict back into events (what a saved window holds)."""
+    if not isinstance(window, dict):
+        raise EventError("window must be an object")
+    opts = {k: window[k] for k in ("title", "width", "height") if window.get(k) is not None}
+    kind, content = window.get("type"), window.get("content")
+    if kind == "plot":
+        content = content if isinstance(content, dict) else {}
+        return create_events(env, win, {"data": content.get("data"), "layout": content.get("layout"), "opts": opts})
+    return create_events(env, win, {"data": [{"type": kind, "content": content}], "opts": opts})

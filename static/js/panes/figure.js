@@ -1,0 +1,55 @@
+// panes/figure.js — generic Plotly figures (heatmap, bar, surface, pie, mesh, raw Visdom `_send`): Plotly.react of data+layout.
+import { loadPlotly } from "./xy.js";
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+const CONFIG = { responsive: true, displaylogo: false };
+
+const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The stored layout over our defaults; the card shows the title, so a layout title is only kept if it is set. */
+function plotlyLayout(stored) {
+  const layout = {
+    autosize: true,
+    margin: { l: 44, r: 10, t: 8, b: 32, pad: 0 },
+    font: { family: FONT, size: 11, color: "#24292f" },
+    paper_bgcolor: "#fff",
+    uirevision: "keep", // keep the user's zoom and camera across re-renders
+  };
+  if (isObj(stored)) {
+    for (const [k, v] of Object.entries(stored)) {
+      if (k === "width" || k === "height") continue; // the card decides the size
+      layout[k] = isObj(v) && isObj(layout[k]) ? { ...layout[k], ...v } : v;
+    }
+  }
+  return layout;
+}
+
+export function render(el, pane, ctx) {
+  const div = document.createElement("div");
+  div.className = "xy-plot figure-plot";
+  el.appendChild(div);
+  let destroyed = false;
+
+  async function draw(p) {
+    const Plotly = await loadPlotly();
+    if (destroyed) return;
+    const fig = isObj(p.data) ? p.data : {};
+    // Plotly mutates trace objects it is given; the pane object stays the server's copy.
+    const data = Array.isArray(fig.data) ? fig.data.filter(isObj).map((t) => ({ ...t })) : [];
+    const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
+    div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
+    await Plotly.react(div, data, plotlyLayout(fig.layout), CONFIG);
+    ctx.setInfo(`${data.length} trace${data.length === 1 ? "" : "s"}`, data.map((t) => t.type || "scatter").join(", "));
+  }
+
+  return {
+    ready: draw(pane),
+    update: draw,
+    extend: () => ctx.refetch(), // figures change as whole `pane` messages
+    destroy() {
+      destroyed = true;
+      if (window.Plotly) window.Plotly.purge(div);
+      div.remove();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+"""Panes written by the real `visdom` client render in headless Chromium: figures draw, hostile HTML runs nothing."""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import visdom  # required: a missing client fails these tests
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.e2e,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no chromium at {CHROMIUM} (apt-get install chromium)"),
+]
+TIMEOUT_MS = 20_000
+# The page CSP forbids eval, so every wait is a JS function, never an expression string.
+READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
+PLOT = "win => { const d = document.querySelector(`[data-win=\"${win}\"] .js-plotly-plot`); return d && d.data; }"
+XSS = ('<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
+       '<svg onload="window.__xss=3"><circle r="4"/></svg><a href="javascript:window.__xss=4" id="jslink">link</a>'
+       '<iframe src="javascript:parent.__xss=5"></iframe><b>bold text</b>')
+
+
+@pytest.fixture
+def page(server) -> Iterator[tuple[object, list[str]]]:
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run"])
+        try:
+            pg = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            pg.set_default_timeout(TIMEOUT_MS)
+            pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+            pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+            yield pg, errors
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def viz(server):
+    v = visdom.Visdom(server="http://127.0.0.1", port=server.port, env="vb", raise_exceptions=True)
+    yield v
+    v.use_socket = False
+
+
+def open_env(pg, server, env: str) -> None:
+    pg.goto(f"{server.url}/env/{urllib.parse.quote(env, safe='')}")
+    pg.wait_for_function(READY, timeout=TIMEOUT_MS)
+
+
+def plotted(pg, win: str) -> list[dict]:
+    """The traces Plotly drew in pane `win` (type and point count), once it has drawn."""
+    pg.wait_for_function(PLOT, arg=win, timeout=TIMEOUT_MS)
+    return pg.evaluate("win => (" + PLOT + ")(win).map(t => ({type: t.type || 'scatter', "
+                       "n: (t.z || t.y || t.values || t.labels || []).length, name: t.name || null}))", win)
+
+
+def test_visdom_figures_render(server, viz, page):
+    pg, errors = page
+    viz.heatmap(np.arange(12).reshape(3, 4), win="hm", opts={"title": "heat"})
+    viz.heatmap(np.ones((1, 4)), win="hm", update="appendRow")
+    viz.bar(X=np.array([[1, 2], [3, 4], [5, 6]]), win="bar", opts={"legend": ["p", "q"]})
+    viz.surf(X=np.outer(np.arange(5), np.arange(6)), win="surf")  # a 3-D scene
+    viz.pie(X=np.array([1, 2, 3]), win="pie", opts={"legend": ["x", "y", "z"]})
+    viz._send({"data": [{"type": "scatter", "x": [1, 2], "y": [3, 4], "name": '<img src=x onerror="window.__xss=9">'}],
+               "layout": {"title": "raw"}, "win": "raw"})
+    viz.line(Y=np.array([1.0, 2.0, 3.0]), X=np.array([0, 1, 2]), win="ln")
+    open_env(pg, server, "vb")
+    assert plotted(pg, "hm") == [{"type": "heatmap", "n": 4, "name": None}]
+    assert [t["type"] for t in plotted(pg, "bar")] == ["bar", "bar"]
+    assert plotted(pg, "surf")[0]["type"] == "surface"
+    assert pg.evaluate("() => !!document.querySelector('[data-win=\"surf\"] .gl-container, "
+                       "[data-win=\"surf\"] canvas')")
+    assert plotted(pg, "pie") == [{"type": "pie", "n": 3, "name": None}]
+    assert plotted(pg, "raw")[0]["n"] == 2
+    assert plotted(pg, "ln") == [{"type": "scatter", "n": 3, "name": "1"}]
+    assert pg.evaluate("() => document.querySelector('[data-win=\"hm\"]').dataset.kind") == "figure"
+    # a live update of a figure (a new row) re-renders it without a reload
+    viz.heatmap(np.zeros((1, 4)), win="hm", update="appendRow")
+    pg.wait_for_function("() => { const d = document.querySelector('[data-win=\"hm\"] .js-plotly-plot');"
+                         " return d && d.data && d.data[0].z.length === 5; }", timeout=TIMEOUT_MS)
+    assert pg.evaluate("() => window.__xss") is None
+    assert errors == []
+
+
+def test_visdom_text_pane_with_xss_payloads_executes_nothing(server, viz, page):
+    pg, errors = page
+    viz.text(XSS, win="note", opts={"title": '<img src=x onerror="window.__xss=6">'})
+    viz.text(XSS, win="note", append=True)
+    open_env(pg, server, "vb")
+    pg.wait_for_function("() => { const b = document.querySelector('[data-win=\"note\"] .text-pane b');"
+                         " return b && b.textContent === 'bold text'; }", timeout=TIMEOUT_MS)
+    html = pg.evaluate("() => document.querySelector('[data-win=\"note\"] .text-pane').innerHTML")
+    assert "onerror" not in html and "javascript:" not in html and "<script" not in html and "<iframe" not in html
+    pg.evaluate("() => { const a = document.querySelector('#jslink, [data-win=\"note\"] a'); if (a) a.click(); }")
+    pg.wait_for_timeout(300)
+    assert pg.evaluate("() => window.__xss") is None
+    assert errors == []
