@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from . import STATIC_DIR, TEMPLATES_DIR
 from .services import Services
 from .settings import Settings
-from .web import api, envs_api, pages, sockets
+from .web import api, auth, envs_api, openapi, pages, sockets
 from .web.common import ApiError, json_response
 from .web.visdom_compat import bp as visdom_bp
 from .web.visdom_socket import bp as visdom_socket_bp
@@ -29,11 +29,17 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app = Flask("paneboard.server", static_folder=str(STATIC_DIR), static_url_path="/static",
                 template_folder=str(TEMPLATES_DIR))
     app.extensions["paneboard"] = services or Services.open(settings)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes  # bigger bodies get a 413 JSON error
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(visdom_bp)  # Visdom wire protocol: /events, /update, /win_data ...
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
+    app.register_blueprint(openapi.bp)
+
+    @app.before_request
+    def _access() -> Response | None:
+        return auth.check_http(request, settings.token)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Response:
@@ -90,6 +96,9 @@ class AsgiApp:
             handler = self.ws_routes.get(path)
             if handler is None:
                 await send({"type": "websocket.close", "code": 4404})
+                return
+            if not auth.check_websocket(scope, self.settings.token):
+                await send({"type": "websocket.close", "code": 4403})  # refused before the handshake: 403
                 return
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
