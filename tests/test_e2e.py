@@ -188,3 +188,33 @@ def test_dash_server_runs_on_postgresql(tmp_path, postgres):
         client.close_connection(timeout=5)
     finally:
         srv.stop()
+
+
+def test_two_servers_on_one_postgresql_share_live_updates(tmp_path, postgres):
+    url = postgres.new_database()
+    a = ServerProcess(db=tmp_path / "a.db", db_url=url).start()
+    b = ServerProcess(db=tmp_path / "b.db", db_url=url).start()
+    try:
+        client = paneboard.Client(server="http://127.0.0.1", port=a.port, env="shared")
+        client.line(X=[0], Y=[0], win="w")
+        assert client.flush(timeout=30)
+        with connect(f"ws://127.0.0.1:{b.port}/ws", open_timeout=5) as ws:
+            ws.send(json.dumps({"subscribe": "shared"}))
+            seen: list[dict] = []
+            deadline = time.monotonic() + 15
+            sent = False
+            while time.monotonic() < deadline and not any(m["type"] == "extend" for m in seen):
+                if not sent and any(m["type"] == "subscribed" for m in seen):
+                    client.line(X=[1, 2], Y=[5, 6], win="w", update="append")  # written through server A
+                    sent = True
+                try:
+                    seen += json.loads(ws.recv(timeout=1))
+                except TimeoutError:
+                    pass
+            extend = next(m for m in seen if m["type"] == "extend")
+            assert extend["win"] == "w" and extend["traces"][0]["x"] == [1, 2]
+        assert len(export_rows(b, "shared", "w")) == 3
+        client.close_connection(timeout=5)
+    finally:
+        a.stop()
+        b.stop()

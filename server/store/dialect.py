@@ -50,3 +50,40 @@ def upsert(conn, table: Table, key: list[str], update_cols: list[str]):
     """INSERT ... ON CONFLICT (key) DO UPDATE SET update_cols = excluded.update_cols."""
     stmt = _dialect_insert(conn, table)
     return stmt.on_conflict_do_update(index_elements=key, set_={c: stmt.excluded[c] for c in update_cols})
+
+
+# -- cross-process live updates (PostgreSQL LISTEN/NOTIFY) -------------------------------------------------
+PEER_CHANNEL = "paneboard_live"
+
+
+def supports_peers(engine) -> bool:
+    """Several dash-server processes can share live updates only through PostgreSQL."""
+    return engine.dialect.name == "postgresql"
+
+
+def notify_peers(engine, payloads: list[str]) -> None:
+    from sqlalchemy import text
+
+    with engine.begin() as conn:
+        for payload in payloads:
+            conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": PEER_CHANNEL, "payload": payload})
+
+
+def listen_peers(engine, on_payload, stop) -> None:
+    """Block until `stop` is set, calling on_payload(text) for each notification (reconnecting on errors)."""
+    import logging
+
+    import psycopg
+
+    log = logging.getLogger("paneboard.peers")
+    conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    while not stop.is_set():
+        try:
+            with psycopg.connect(conninfo, autocommit=True) as conn:
+                conn.execute(f"LISTEN {PEER_CHANNEL}")
+                while not stop.is_set():
+                    for note in conn.notifies(timeout=0.5):
+                        on_payload(note.payload)
+        except Exception:
+            log.exception("lost the PostgreSQL LISTEN connection; retrying")
+            stop.wait(1.0)

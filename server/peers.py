@@ -1,0 +1,68 @@
+"""Live updates shared between dash-server processes on one PostgreSQL database (LISTEN/NOTIFY)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from . import jsonio
+from .store import dialect
+
+log = logging.getLogger("paneboard.peers")
+
+MAX_PAYLOAD = 7000  # PostgreSQL refuses NOTIFY payloads from 8000 bytes on
+
+
+def _fit(origin: str, messages: list[dict[str, Any]]) -> list[str]:
+    """Payloads under the NOTIFY limit; an extend too big to carry becomes a `pane` message (a refetch)."""
+    small = [m if m["type"] != "extend" or len(jsonio.dumps(m)) < MAX_PAYLOAD // 2 else
+             {"type": "pane", "env": m["env"], "win": m["win"], "version": m["version"]} for m in messages]
+    payloads, chunk, size = [], [], 0
+    for m in small:
+        n = len(jsonio.dumps(m))
+        if chunk and size + n > MAX_PAYLOAD:
+            payloads.append(jsonio.dumps({"origin": origin, "messages": chunk}).decode())
+            chunk, size = [], 0
+        chunk.append(m)
+        size += n
+    if chunk:
+        payloads.append(jsonio.dumps({"origin": origin, "messages": chunk}).decode())
+    return payloads
+
+
+class Peers:
+    """Sends this process's committed changes to the others and feeds theirs into the local hub."""
+
+    def __init__(self, engine, local_publish: Callable[[list[dict]], None]) -> None:
+        self.engine = engine
+        self.local_publish = local_publish
+        self.origin = uuid.uuid4().hex
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=dialect.listen_peers, args=(engine, self._received, self._stop),
+                                        name="paneboard-peers", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=3)
+
+    def publish(self, messages: list[dict[str, Any]]) -> None:
+        """Called by the writer after each commit: local browsers first, then the other processes."""
+        self.local_publish(messages)
+        try:
+            dialect.notify_peers(self.engine, _fit(self.origin, messages))
+        except Exception:
+            log.exception("could not notify the other dash-server processes")
+
+    def _received(self, payload: str) -> None:
+        try:
+            note = jsonio.loads(payload)
+        except ValueError:
+            return
+        if isinstance(note, dict) and note.get("origin") != self.origin and isinstance(note.get("messages"), list):
+            self.local_publish(note["messages"])
