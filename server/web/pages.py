@@ -36,6 +36,12 @@ def index() -> str:
     return _page("envs", None)
 
 
+@bp.get("/compare")
+def compare_page() -> str:
+    """Envs to compare come from ?envs=a,b (read by static/js/compare.js)."""
+    return _page("compare", None)
+
+
 @bp.get("/env/<path:name>")
 def env_page(name: str) -> str:
     try:

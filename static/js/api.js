@@ -76,3 +76,11 @@ export function getPane(env, win, points, { x0, x1, signal } = {}) {
 
 /** URL of a pane's export (csv|json), for download links. */
 export const exportUrl = (env, win, format) => url(`api/v1/envs/${enc(env)}/panes/${enc(win)}/export?format=${enc(format)}`);
+
+/** Writes of the workspace (fork, rename, layout, views, meta): JSON body in, JSON out, ApiError on 4xx/5xx. */
+export const post = (path, body) => request("POST", path, { body: body === undefined ? {} : body });
+export const put = (path, body) => request("PUT", path, { body });
+export const del = (path) => request("DELETE", path);
+export const getJson = (path) => get(path);
+export const envPath = (env) => `api/v1/envs/${enc(env)}`;
+export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join(",")}`);

@@ -3,6 +3,9 @@ import * as api from "./api.js";
 import { follow } from "./live.js";
 import { moduleFor } from "./panes/registry.js";
 import { loadPlotly } from "./panes/xy.js";
+import { envListPage } from "./envlist.js";
+import { comparePage } from "./compare.js";
+import { workspace } from "./workspace.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
@@ -87,72 +90,6 @@ const connect = (subscribe, load, handle) => follow({
   onReady: () => { document.body.dataset.ready = "1"; },
 });
 
-// ---------------------------------------------------------------- env list page
-function envListPage() {
-  document.title = "paneboard";
-  $("crumbs").replaceChildren(h("span", { class: "crumb-current", text: "envs" }));
-  const envs = new Map();
-  let sort = { key: "name", dir: 1 };
-  let filter = "";
-  const cols = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["updated", "Updated"], ["created", "Created"]];
-  const head = h("tr", null, cols.map(([key, label]) =>
-    h("th", { class: `col-${key}`, dataset: { key }, onclick: () => {
-      sort = { key, dir: sort.key === key ? -sort.dir : key === "name" ? 1 : -1 };
-      draw();
-    } }, label)));
-  const body = h("tbody");
-  const empty = h("div", { class: "empty", hidden: true },
-    "No envs yet. Log something from a script: ", h("code", { text: 'paneboard.Client(env="main").line(...)' }));
-  const search = h("input", { type: "search", class: "filter", placeholder: "filter envs", "aria-label": "filter envs",
-    oninput: () => { filter = search.value.trim().toLowerCase(); draw(); } });
-  $("tools").replaceChildren(search);
-  $("main").replaceChildren(h("div", { class: "env-list" }, h("table", { class: "envs" }, h("thead", null, head), body), empty));
-
-  let scheduled = false;
-  function draw() {
-    scheduled = false;
-    const rows = [...envs.values()].filter((e) => !filter || String(e.name).toLowerCase().includes(filter));
-    const { key, dir } = sort;
-    const val = (e) => (key === "name" ? String(e.name) : key === "updated" || key === "created" ? toMs(e[key]) || 0 : Number(e[key]) || 0);
-    rows.sort((a, b) => {
-      const x = val(a), y = val(b);
-      return dir * (typeof x === "string" ? x.localeCompare(y) : x - y);
-    });
-    for (const th of head.children) th.dataset.sort = th.dataset.key === key ? (dir > 0 ? "asc" : "desc") : "";
-    body.replaceChildren(...rows.map((e) => h("tr", { dataset: { env: e.name } },
-      h("td", { class: "col-name" }, h("a", { href: api.envPageUrl(e.name), text: e.name }),
-        e.forked_from ? h("span", { class: "forked", text: ` fork of ${e.forked_from}` }) : null),
-      h("td", { class: "col-panes num", text: fmtInt(e.panes) }),
-      h("td", { class: "col-points num", text: fmtInt(e.points) }),
-      h("td", { class: "col-updated" }, timeEl(e.updated)),
-      h("td", { class: "col-created" }, timeEl(e.created)))));
-    empty.hidden = envs.size > 0;
-  }
-  const redraw = () => {
-    if (!scheduled) {
-      scheduled = true;
-      requestAnimationFrame(draw);
-    }
-  };
-
-  connect(null, async () => {
-    const res = await api.listEnvs();
-    envs.clear();
-    for (const e of res.envs || []) envs.set(e.name, e);
-    notice("");
-    draw();
-  }, (m, reload) => {
-    if (m.type === "env" && m.env && typeof m.env.name === "string") {
-      const old = envs.get(m.env.name);
-      if (!old || !(toMs(old.updated) > toMs(m.env.updated))) envs.set(m.env.name, m.env);
-      redraw();
-    } else if (m.type === "env_deleted") {
-      envs.delete(m.env);
-      redraw();
-    } else if (m.type === "resync" && reload) reload();
-  });
-}
-
 // ---------------------------------------------------------------- env page
 function envPage(env) {
   document.title = `${env} · paneboard`;
@@ -163,10 +100,11 @@ function envPage(env) {
     h("span", { class: "env-stats", id: "env-stats" }));
   const search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
     oninput: () => applyFilter() });
-  $("tools").replaceChildren(search);
   const grid = h("div", { class: "grid", id: "grid" });
+  const ws = workspace({ env, grid, notice, slots: () => slots });
+  $("tools").replaceChildren(search, ...ws.tools());
   const empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
-  $("main").replaceChildren(grid, empty);
+  $("main").replaceChildren(ws.metaBox, grid, empty);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
 
   const slots = new Map(); // win -> slot
@@ -204,6 +142,7 @@ function envPage(env) {
     };
     slots.set(win, slot);
     grid.appendChild(card);
+    ws.attach(slot);
     empty.hidden = true;
     return slot;
   }
@@ -233,7 +172,7 @@ function envPage(env) {
     slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.win);
     slot.titleEl.textContent = slot.title;
     slot.titleEl.title = `${pane.win} (${pane.kind})`;
-    slot.card.classList.toggle("wide", Number(pane.opts && pane.opts.width) >= 700);
+    ws.place(slot, pane.layout);
     applyFilter();
     return enqueue(slot, async () => {
       slot.body.classList.remove("loading");
@@ -337,6 +276,7 @@ function envPage(env) {
     }
     gone = false;
     notice("");
+    ws.loadMeta();
     grid.classList.remove("gone");
     stats(res.env);
     const seen = new Set();
@@ -348,6 +288,7 @@ function envPage(env) {
       if (grid.children[at] !== slot.card) grid.insertBefore(slot.card, grid.children[at] || null); // server order
       at += 1;
       const same = slot.pane && slot.kind === pane.kind && slot.pane.created === pane.created;
+      if (same) ws.place(slot, pane.layout); // a layout changed while we were offline
       if (slot.fetching) slot.again = true;
       else if (!same || !(pane.version <= slot.version)) work.push(applyPane(slot, pane));
     }
@@ -373,6 +314,7 @@ function envPage(env) {
       return;
     }
     if (m.env !== undefined && m.env !== env) return;
+    if (ws.onMessage(m)) return;
     if (m.type === "resync") {
       if (reload) reload();
     } else if (m.type === "pane") {
@@ -390,4 +332,5 @@ function envPage(env) {
 
 // ---------------------------------------------------------------- boot
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) envPage(String(boot.env));
-else envListPage();
+else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice });
+else envListPage({ connect, notice });

@@ -1,5 +1,5 @@
 // panes/xy.js — line/scatter panes: Plotly "scatter" traces; live points go through Plotly.extendTraces, never a re-plot.
-import { url } from "../api.js";
+import { getPane, url } from "../api.js";
 
 let plotlyPromise = null;
 
@@ -96,6 +96,35 @@ export function render(el, pane, ctx) {
   let idxPos = new Map(); // server trace idx -> position in div.data
   let stored = 0; // points the server holds for this pane (sum of traces' total) + points extended since
   let destroyed = false;
+  let zoom = null; // [x0, x1] while zoomed in: the pane shows the server's full-budget read of that range
+  let zoomSeq = 0; // discards detail reads overtaken by a newer zoom
+
+  /** Zoom-aware detail: a new x-range refetches that range at the full point budget; autoscale restores the overview. */
+  function onRelayout(ev) {
+    if (!ev || destroyed) return;
+    let a = ev["xaxis.range[0]"], b = ev["xaxis.range[1]"];
+    if (Array.isArray(ev["xaxis.range"])) [a, b] = ev["xaxis.range"];
+    if (ev["xaxis.autorange"] === true) {
+      if (!zoom) return;
+      zoom = null;
+      zoomSeq += 1;
+      delete div.dataset.zoom;
+      ctx.refetch();
+    } else if (typeof a === "number" && typeof b === "number" && Number.isFinite(a) && Number.isFinite(b)) {
+      zoom = [Math.min(a, b), Math.max(a, b)];
+      detail().catch((err) => ctx.setInfo("zoom read failed", err && err.message));
+    }
+  }
+
+  async function detail() {
+    const seq = ++zoomSeq;
+    const [x0, x1] = zoom;
+    const p = await getPane(ctx.env, ctx.win, ctx.points, { x0, x1 });
+    if (destroyed || seq !== zoomSeq) return;
+    await draw(p, false);
+    div.dataset.zoom = `${x0},${x1}`;
+    div.dataset.detail = String(seq);
+  }
 
   function report() {
     const shown = (div.data || []).reduce((n, d) => n + (d.x ? d.x.length : 0), 0);
@@ -114,8 +143,10 @@ export function render(el, pane, ctx) {
     const layout = plotlyLayout(p, traces.length);
     const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
     div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
-    if (first) await Plotly.newPlot(div, traces, layout, CONFIG);
-    else await Plotly.react(div, traces, layout, CONFIG);
+    if (first) {
+      await Plotly.newPlot(div, traces, layout, CONFIG);
+      div.on("plotly_relayout", onRelayout);
+    } else await Plotly.react(div, traces, layout, CONFIG);
     report();
   }
 
@@ -149,7 +180,7 @@ export function render(el, pane, ctx) {
 
   return {
     ready: draw(pane, true),
-    update: (p) => draw(p, false),
+    update: (p) => (zoom ? detail() : draw(p, false)), // zoomed in: refresh the detail, not the overview
     extend,
     destroy() {
       destroyed = true;
