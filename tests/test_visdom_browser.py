@@ -106,3 +106,22 @@ def test_visdom_text_pane_with_xss_payloads_executes_nothing(server, viz, page):
     pg.wait_for_timeout(300)
     assert pg.evaluate("() => window.__xss") is None
     assert errors == []
+
+
+def test_image_history_slider(server, viz, page):
+    pg, errors = page
+    for shade in (0.0, 1.0, 0.5):
+        viz.image(np.full((3, 8, 8), shade), win="ih", opts={"store_history": True, "caption": f"c{shade}"})
+    open_env(pg, server, "vb")
+    sel = '[data-win="ih"]'
+    pg.wait_for_function("s => { const r = document.querySelector(s + ' input.image-history');"
+                         " return r && !r.hidden && r.max === '2' && r.value === '2'; }", arg=sel, timeout=TIMEOUT_MS)
+    newest = pg.evaluate("s => document.querySelector(s + ' img').getAttribute('src')", sel)
+    pg.evaluate("s => { const r = document.querySelector(s + ' input.image-history'); r.value = '0';"
+                " r.dispatchEvent(new Event('input')); }", sel)
+    first = pg.evaluate("s => document.querySelector(s + ' img').getAttribute('src')", sel)
+    assert first != newest and "api/v1/blobs/" in first
+    assert pg.evaluate("s => document.querySelector(s + ' figcaption').textContent", sel) == "c0.0"
+    pg.wait_for_function("s => { const i = document.querySelector(s + ' img'); return i.complete && i.naturalWidth === 8; }",
+                         arg=sel, timeout=TIMEOUT_MS)
+    assert errors == []

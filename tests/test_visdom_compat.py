@@ -116,6 +116,23 @@ def test_image_is_stored_as_a_blob_and_served_back_as_a_data_uri(server, viz):
     assert (data["width"], data["height"], data["mime"]) == (20, 12, "image/png")
 
 
+def test_image_store_history_keeps_every_image(server, viz):
+    for shade in (0.0, 0.5, 1.0):
+        viz.image(np.full((3, 4, 6), shade), win="hist", opts={"store_history": True, "caption": f"s{shade}"})
+    w = window(viz, "hist")
+    assert w["type"] == "image_history" and w["selected"] == 2
+    assert [c["caption"] for c in w["content"]] == ["s0.0", "s0.5", "s1.0"]
+    grays = []
+    for c in w["content"]:
+        with Image.open(io.BytesIO(base64.b64decode(c["src"].split(",", 1)[1]))) as im:
+            grays.append(im.convert("L").getpixel((0, 0)))
+    assert grays == [0, 127, 255] or grays == [0, 128, 255]
+    data = pane(server, "hist")["data"]
+    assert len(data["history"]) == 3 and data["src"] == data["history"][-1]["src"]
+    viz.image(np.zeros((3, 4, 6)), win="hist")  # without store_history: overwrites, history gone (as Visdom)
+    assert window(viz, "hist")["type"] == "image"
+
+
 def test_heatmap_updates_rows_and_columns(server, viz):
     viz.heatmap(np.array([[1, 2], [3, 4]]), win="hm", opts={"columnnames": ["a", "b"], "rownames": ["r1", "r2"]})
     viz.heatmap(np.array([[5, 6]]), win="hm", update="appendRow", opts={"rownames": ["r3"]})

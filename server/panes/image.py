@@ -1,4 +1,4 @@
-"""Image panes: the picture is a content-addressed blob; the pane holds its reference and size."""
+"""Image panes: the picture is a content-addressed blob; the pane holds its reference, size and (optionally) history."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
 
 KINDS = ("image",)
-UPDATE_MODES = ("replace",)
+UPDATE_MODES = ("replace", "append")  # append: keep the previous images as history (Visdom's store_history)
+MAX_HISTORY = 1000  # entries kept in a pane's history (oldest dropped); the blobs themselves stay stored
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MIME_BY_FORMAT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
@@ -47,15 +48,26 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     if pane is not None and cmd.op == "update" and pane.kind not in KINDS:
         raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not image")
     content = {"blob": tx.put_blob(data, mime), "mime": mime, "width": width, "height": height}
+    entry = {**content, "caption": cmd.opts.get("caption")}
     if cmd.op == "set" or pane is None:
+        if cmd.opts.get("store_history") or cmd.mode == "append":
+            content["history"] = [entry]
         pane = tx.put_pane(cmd.env, cmd.win, "image", title_of(cmd.opts), cmd.opts, content)
     else:
         opts = merged_opts(pane, cmd)
+        if cmd.mode == "append":
+            old = pane.content or {}
+            history = old.get("history") or ([{k: v for k, v in old.items() if k != "history"}] if old else [])
+            content["history"] = (history + [entry])[-MAX_HISTORY:]
         pane = tx.update_pane(pane, content=content, opts=opts, title=title_of(opts))
     deltas.pane(pane.env, pane.win, pane.version)
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
     content = pane.content or {}
-    return {"src": f"api/v1/blobs/{content.get('blob', '')}", "mime": content.get("mime"),
-            "width": content.get("width"), "height": content.get("height"), "caption": pane.opts.get("caption")}
+    out = {"src": f"api/v1/blobs/{content.get('blob', '')}", "mime": content.get("mime"),
+           "width": content.get("width"), "height": content.get("height"), "caption": pane.opts.get("caption")}
+    if content.get("history"):
+        out["history"] = [{"src": f"api/v1/blobs/{h.get('blob', '')}", "mime": h.get("mime"), "width": h.get("width"),
+                           "height": h.get("height"), "caption": h.get("caption")} for h in content["history"]]
+    return out

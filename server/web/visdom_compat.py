@@ -107,7 +107,9 @@ def update() -> Response:
     body = _body()
     env, win = _eid(body.get("eid")), _win(body)
     pane = _pane(env, win)
-    ntraces = len(services().store.list_traces(pane)) if pane is not None and pane.kind in ("line", "scatter") else 0
+    # Only an opts-only update of an xy pane needs its trace count; appends (the hot path) skip the read.
+    ntraces = len(services().store.list_traces(pane)) \
+        if pane is not None and pane.kind in ("line", "scatter") and not body.get("data") else 0
     try:
         out = update_events(env, win, body, pane, ntraces)
     except EventError as exc:

@@ -78,12 +78,17 @@ def create_events(env: str, win: str, body: dict) -> list[dict]:
         return [{**ev, "kind": "text", "content": content if isinstance(content, str) else str(content)}]
     if kind in ("image", "image_history"):
         content = data[0].get("content")
-        if isinstance(content, list) and content:  # a saved image_history window: its newest image
-            content = content[-1]
-        caption = content.get("caption") if isinstance(content, dict) else None
-        if caption is not None:
-            opts["caption"] = caption
-        return [{**ev, "kind": "image", "image": image_wire(content)}]
+        # A saved image_history window holds a list: the first image creates the pane, the rest append.
+        items = content if isinstance(content, list) and content else [content]
+        if kind == "image_history":
+            opts["store_history"] = True
+        out = []
+        for n, item in enumerate(items):
+            caption = item.get("caption") if isinstance(item, dict) else None
+            o = {**opts, "caption": caption} if caption is not None else dict(opts)
+            step = {**ev, "opts": o} if n == 0 else {**ev, "op": "update", "mode": "append", "opts": o}
+            out.append({**step, "kind": "image", "image": image_wire(item)})
+        return out
     if kind in ("properties", "network", "embeddings"):
         raise EventError(f"Visdom {kind} windows are not supported yet")
     layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
@@ -116,7 +121,12 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
     if pane.kind == "image":
         if not data:
             return []
-        return [{**ev, "mode": "replace", "image": image_wire(data[0].get("content"))}]
+        content = data[0].get("content")
+        caption = content.get("caption") if isinstance(content, dict) else None
+        if caption is not None:
+            ev["opts"]["caption"] = caption
+        mode = "append" if data[0].get("type") == "image_history" else "replace"  # store_history keeps the old
+        return [{**ev, "mode": mode, "image": image_wire(content)}]
     if pane.kind == "figure":
         if body.get("delete"):
             return [{**ev, "mode": "remove", "traces": []}]
@@ -148,9 +158,13 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
     if pane.kind == "text":
         win.update(type="text", content=content.get("html", ""))
     elif pane.kind == "image":
-        found = store.get_blob(content.get("blob", ""))
-        src = f"data:{found[0]};base64,{base64.b64encode(found[1]).decode()}" if found else ""
-        win.update(type="image", content={"src": src, "caption": opts.get("caption")})
+        history = content.get("history")
+        if history:
+            win.update(type="image_history", selected=len(history) - 1, show_slider=opts.get("show_slider", True),
+                       content=[{"src": _data_uri(store, h.get("blob")), "caption": h.get("caption")} for h in history])
+        else:
+            win.update(type="image", content={"src": _data_uri(store, content.get("blob")),
+                                              "caption": opts.get("caption")})
     elif pane.kind == "figure":
         win.update(type="plot", content={"data": content.get("data", []), "layout": content.get("layout", {})})
     else:
@@ -163,6 +177,11 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
         layout = opts.get(LAYOUT_KEY) or {"title": pane.title}
         win.update(type="plot", content={"data": data, "layout": layout})
     return win
+
+
+def _data_uri(store: Store, blob: Any) -> str:
+    found = store.get_blob(blob) if isinstance(blob, str) else None
+    return f"data:{found[0]};base64,{base64.b64encode(found[1]).decode()}" if found else ""
 
 
 def window_events(env: str, win: str, window: Any) -> list[dict]:

@@ -1,4 +1,5 @@
-// panes/image.js — image panes: an <img> of the stored blob (data.src, relative to the base URL) with opts.caption.
+// panes/image.js — image panes: an <img> of the stored blob (data.src, relative to the base URL) with opts.caption;
+// a pane with data.history (Visdom's store_history) gets a slider over its images, newest selected.
 
 const SMALL = 256; // images narrower than this are scaled up by an integer factor, pixelated (MNIST-sized grids)
 
@@ -11,7 +12,12 @@ export function render(el, pane, ctx) {
   const err = document.createElement("div");
   err.className = "pane-error";
   err.hidden = true;
-  fig.append(img, cap, err);
+  const slider = document.createElement("input");
+  slider.type = "range";
+  slider.className = "image-history";
+  slider.min = "0";
+  slider.hidden = true;
+  fig.append(img, cap, slider, err);
   el.appendChild(fig);
 
   img.addEventListener("load", () => {
@@ -22,8 +28,26 @@ export function render(el, pane, ctx) {
     err.textContent = "image failed to load";
   });
 
+  let history = [];
+  let current = null;
+
+  slider.addEventListener("input", () => {
+    const h = history[Number(slider.value)];
+    if (h) show(current, { ...current.data, ...h, caption: h.caption }, true);
+  });
+
   function set(p) {
     const d = p.data || {};
+    current = p;
+    history = Array.isArray(d.history) ? d.history : [];
+    slider.hidden = history.length < 2;
+    slider.max = String(Math.max(history.length - 1, 0));
+    slider.value = slider.max; // a new image arrived: show the newest
+    slider.title = `image ${history.length} of ${history.length}`;
+    show(p, d, false);
+  }
+
+  function show(p, d, fromSlider) {
     const src = typeof d.src === "string" && d.src ? (/^(data|blob):/.test(d.src) ? d.src : ctx.url(d.src)) : "";
     const w = Number(d.width) || 0;
     const h = Number(d.height) || 0;
@@ -35,7 +59,9 @@ export function render(el, pane, ctx) {
       img.classList.toggle("pixelated", k > 1);
     }
     if (src && img.getAttribute("src") !== src) img.src = src;
-    const caption = p.opts && p.opts.caption != null ? String(p.opts.caption) : "";
+    const c = fromSlider ? d.caption : p.opts && p.opts.caption;
+    const caption = c != null ? String(c) : "";
+    if (fromSlider) slider.title = `image ${Number(slider.value) + 1} of ${history.length}`;
     cap.textContent = caption;
     cap.hidden = !caption;
     img.alt = caption || p.title || p.win || "image";
