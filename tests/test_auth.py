@@ -39,7 +39,7 @@ def request(url: str, method: str = "GET", body: bytes | None = None, headers: d
 
 @pytest.fixture
 def guarded(tmp_path):
-    srv = ServerProcess(db=tmp_path / "auth.db", extra_args=["--token", TOKEN, "--max-request-mb", "1"]).start()
+    srv = ServerProcess(db=tmp_path / "auth.db", extra_args=["--token", TOKEN, "--max-request-mb", "0.05"]).start()
     try:
         yield srv
     finally:
@@ -105,7 +105,7 @@ def test_oversized_requests_get_413_and_nothing_stored_is_touched(guarded):
     auth = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
     small = json.dumps({"events": [{"op": "set", "env": "big", "win": "t", "kind": "text", "content": "ok"}]})
     assert request(guarded.url + "/api/v1/events", "POST", small.encode(), auth)[0] == 200
-    huge = json.dumps({"events": [{"op": "set", "env": "big", "win": "t", "kind": "text", "content": "x" * 2_000_000}]})
+    huge = json.dumps({"events": [{"op": "set", "env": "big", "win": "t", "kind": "text", "content": "x" * 100_000}]})
     status, _, msg = request(guarded.url + "/api/v1/events", "POST", huge.encode(), auth)
     assert status == 413 and "error" in json.loads(msg)
     _, _, pane = request(guarded.url + "/api/v1/envs/big/panes/t", headers=auth)
