@@ -248,6 +248,17 @@ class VisdomMethods:
             raise ValueError("svg: no <svg ...>...</svg> element found")
         return self.text(m.group(0), win=win, env=env, opts=opts)  # type: ignore[attr-defined]
 
+    def properties(self, data: list[dict[str, Any]], win: str | None = None, env: str | None = None,
+                   opts: Mapping[str, Any] | None = None) -> str:
+        """Property editor: fields {"type": text|number|button|checkbox|select, "name", "value"[, "values"]};
+        edits in the browser arrive as PropertyUpdate events (visdom.Visdom.register_event_handler)."""
+        from .client import new_win_id  # late import: client.py imports this module
+
+        win = new_win_id() if win is None else win
+        self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
+                            "kind": "properties", "opts": dict(opts or {}), "properties": list(data)})
+        return win
+
     def fork_env(self, prev_eid: str, eid: str) -> str:
         """Copy env prev_eid to eid (after every event sent before this call)."""
         self.transport.put({"t": _now(), "op": "fork_env", "env": eid, "from": prev_eid, "win": None})

@@ -125,3 +125,44 @@ def test_image_history_slider(server, viz, page):
     pg.wait_for_function("s => { const i = document.querySelector(s + ' img'); return i.complete && i.naturalWidth === 8; }",
                          arg=sel, timeout=TIMEOUT_MS)
     assert errors == []
+
+
+def test_browser_interactions_reach_visdom_event_handlers(server, viz, page):
+    pg, errors = page
+    got: list[dict] = []
+    viz.properties([{"type": "text", "name": "lr", "value": "0.1"},
+                    {"type": "checkbox", "name": "on", "value": False},
+                    {"type": "select", "name": "color", "value": 0, "values": ["Red", "Green"]}], win="props")
+    viz.text("press a key here", win="keys")
+    viz.image(np.zeros((3, 10, 20)), win="clickme")
+    for win in ("props", "keys", "clickme"):
+        viz.register_event_handler(got.append, win)
+    open_env(pg, server, "vb")
+    pg.wait_for_function("() => document.querySelectorAll('[data-win=\"props\"] .properties-pane tr').length === 3",
+                         timeout=TIMEOUT_MS)
+    props = pg.locator('[data-win="props"] .properties-pane')
+    props.locator("input[type=text]").fill("0.01")
+    props.locator("input[type=text]").press("Enter")  # change fires on commit
+    props.locator("input[type=checkbox]").check()
+    props.locator("select").select_option("1")
+    pg.locator('[data-win="keys"] .text-pane').focus()
+    pg.keyboard.press("ArrowRight")
+    img = pg.locator('[data-win="clickme"] img')
+    pg.wait_for_function("() => { const i = document.querySelector('[data-win=\"clickme\"] img');"
+                         " return i.complete && i.naturalWidth === 20; }", timeout=TIMEOUT_MS)
+    box = img.bounding_box()
+    img.click(position={"x": box["width"] * 0.75, "y": box["height"] * 0.25})
+    for _ in range(200):  # the events come back over the client's /vis_socket thread
+        if len(got) >= 5:
+            break
+        pg.wait_for_timeout(50)
+    seen = [(e["event_type"], e["target"]) for e in got]
+    updates = [(e["propertyId"], e["value"]) for e in got if e["event_type"] == "PropertyUpdate"]
+    assert updates == [(0, "0.01"), (1, True), (2, 1)], seen
+    keys = [e for e in got if e["event_type"] == "KeyPress"]
+    assert [(k["target"], k["key"]) for k in keys] == [("keys", "ArrowRight")]
+    clicks = [e for e in got if e["event_type"] == "Click"]
+    assert len(clicks) == 1 and clicks[0]["target"] == "clickme"
+    assert clicks[0]["image_coord"] == {"x": 15, "y": 2}  # image pixels, not screen pixels
+    assert clicks[0]["pane_data"]["type"] == "image" and clicks[0]["eid"] == "vb"
+    assert errors == []

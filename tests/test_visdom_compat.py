@@ -227,3 +227,38 @@ def test_polling_socket_wrap(server):
     assert json.loads(text) == {"success": True, "messages": ['{"command": "alive", "data": "vis_alive"}']}
     status, text = post_raw(server, "/vis_socket_wrap", b'{"message_type": "query", "sid": "gone"}')
     assert json.loads(text) == {"success": False, "reason": "closed"}
+
+
+PROPS = [{"type": "text", "name": "Text input", "value": "initial"}, {"type": "number", "name": "n", "value": 12},
+         {"type": "button", "name": "go", "value": "Start"}, {"type": "checkbox", "name": "on", "value": True},
+         {"type": "select", "name": "color", "value": 1, "values": ["Red", "Green", "Blue"]}]
+
+
+def wait_for(pred, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError("condition not met in time")
+
+
+def test_properties_pane_and_callback_events_reach_the_handlers(server, viz):
+    assert viz.properties(PROPS, win="props") == "props"
+    w = window(viz, "props")
+    assert w["type"] == "properties" and w["content"] == PROPS
+    assert pane(server, "props")["data"]["properties"] == PROPS
+    got = []
+    viz.register_event_handler(got.append, "props")
+    wait_for(lambda: viz.socket_alive)
+    # what our browser UI posts when a field changes (the same fields Visdom's UI sends)
+    status, text = post_raw(server, "/vis_event", json.dumps(
+        {"event_type": "PropertyUpdate", "target": "props", "eid": "compat", "propertyId": 0, "value": "edited"}).encode())
+    assert status == 200 and json.loads(text)["delivered"] >= 1
+    wait_for(lambda: got)
+    ev = got[0]
+    assert (ev["event_type"], ev["propertyId"], ev["value"], ev["eid"]) == ("PropertyUpdate", 0, "edited", "compat")
+    assert ev["pane_data"]["content"] == PROPS  # the stored window goes along, as in Visdom
+    status, text = post_raw(server, "/vis_event", b'{"event_type": "Evil", "target": "props", "eid": "compat"}')
+    assert status == 400

@@ -84,3 +84,15 @@ def test_queries_see_earlier_calls(server, client):
     client.fork_env("sdkv", "sdkv2")
     assert client.flush(10)
     assert server.get_json("/api/v1/envs/sdkv2/panes/L")["title"] == "renamed"
+
+
+def test_properties_pane(server, client):
+    props = [{"type": "number", "name": "lr", "value": 0.1}, {"type": "select", "name": "c", "value": 0,
+                                                               "values": ["a", "b"]}]
+    client.properties(props, win="p", opts={"title": "settings"})
+    assert client.flush(10)
+    got = server.get_json("/api/v1/envs/sdkv/panes/p")
+    assert got["kind"] == "properties" and got["title"] == "settings" and got["data"]["properties"] == props
+    client.properties([{"type": "bogus"}], win="p")  # rejected by the server; the stored pane stays
+    client.flush(10)
+    assert server.get_json("/api/v1/envs/sdkv/panes/p")["data"]["properties"] == props

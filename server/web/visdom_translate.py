@@ -89,7 +89,9 @@ def create_events(env: str, win: str, body: dict) -> list[dict]:
             step = {**ev, "opts": o} if n == 0 else {**ev, "op": "update", "mode": "append", "opts": o}
             out.append({**step, "kind": "image", "image": image_wire(item)})
         return out
-    if kind in ("properties", "network", "embeddings"):
+    if kind == "properties":
+        return [{**ev, "kind": "properties", "properties": data[0].get("content")}]
+    if kind in ("network", "embeddings"):
         raise EventError(f"Visdom {kind} windows are not supported yet")
     layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
     xy = [_xy_trace(t, strict=True) for t in data]
@@ -127,6 +129,8 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
             ev["opts"]["caption"] = caption
         mode = "append" if data[0].get("type") == "image_history" else "replace"  # store_history keeps the old
         return [{**ev, "mode": mode, "image": image_wire(content)}]
+    if pane.kind == "properties":
+        return [{**ev, "mode": "replace", "properties": data[0].get("content")}] if data else []
     if pane.kind == "figure":
         if body.get("delete"):
             return [{**ev, "mode": "remove", "traces": []}]
@@ -165,6 +169,8 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
         else:
             win.update(type="image", content={"src": _data_uri(store, content.get("blob")),
                                               "caption": opts.get("caption")})
+    elif pane.kind == "properties":
+        win.update(type="properties", content=content.get("properties", []))
     elif pane.kind == "figure":
         win.update(type="plot", content={"data": content.get("data", []), "layout": content.get("layout", {})})
     else:

@@ -1,5 +1,7 @@
 // panes/image.js — image panes: an <img> of the stored blob (data.src, relative to the base URL) with opts.caption;
-// a pane with data.history (Visdom's store_history) gets a slider over its images, newest selected.
+// a pane with data.history (Visdom's store_history) gets a slider over its images, newest selected. Clicks (in image
+// pixels) and keys go to Visdom clients' handlers.
+import { reportKeys, sendEvent } from "./visdom_events.js";
 
 const SMALL = 256; // images narrower than this are scaled up by an integer factor, pixelated (MNIST-sized grids)
 
@@ -26,6 +28,15 @@ export function render(el, pane, ctx) {
   img.addEventListener("error", () => {
     err.hidden = false;
     err.textContent = "image failed to load";
+  });
+
+  const unkeys = reportKeys(fig, ctx);
+  img.addEventListener("click", (e) => {
+    const w = img.naturalWidth || img.width;
+    const h = img.naturalHeight || img.height;
+    const x = Math.floor((e.offsetX / (img.clientWidth || 1)) * w);
+    const y = Math.floor((e.offsetY / (img.clientHeight || 1)) * h);
+    sendEvent(ctx, { event_type: "Click", image_coord: { x, y } });
   });
 
   let history = [];
@@ -73,6 +84,9 @@ export function render(el, pane, ctx) {
     ready: Promise.resolve(),
     update: set,
     extend: () => ctx.refetch(),
-    destroy: () => fig.remove(),
+    destroy: () => {
+      unkeys();
+      fig.remove();
+    },
   };
 }

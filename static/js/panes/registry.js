@@ -3,6 +3,7 @@ import * as xy from "./xy.js";
 import * as text from "./text.js";
 import * as image from "./image.js";
 import * as figure from "./figure.js";
+import * as properties from "./properties.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -18,6 +19,7 @@ const KINDS = new Map([
   ["text", text],
   ["image", image],
   ["figure", figure],
+  ["properties", properties],
 ]);
 
 const unsupported = {

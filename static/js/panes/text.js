@@ -1,9 +1,12 @@
-// panes/text.js — text panes: the server-sanitized HTML (data.html) inserted into the card body.
+// panes/text.js — text panes: the server-sanitized HTML (data.html) inserted into the card body; keys typed in a
+// focused pane go to Visdom clients' handlers as KeyPress events.
+import { reportKeys } from "./visdom_events.js";
 
 export function render(el, pane, ctx) {
   const box = document.createElement("div");
   box.className = "text-pane";
   el.appendChild(box);
+  const unkeys = reportKeys(box, ctx);
 
   function set(p) {
     // Log-like panes (update mode append): stay pinned to the bottom if the reader was there.
@@ -20,6 +23,9 @@ export function render(el, pane, ctx) {
     ready: Promise.resolve(),
     update: set,
     extend: () => ctx.refetch(), // text changes come as `pane` messages; anything else: refetch
-    destroy: () => box.remove(),
+    destroy: () => {
+      unkeys();
+      box.remove();
+    },
   };
 }
