@@ -30,12 +30,16 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
                 template_folder=str(TEMPLATES_DIR))
     app.extensions["paneboard"] = services or Services.open(settings)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes  # bigger bodies get a 413 JSON error
+    app.config["PANEBOARD_TOKEN"] = settings.token
+    if settings.username and settings.password:
+        app.config["PANEBOARD_LOGIN"] = (settings.username, auth.password_digest(settings.password))
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(visdom_bp)  # Visdom wire protocol: /events, /update, /win_data ...
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(openapi.bp)
+    app.register_blueprint(auth.bp)
 
     @app.before_request
     def _access() -> Response | None:

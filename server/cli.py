@@ -26,6 +26,10 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", default=os.environ.get("PANEBOARD_TOKEN"),
                    help="access token every client must present (default $PANEBOARD_TOKEN); generated when "
                         "binding a non-loopback address without one")
+    p.add_argument("--username", default=os.environ.get("PANEBOARD_USERNAME"),
+                   help="Visdom-style login for the visdom client (with --password; default $PANEBOARD_USERNAME)")
+    p.add_argument("--password", default=os.environ.get("PANEBOARD_PASSWORD"),
+                   help="password for --username (default $PANEBOARD_PASSWORD)")
     p.add_argument("--max-request-mb", type=float, default=64.0,
                    help="largest HTTP body or websocket message accepted, in MB (default 64)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
@@ -100,12 +104,16 @@ def main(argv: list[str] | None = None) -> int:
         print(tunnel_command(args.print_tunnel, args.port))
         return 0
     token = args.token or None
-    if token is None and not is_loopback(args.host):
+    if bool(args.username) != bool(args.password):
+        print("dash-server: --username and --password go together", file=sys.stderr)
+        return 2
+    if token is None and (args.username or not is_loopback(args.host)):
         # Off loopback, anyone who can reach the port could read and write: never run open there.
         token = new_token()
-        print(f"dash-server: {args.host} is not a loopback address, so access needs this token (shown once):\n"
+        why = "a login is configured" if args.username else f"{args.host} is not a loopback address"
+        print(f"dash-server: {why}, so access needs this token (shown once):\n"
               f"  {token}\n  browser: http://<this host>:{args.port}{args.base_url.rstrip('/')}/?token={token}\n"
               f"  scripts: PANEBOARD_TOKEN={token}", flush=True)
     return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
-                          log_level=args.log_level, token=token,
+                          log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024)))

@@ -23,6 +23,8 @@ class Settings:
     demo: bool = False
     log_level: str = "info"
     token: str | None = None      # required from every client when set (always set off loopback)
+    username: str | None = None   # Visdom-style login for the stock visdom client (POST / -> cookie)
+    password: str | None = None
     max_request_bytes: int = 64 * 1024 * 1024  # HTTP bodies and websocket frames
 
     def __post_init__(self) -> None:

@@ -142,3 +142,24 @@ def test_print_tunnel_gives_the_ssh_command():
     out = subprocess.run([sys.executable, "-m", "paneboard.server", "--print-tunnel", "me@gpu-box", "--port", "9000"],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0 and out.stdout.strip() == "ssh -N -L 9000:localhost:9000 me@gpu-box"
+
+
+def test_visdom_username_password_login_keeps_working(tmp_path):
+    import visdom  # the real client from PyPI (README test command installs it)
+    srv = ServerProcess(db=tmp_path / "login.db",
+                        extra_args=["--token", TOKEN, "--username", "alice", "--password", "pw"]).start()
+    try:
+        viz = visdom.Visdom(server="http://127.0.0.1", port=srv.port, env="vis", username="alice", password="pw",
+                            use_incoming_socket=False, raise_exceptions=True)
+        viz.line(X=[0, 1, 2], Y=[5, 6, 7], win="L")
+        viz.text("hello", win="T")
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        status, _, body = request(srv.url + "/api/v1/envs/vis/panes/L/export?format=json", headers=auth)
+        assert status == 200 and json.loads(body)["traces"][0]["y"] == [5, 6, 7]
+        with pytest.raises(Exception, match="Authentication failed"):
+            visdom.Visdom(server="http://127.0.0.1", port=srv.port, env="vis", username="alice", password="nope",
+                          use_incoming_socket=False, raise_exceptions=True)
+        status, _, _ = request(srv.url + "/events", "POST", json.dumps({"data": [], "win": "x", "eid": "vis"}).encode())
+        assert status == 401  # no login, no token: refused
+    finally:
+        srv.stop()

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from flask import Request, Response, redirect
+from flask import Blueprint, Request, Response, current_app, redirect, request
 
 COOKIE = "paneboard_token"
+VISDOM_COOKIE = "user_password"  # what the stock visdom client keeps after its login and sends on its socket
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -54,8 +56,10 @@ def check_http(req: Request, token: str | None) -> Response | None:
     if token:
         if _token_ok(_bearer(req.headers.get("Authorization")), token):
             pass
-        elif _token_ok(req.cookies.get(COOKIE), token):
+        elif _token_ok(req.cookies.get(COOKIE), token) or _token_ok(req.cookies.get(VISDOM_COOKIE), token):
             cookie_auth = True
+        elif req.method == "POST" and req.path == "/" and current_app.config.get("PANEBOARD_LOGIN"):
+            return None  # the Visdom login itself (checked by visdom_login below)
         elif req.method == "GET" and _token_ok(req.args.get("token"), token):
             # One login through ?token=, then an HttpOnly cookie; the token leaves the address bar.
             rest = {k: v for k, v in req.args.items(multi=True) if k != "token"}
@@ -88,7 +92,38 @@ def check_websocket(scope: dict, token: str | None) -> bool:
         cookie.load(headers.get("cookie", ""))
     except Exception:
         pass
-    if COOKIE in cookie and _token_ok(cookie[COOKIE].value, token):
-        return True
+    for name in (COOKIE, VISDOM_COOKIE):
+        if name in cookie and _token_ok(cookie[name].value, token):
+            return True
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     return _token_ok((query.get("token") or [None])[0], token)
+
+
+bp = Blueprint("auth", __name__)
+
+
+def password_digest(password: str) -> str:
+    """What the visdom client sends for a password: sha256 hex of it."""
+    return hashlib.sha256(password.encode()).hexdigest()
+
+
+@bp.post("/")
+def visdom_login() -> Response:
+    """Visdom's login (`visdom.Visdom(username=..., password=...)`): POST / {username, password: sha256hex}."""
+    from .common import json_response
+
+    login = current_app.config.get("PANEBOARD_LOGIN")
+    token = current_app.config.get("PANEBOARD_TOKEN")
+    if not login or not token:
+        return json_response({"error": "this server has no username/password login (see --username)"}, 404)
+    body = request.get_json(force=True, silent=True) or {}
+    user, digest = body.get("username"), body.get("password")
+    expected_user, expected_digest = login
+    if not (isinstance(user, str) and isinstance(digest, str) and hmac.compare_digest(user, expected_user)
+            and hmac.compare_digest(digest.lower(), expected_digest)):
+        return json_response({"error": "wrong username or password"}, 401)
+    resp = json_response({"ok": True})
+    for name in (COOKIE, VISDOM_COOKIE):
+        resp.set_cookie(name, token, httponly=True, samesite="Strict", path=request.script_root or "/",
+                        secure=request.scheme == "https", max_age=30 * 86400)
+    return resp
