@@ -6,7 +6,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -81,32 +80,35 @@ def test_a_job_that_exits_while_the_server_is_down_leaves_a_spool_that_sync_uplo
         srv.stop()
 
 
-def test_kill_9_twice_during_ingest_loses_and_duplicates_nothing(tmp_path):
+JOB = """
+import sys, time, paneboard
+port, k, n, spool = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+c = paneboard.Client(server="http://127.0.0.1", port=port, env="chaos", spool_dir=spool, exit_timeout=60)
+for i in range(n):
+    c.line(X=[i], Y=[k], win=f"w{k}", update="append")
+    if i % 500 == 0:
+        time.sleep(0.03)  # a training loop's pace (~2 s in all), so both kills land mid-stream
+sys.exit(0 if c.flush(timeout=120) else 3)
+"""
+
+
+def test_three_jobs_survive_two_kill_9_restarts_without_gaps_or_duplicates(tmp_path):
     srv = ServerProcess(db=tmp_path / "chaos.db").start()
-    clients = [paneboard.Client(server="http://127.0.0.1", port=srv.port, env="chaos", spool_dir=tmp_path / "sp")
-               for _ in range(3)]
     n = 30_000
-
-    def job(k: int) -> None:
-        for i in range(n):
-            clients[k].line(X=[i], Y=[k], win=f"w{k}", update="append")
-            if i % 1000 == 0:
-                time.sleep(0.01)  # a training loop's pace, so the kills land mid-stream
-
-    threads = [threading.Thread(target=job, args=(k,)) for k in range(3)]
+    jobs = [subprocess.Popen([sys.executable, "-c", JOB, str(srv.port), str(k), str(n), str(tmp_path / "sp")],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for k in range(3)]
     try:
-        for t in threads:
-            t.start()
         for _ in range(2):
-            time.sleep(0.3)
+            time.sleep(0.4)
             srv.stop(signal.SIGKILL)
             time.sleep(0.3)
             srv.start()
-        for t in threads:
-            t.join(60)
-        for k, c in enumerate(clients):
-            assert c.flush(timeout=120), f"client {k} did not get every ack"
+        for k, job in enumerate(jobs):
+            out, _ = job.communicate(timeout=180)
+            assert job.returncode == 0, f"job {k} did not get every ack:\n{out}"
+        for k in range(3):
             assert xs_of(srv, "chaos", f"w{k}") == list(range(n))
-            c.close_connection(timeout=5)
     finally:
+        for job in jobs:
+            job.kill()
         srv.stop()
