@@ -6,23 +6,21 @@ from __future__ import annotations
 import csv
 import io
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
 import test_browser as tb
-from test_browser import CHROMIUM, XY, Tab, env_url, flushed, http
+from test_browser import XY, Tab, env_url, flushed, http
 
 from conftest import ServerProcess
 
 # The Chromium, tab and SDK fixtures of the browser suite (same launch settings).
 browser, tab, sdk = tb.browser, tb.tab, tb.sdk
 
-sync_api = pytest.importorskip("playwright.sync_api")
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no chromium at {CHROMIUM} (apt-get install chromium)"),
 ]
 
 

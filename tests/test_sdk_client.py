@@ -14,13 +14,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+import torch  # in the dev extra: the torch paths must run, never skip
 from PIL import Image
 
 import paneboard
 from paneboard.client import ingest_url
 from paneboard.transport import _Batch
-
-torch = pytest.importorskip("torch")
 
 
 def closed_port() -> int:

@@ -9,12 +9,11 @@ import math
 
 import numpy as np
 import pytest
+import torch  # in the dev extra: the torch paths must run, never skip
 from PIL import Image
 
 from paneboard import convert
 from paneboard.convert import dumps
-
-torch = pytest.importorskip("torch")
 
 
 def decode(wire: dict) -> np.ndarray:
