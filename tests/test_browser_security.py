@@ -1,0 +1,64 @@
+"""XSS payloads in real Chromium: text panes, env and window names carrying markup execute nothing."""
+
+from __future__ import annotations
+
+import pytest
+from test_browser import browser, tab  # noqa: F401  (shared Chromium fixtures)
+
+import paneboard
+
+pytestmark = [pytest.mark.browser, pytest.mark.e2e]
+
+PAYLOADS = [
+    "<script>window.__xss = 'script'</script>",
+    "<img src=x onerror=\"window.__xss = 'onerror'\">",
+    "<svg onload=\"window.__xss = 'svg'\"><circle r=5></circle></svg>",
+    "<svg><script>window.__xss = 'svg-script'</script></svg>",
+    "<a id=jslink href=\"JaVaScRiPt:window.__xss = 'js-url'\">click me</a>",
+    "<div id=css1 style=\"background:url(javascript:window.__xss='css-url'); width: expression(window.__xss='expr')\">"
+    "css</div>",
+    "<style>body { background: url(\"javascript:window.__xss='style'\") }</style>",
+    "<iframe srcdoc=\"<script>parent.__xss='srcdoc'</script>\"></iframe>",
+    "<object data=\"javascript:window.__xss='object'\"></object>",
+    "<meta http-equiv=refresh content=\"0;url=javascript:window.__xss='meta'\">",
+    "<details open ontoggle=\"window.__xss='toggle'\">d</details>",
+    "<b>still bold</b>",
+]
+EVIL_ENV = "<img src=x onerror=window.__xss='env'>"
+EVIL_WIN = "<svg onload=window.__xss='win'>"
+
+
+def test_payloads_in_text_panes_and_names_execute_nothing(server, tab):  # noqa: F811
+    client = paneboard.Client(server="http://127.0.0.1", port=server.port, env=EVIL_ENV)
+    client.text("".join(PAYLOADS), win=EVIL_WIN, opts={"title": "<script>window.__xss='title'</script>"})
+    client.line(X=[0, 1], Y=[1, 2], win="plot", opts={"title": "<img src=x onerror=window.__xss='plot'>"})
+    assert client.flush(timeout=15)
+    tab.open(server.url + "/")
+    tab.wait("() => document.body.textContent.includes(\"<img src=x onerror\")")  # the env name, as text
+    from urllib.parse import quote
+
+    tab.open(server.url + "/env/" + quote(EVIL_ENV, safe=""))
+    tab.wait("() => [...document.querySelectorAll('main a')].some(a => a.textContent === 'click me')")
+    tab.page.get_by_text("click me").click()  # the sanitizer dropped its javascript: href
+    tab.page.wait_for_timeout(500)
+    assert tab.js("() => window.__xss") is None
+    found = tab.js("""() => {
+        const bad = [];
+        for (const el of document.querySelectorAll('main *')) {
+            const tag = el.tagName.toLowerCase();
+            if (['script', 'iframe', 'object', 'embed', 'meta', 'style'].includes(tag)) bad.push(tag);
+            for (const a of el.attributes) {
+                const v = a.value.toLowerCase();
+                if (a.name.startsWith('on') || v.includes('javascript:') || v.includes('expression(')) bad.push(tag + ' ' + a.name);
+            }
+        }
+        return bad;
+    }""")
+    assert found == [], found
+    assert tab.js("() => document.querySelector('main b') && document.querySelector('main b').textContent") \
+        == "still bold"
+    # Names and titles carrying markup are shown as text.
+    assert tab.js("(w) => [...document.querySelectorAll('[data-win]')].some(e => e.dataset.win === w)", EVIL_WIN)
+    assert "<script>window.__xss='title'</script>" in tab.js("() => document.querySelector('main').textContent")
+    assert not [e for e in tab.errors if "Content Security Policy" not in e], tab.errors
+    client.close_connection(timeout=5)
