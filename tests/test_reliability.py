@@ -94,7 +94,7 @@ sys.exit(0 if c.flush(timeout=120) else 3)
 
 def test_three_jobs_survive_two_kill_9_restarts_without_gaps_or_duplicates(tmp_path):
     srv = ServerProcess(db=tmp_path / "chaos.db").start()
-    n = 30_000
+    n = 34_000  # 102,000 events in all
     jobs = [subprocess.Popen([sys.executable, "-c", JOB, str(srv.port), str(k), str(n), str(tmp_path / "sp")],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for k in range(3)]
     try:
