@@ -21,7 +21,7 @@ from .web.visdom_socket import vis_socket
 log = logging.getLogger("paneboard.server")
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
-       "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'")
+       "media-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'self'")
 
 
 def create_app(settings: Settings, services: Services | None = None) -> Flask:

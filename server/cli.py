@@ -99,6 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["db"]:
         return db_command(argv[1:])
+    if argv[:1] == ["import-visdom"]:
+        from .visdom_import import main as import_visdom  # only this command needs it
+
+        return import_visdom(argv[1:])
     args = _server_parser().parse_args(argv)
     if args.print_tunnel:
         print(tunnel_command(args.print_tunnel, args.port))

@@ -46,6 +46,42 @@ def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: fl
     return {"html": sanitize((pane.content or {}).get("html", ""))}
 
 
+# Visdom's svg/matplot/audio/video panes are text panes holding inline <svg> and <audio>/<video> with data: URIs:
+# those elements are allowed with presentation attributes only (never event handlers), and every URL is checked
+# by _url_filter (local "#id" references for SVG, data: URIs of images/media only).
+_SVG_TAGS = {"svg", "g", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan", "defs",
+             "clippath", "clipPath", "use", "title", "desc", "lineargradient", "linearGradient", "radialgradient",
+             "radialGradient", "stop", "symbol", "marker", "pattern", "mask"}
+_SVG_ATTRS = {"width", "height", "viewbox", "viewBox", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry",
+              "d", "points", "transform", "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width",
+              "stroke-opacity", "stroke-linecap", "stroke-linejoin", "stroke-dasharray", "stroke-miterlimit",
+              "opacity", "style", "id", "class", "font-family", "font-size", "font-weight", "font-style",
+              "text-anchor", "dominant-baseline", "clip-path", "clip-rule", "offset", "stop-color", "stop-opacity",
+              "preserveaspectratio", "preserveAspectRatio", "xmlns", "version", "href", "xlink:href", "dx", "dy",
+              "mask", "marker-end", "marker-start", "orient", "refx", "refy", "refX", "refY", "markerwidth",
+              "markerheight", "markerWidth", "markerHeight", "gradientunits", "gradientUnits", "clippathunits",
+              "clipPathUnits"}
+_MEDIA_ATTRS = {"controls", "autoplay", "loop", "muted", "src", "type", "width", "height", "preload"}
+_TAGS = nh3.ALLOWED_TAGS | _SVG_TAGS | {"audio", "video", "source"}
+_ATTRS = {**nh3.ALLOWED_ATTRIBUTES, **{t: _SVG_ATTRS for t in _SVG_TAGS},
+          **{t: _MEDIA_ATTRS for t in ("audio", "video", "source")}}
+_DATA_MEDIA = ("data:image/", "data:audio/", "data:video/")
+
+
+def _url_filter(element: str, attribute: str, value: str) -> str | None:
+    v = value.strip().lower()
+    if attribute in ("href", "xlink:href") and element != "a":
+        return value if v.startswith("#") else None  # SVG <use>/<pattern>: references inside the document only
+    if attribute == "src" or (attribute == "href" and element == "a"):
+        if v.startswith("data:"):
+            return value if attribute == "src" and v.startswith(_DATA_MEDIA) and "svg" not in v[:20] else None
+        return value
+    if attribute == "style" and "url(" in v.replace(" ", "") and "url(#" not in v.replace(" ", ""):
+        return None  # CSS that fetches something; local url(#id) paint servers are fine
+    return value
+
+
 def sanitize(html: str) -> str:
-    """Strip scripts, event handlers and javascript: URLs; keep formatting tags."""
-    return nh3.clean(html, link_rel="noopener noreferrer")
+    """Strip scripts, event handlers and javascript: URLs; keep formatting, inline SVG and data: media."""
+    return nh3.clean(html, tags=_TAGS, attributes=_ATTRS, url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
+                     attribute_filter=_url_filter, link_rel="noopener noreferrer")
