@@ -1,9 +1,23 @@
 """paneboard: non-blocking Visdom-style Python client for the paneboard experiment dashboard."""
 
+from typing import Any
+
 from .client import Client
 
 __version__ = "0.1.0"
 
 Visdom = Client  # drop-in name for code written against visdom.Visdom
 
-__all__ = ["Client", "Visdom", "__version__"]
+# Training hooks load on first use, so `import paneboard` stays light (no psutil/torch imports).
+_HOOKS = {"watch_dataloader", "WatchedLoader", "SystemMonitor", "watch", "ModelWatch", "alerts"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOOKS:
+        from . import hooks
+
+        return getattr(hooks, name)
+    raise AttributeError(f"module 'paneboard' has no attribute {name!r}")
+
+
+__all__ = ["Client", "Visdom", "__version__", *sorted(_HOOKS)]

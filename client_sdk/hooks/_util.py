@@ -1,0 +1,42 @@
+"""Shared helpers for the training hooks: error containment and cheap multi-trace appends."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+log = logging.getLogger("paneboard")
+_warned: set[str] = set()
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def warn_once(key: str, msg: str) -> None:
+    """Log `msg` as a warning the first time `key` is seen (a hook failing every step must not flood logs)."""
+    if key not in _warned:
+        _warned.add(key)
+        log.warning(msg)
+
+
+def contained(key: str, default: Any = None) -> Callable[[F], F]:
+    """Decorator: exceptions are logged once under `key` and swallowed, so a hook never raises into training."""
+    def deco(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*a: Any, **kw: Any) -> Any:
+            try:
+                return fn(*a, **kw)
+            except Exception as e:  # noqa: BLE001 - the training loop must survive any hook bug
+                warn_once(key, f"paneboard: {key} failed and is skipped: {type(e).__name__}: {e}")
+                return default
+        return wrapper  # type: ignore[return-value]
+    return deco
+
+
+def append_point(client: Any, win: str, env: str | None, x: float, values: Sequence[float],
+                 names: Sequence[str], title: str, ylabel: str = "", xlabel: str = "step") -> None:
+    """Append one x with one y per named trace to line pane `win` (one event for all traces)."""
+    if not values:
+        return
+    client.line(Y=[[float(v) for v in values]], X=[float(x)], win=win, env=env, update="append",
+                opts={"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel})

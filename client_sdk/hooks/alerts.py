@@ -1,0 +1,170 @@
+"""Health alerts: NaN/Inf loss or gradients, loss divergence, stalled training and data starvation."""
+
+from __future__ import annotations
+
+import html
+import math
+import statistics
+import threading
+import time
+import weakref
+from collections import deque
+from typing import Any
+
+from ._util import contained, log
+
+ALERTS_WIN = "alerts"
+_registry: weakref.WeakKeyDictionary[Any, Alerts] = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+
+
+class Alerts:
+    """Per-client alert state: rules feed it, each alert appends a row to the env's "alerts" text pane."""
+
+    def __init__(self, client: Any, env: str | None = None, divergence_factor: float = 10.0,
+                 stall_factor: float = 10.0, min_stall_s: float = 30.0, starved_fraction: float = 0.5,
+                 cooldown_s: float = 30.0) -> None:
+        self.client, self.env = client, env
+        self.divergence_factor, self.starved_fraction = divergence_factor, starved_fraction
+        self.stall_factor, self.min_stall_s, self.cooldown_s = stall_factor, min_stall_s, cooldown_s
+        self.fired: dict[str, int] = {}           # kind -> how many times the rule triggered
+        self._last_row: dict[str, float] = {}     # kind -> monotonic time of its last pane row (cooldown)
+        self._losses: deque[float] = deque(maxlen=200)
+        self._beats: dict[str, tuple[float, deque[float]]] = {}  # source -> (last beat, recent intervals)
+        self._last_step: Any = None
+        self._stalled = False
+        self._paused = True
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
+        self._header_sent = False
+
+    # ----------------------------------------------------------------------------------- emitting
+
+    def alert(self, kind: str, step: Any, message: str) -> None:
+        """Record one alert: a row in the alerts pane (rate-limited per kind) and one warning per kind."""
+        with self._lock:
+            n = self.fired[kind] = self.fired.get(kind, 0) + 1
+            now = time.monotonic()
+            if kind in self._last_row and now - self._last_row[kind] < self.cooldown_s:
+                return  # a NaN every step must not write a row every step
+            self._last_row[kind] = now
+            first_header = not self._header_sent
+            self._header_sent = True
+        if n == 1:
+            log.warning("paneboard alert [%s] at step %s: %s", kind, step, message)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        row = f"{stamp} · step {html.escape(str(step))} · <b>{html.escape(kind)}</b>: {html.escape(message)}"
+        if first_header:
+            self.client.text(f"<b>alerts</b> (time · step · rule: message)<br>{row}", win=ALERTS_WIN,
+                             env=self.env, opts={"title": "alerts"})
+        else:
+            self.client.text(row, win=ALERTS_WIN, env=self.env, append=True)
+
+    # -------------------------------------------------------------------------------------- rules
+
+    @contained("alerts.check_loss", False)
+    def check_loss(self, value: Any, step: Any = None) -> bool:
+        """Check one loss value (NaN/Inf, > divergence_factor × running median); True if it alerted."""
+        v = float(value.item() if hasattr(value, "item") else value)  # one sync per call: the caller logs it anyway
+        self.beat("loss", step)
+        if not math.isfinite(v):
+            self.alert("loss_nonfinite", step, f"loss is {v}")
+            return True
+        hist = self._losses
+        hit = False
+        if len(hist) >= 10:
+            med = statistics.median(hist)
+            if med > 0 and v > self.divergence_factor * med:
+                self.alert("loss_divergence", step, f"loss {v:.4g} > {self.divergence_factor:g}× running median "
+                                                    f"{med:.4g}")
+                hit = True
+        hist.append(v)
+        return hit
+
+    def check_grad_norm(self, total_norm: float, step: Any = None) -> bool:
+        """Alert when the total gradient norm is NaN/Inf (one non-finite grad makes it so)."""
+        if not math.isfinite(total_norm):
+            self.alert("grad_nonfinite", step, f"total gradient norm is {total_norm}")
+            return True
+        return False
+
+    def check_data_wait(self, fraction: float, step: Any = None) -> bool:
+        """Alert when the loop spent more than starved_fraction of a window waiting for data."""
+        if fraction > self.starved_fraction:
+            self.alert("data_starved", step, f"{fraction:.0%} of the last window was spent waiting for data")
+            return True
+        return False
+
+    # ---------------------------------------------------------------------------------- watchdog
+
+    def beat(self, source: str, step: Any = None) -> None:
+        """A training step happened (from `source`): feeds the stall watchdog, started on the first beat."""
+        now = time.monotonic()
+        last, ivs = self._beats.get(source, (None, None))
+        if ivs is None:
+            ivs = deque(maxlen=50)
+        elif last is not None:
+            ivs.append(now - last)
+        self._beats[source] = (now, ivs)
+        self._last_step = step if step is not None else self._last_step
+        self._paused = False
+        if self._stalled:
+            self._stalled = False
+        if self._watchdog is None:
+            self._watchdog = threading.Thread(target=self._watch, name="paneboard-stall-watchdog", daemon=True)
+            self._watchdog.start()
+
+    def pause(self) -> None:
+        """Stop expecting steps (end of an epoch or of training) until the next beat; drops interval history."""
+        self._paused = True
+        self._beats = {k: (None, ivs) for k, (_, ivs) in self._beats.items()}
+
+    def stall_threshold(self) -> float | None:
+        """Seconds of silence that count as a stall, from the slowest source's median step interval."""
+        meds = [statistics.median(ivs) for _, ivs in list(self._beats.values()) if len(ivs) >= 5]
+        return max(self.stall_factor * max(meds), self.min_stall_s) if meds else None
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.05 if self.min_stall_s < 1 else 0.5):
+            try:
+                if self._paused or self._stalled:
+                    continue
+                thr = self.stall_threshold()
+                lasts = [t for t, _ in list(self._beats.values()) if t is not None]
+                if thr is None or not lasts:
+                    continue
+                silent = time.monotonic() - max(lasts)
+                if silent > thr:
+                    self._stalled = True  # one alert per stall; the next beat re-arms it
+                    self.alert("stall", self._last_step, f"no training step for {silent:.1f} s "
+                                                         f"(threshold {thr:.2f} s)")
+            except Exception as e:  # noqa: BLE001 - a watchdog bug must not kill anything
+                log.debug("paneboard stall watchdog: %s", e)
+
+    def stop(self) -> None:
+        """Stop the watchdog thread."""
+        self._stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join(timeout=2)
+
+
+def get(client: Any, **settings: Any) -> Alerts:
+    """The Alerts of `client` (created on first use); keyword settings update its thresholds."""
+    with _registry_lock:
+        a = _registry.get(client)
+        if a is None:
+            a = _registry[client] = Alerts(client)
+    for k, v in settings.items():
+        if not hasattr(a, k) or k.startswith("_"):
+            raise TypeError(f"unknown alert setting {k!r}")
+        setattr(a, k, v)
+    return a
+
+
+configure = get
+
+
+def check_loss(client: Any, value: Any, step: Any = None) -> bool:
+    """Check a loss value for NaN/Inf and divergence (and count it as a step for the stall watchdog)."""
+    return get(client).check_loss(value, step)

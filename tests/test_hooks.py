@@ -1,0 +1,137 @@
+"""Training hooks against a real dash-server: DataLoader profiler, system monitor, model watch, alerts."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import DataLoader, Dataset, IterableDataset, WeightedRandomSampler
+
+import paneboard
+from conftest import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def client_for(server: ServerProcess, env: str) -> paneboard.Client:
+    return paneboard.Client(server="http://127.0.0.1", port=server.port, env=env, spool_dir=False)
+
+
+def series(server: ServerProcess, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
+    """Every stored point of a line pane, per trace name, through the export API."""
+    data = server.get_json(f"/api/v1/envs/{env}/panes/{win}/export?format=json")
+    return {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in data["traces"]}
+
+
+class SleepyDataset(Dataset):
+    """Each item sleeps `delay` s; the time really spent loading is summed (the truth the profiler must match)."""
+
+    def __init__(self, n: int, delay: float, n_classes: int = 4) -> None:
+        self.n, self.delay, self.n_classes = n, delay, n_classes
+        self.load_time = 0.0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int):
+        t0 = time.perf_counter()
+        time.sleep(self.delay)
+        item = torch.full((1, 8, 8), float(i)), i % self.n_classes
+        self.load_time += time.perf_counter() - t0
+        return item
+
+
+def test_data_wait_fraction_and_samples_per_second_match_the_truth(server):
+    client = client_for(server, "dl")
+    ds = SleepyDataset(n=320, delay=0.002)
+    loader = paneboard.watch_dataloader(DataLoader(ds, batch_size=8), client, every=10)
+    assert len(loader) == 40 and loader.batch_size == 8  # still looks like the DataLoader
+    compute = 0.0
+    t_start = time.perf_counter()
+    for x, _y in loader:
+        t0 = time.perf_counter()
+        time.sleep(0.012)  # the "training step"
+        x.sum()
+        compute += time.perf_counter() - t0
+    elapsed = time.perf_counter() - t_start
+    assert client.flush(timeout=30)
+    wait = series(server, "dl", "data_wait_fraction")["data wait"]
+    sps = series(server, "dl", "data_samples_per_s")["samples/s"]
+    assert [x for x, _ in wait] == [10, 20, 30, 40]
+    true_frac = ds.load_time / elapsed
+    rep_frac = float(np.mean([y for _, y in wait]))
+    assert abs(rep_frac - true_frac) / true_frac < 0.10, (rep_frac, true_frac, compute / elapsed)
+    true_sps = 320 / elapsed
+    rep_sps = float(np.mean([y for _, y in sps]))
+    assert abs(rep_sps - true_sps) / true_sps < 0.10, (rep_sps, true_sps)
+    bps = series(server, "dl", "data_batches_per_s")["batches/s"]
+    assert abs(np.mean([y for _, y in bps]) - 40 / elapsed) / (40 / elapsed) < 0.10
+    settings = server.get_json("/api/v1/envs/dl/panes/data_loader")["data"]["html"]
+    for needle in ("num_workers", "pin_memory", "prefetch_factor", "SequentialSampler", "SleepyDataset (320)"):
+        assert needle in settings
+    grid = server.get_json("/api/v1/envs/dl/panes/data_first_batch")
+    assert grid["kind"] == "image" and grid["data"]["width"] > 8 * 8  # 8 images side by side
+    client.close_connection(timeout=5)
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_label_histogram_is_exactly_what_the_weighted_sampler_served(server, workers):
+    client = client_for(server, f"labels{workers}")
+    labels = torch.tensor([0] * 90 + [1] * 9 + [2] * 1)  # imbalanced 90/9/1
+    ds = torch.utils.data.TensorDataset(torch.rand(100, 3, 8, 8), labels)
+    weights = 1.0 / torch.bincount(labels).double()[labels]
+    sampler = WeightedRandomSampler(weights, num_samples=300, generator=torch.Generator().manual_seed(7))
+    twin = WeightedRandomSampler(weights, num_samples=300, generator=torch.Generator().manual_seed(7))
+    expected = torch.bincount(labels[list(twin)], minlength=3).tolist()
+    loader = paneboard.watch_dataloader(DataLoader(ds, batch_size=32, sampler=sampler, num_workers=workers),
+                                        client, every=4)
+    served = torch.zeros(3, dtype=torch.long)
+    for _x, y in loader:
+        served += torch.bincount(y, minlength=3)
+    assert served.tolist() == expected
+    assert client.flush(timeout=30)
+    fig = server.get_json(f"/api/v1/envs/labels{workers}/panes/data_labels")["data"]
+    (bar,) = fig["data"]
+    assert bar["x"] == ["0", "1", "2"] and bar["y"] == expected
+    assert "WeightedRandomSampler" in server.get_json(f"/api/v1/envs/labels{workers}/panes/data_loader")["data"][
+        "html"]
+    client.close_connection(timeout=5)
+
+
+class MaybeBroken(Dataset):
+    """Every 7th item is 'corrupt' (None) and the user's collate_fn skips it."""
+
+    def __len__(self) -> int:
+        return 70
+
+    def __getitem__(self, i: int):
+        return None if i % 7 == 3 else (torch.zeros(2), i % 2)
+
+
+def skip_none_collate(items):
+    return torch.utils.data.default_collate([it for it in items if it is not None])
+
+
+class Stream(IterableDataset):
+    def __iter__(self):
+        for i in range(50):
+            yield torch.ones(3), i % 5
+
+
+def test_skipped_samples_and_iterable_datasets(server):
+    client = client_for(server, "skip")
+    loader = paneboard.watch_dataloader(DataLoader(MaybeBroken(), batch_size=10, collate_fn=skip_none_collate),
+                                        client, every=3)
+    assert sum(len(y) for _x, y in loader) == 60
+    it_loader = paneboard.watch_dataloader(DataLoader(Stream(), batch_size=10), client, every=2, prefix="stream")
+    assert sum(len(y) for _x, y in it_loader) == 50
+    assert client.flush(timeout=30)
+    skipped = series(server, "skip", "data_skipped")["skipped samples"]
+    assert sum(y for _, y in skipped) == 10
+    assert "10 samples dropped" in server.get_json("/api/v1/envs/skip/panes/data_skipped_log")["data"]["html"]
+    hist = server.get_json("/api/v1/envs/skip/panes/stream_labels")["data"]["data"][0]
+    assert hist["y"] == [10, 10, 10, 10, 10]
+    assert "iterable" in server.get_json("/api/v1/envs/skip/panes/stream_loader")["data"]["html"]
+    client.close_connection(timeout=5)
