@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 Loader = Callable[[int], tuple[np.ndarray, np.ndarray]]  # chunk seq -> (x, y)
+Prefetch = Callable[[Sequence["ChunkMeta"]], None]  # warms the loader for these chunks in one query
 
 
 @dataclass(frozen=True)
@@ -55,46 +56,44 @@ def stride(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float | No
     return x[::step], y[::step]
 
 
-def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi: float):
+def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi: float,
+           prefetch: Prefetch | None = None):
     """At most ~budget points: per x bucket its min and max point, plus the first and last point.
 
     A chunk no wider than a bucket contributes its stored (x_ymin, ymin) and (x_ymax, ymax) without
     being decoded, so a 10M-point overview reads only chunk summaries, yet no extreme (a spike) is lost.
+    Candidates are gathered in chunk order, so a line's usual non-decreasing x takes the linear fast path.
     """
     nb = max(1, (budget - 2) // 2)
     width = (hi - lo) / nb if hi > lo else 1.0
+    summarized = [_summarizable(m, lo, hi, width) for m in metas]
+    if prefetch is not None:  # one query for every chunk this read decodes, edge chunks included
+        edges = [metas[0], metas[-1]] if metas else []  # _edge_points reads these
+        prefetch([m for m, s in zip(metas, summarized, strict=True) if not s] + edges)
     cand_x: list[np.ndarray] = []
     cand_y: list[np.ndarray] = []
-    sx: list[float] = []
-    sy: list[float] = []
-    for m in metas:
-        summarizable = (
-            m.x0 is not None and m.x1 is not None and m.ymin is not None
-            and m.x0 >= lo and m.x1 <= hi and (m.x1 - m.x0) <= width
-        )
-        if summarizable:
-            sx += [m.x_ymin, m.x_ymax]
-            sy += [m.ymin, m.ymax]
-            continue
-        x, y = load(m.seq)
-        keep = _in_range(x, lo, hi) & np.isfinite(y) & np.isfinite(x)
-        cand_x.append(x[keep])
-        cand_y.append(y[keep])
-    cand_x.append(np.asarray(sx, dtype=np.float64))
-    cand_y.append(np.asarray(sy, dtype=np.float64))
-    X = np.concatenate(cand_x)
-    Y = np.concatenate(cand_y)
+    for m, summary in zip(metas, summarized, strict=True):
+        if summary:
+            pair = sorted([(m.x_ymin, m.ymin), (m.x_ymax, m.ymax)])  # in x order: sorted input stays sorted
+            cand_x.append(np.array([pair[0][0], pair[1][0]], dtype=np.float64))
+            cand_y.append(np.array([pair[0][1], pair[1][1]], dtype=np.float64))
+        else:
+            x, y = load(m.seq)
+            cand_x.append(x)
+            cand_y.append(y)
+    X = np.concatenate(cand_x) if cand_x else np.empty(0)
+    Y = np.concatenate(cand_y) if cand_y else np.empty(0)
+    keep = _in_range(X, lo, hi) & np.isfinite(Y) & np.isfinite(X)  # one pass, not one per chunk
+    X, Y = X[keep], Y[keep]
     first, last = _edge_points(metas, load, lo, hi)
     if len(X):
         b = np.clip(((X - lo) / width).astype(np.int64), 0, nb - 1)
-        order = np.lexsort((Y, b))  # by bucket, then by y within the bucket
-        bs = b[order]
-        starts = np.flatnonzero(np.r_[True, bs[1:] != bs[:-1]])
-        ends = np.r_[starts[1:], len(bs)] - 1
-        picked = np.unique(np.concatenate([order[starts], order[ends]]))
+        if len(X) < 2 or bool(np.all(X[1:] >= X[:-1])):
+            picked = bucket_extremes_sorted(b, Y)
+        else:
+            picked = bucket_extremes(b, Y)
+            picked = picked[np.argsort(X[picked], kind="stable")]
         X, Y = X[picked], Y[picked]
-        by_x = np.argsort(X, kind="stable")
-        X, Y = X[by_x], Y[by_x]
     xs, ys = X.tolist(), Y.tolist()
     if first and (not xs or (xs[0], ys[0]) != first):
         xs.insert(0, first[0])
@@ -103,6 +102,31 @@ def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi:
         xs.append(last[0])
         ys.append(last[1])
     return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+
+
+def _summarizable(m: ChunkMeta, lo: float, hi: float, width: float) -> bool:
+    return (m.x0 is not None and m.x1 is not None and m.ymin is not None
+            and m.x0 >= lo and m.x1 <= hi and (m.x1 - m.x0) <= width)
+
+
+def bucket_extremes(b: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """General path, any x order: sorted indices of each bucket's first minimum and last maximum of y."""
+    order = np.lexsort((y, b))  # by bucket, then by y; stable, so ties keep index order
+    bs = b[order]
+    starts = np.flatnonzero(np.r_[True, bs[1:] != bs[:-1]])
+    ends = np.r_[starts[1:], len(bs)] - 1
+    return np.unique(np.concatenate([order[starts], order[ends]]))
+
+
+def bucket_extremes_sorted(b: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Same result as bucket_extremes when b is non-decreasing (sorted x), in O(n) without a sort."""
+    starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+    seg = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(b)]))
+    at_min = np.flatnonzero(y == np.minimum.reduceat(y, starts)[seg])
+    at_max = np.flatnonzero(y == np.maximum.reduceat(y, starts)[seg])
+    first_min = at_min[np.r_[True, seg[at_min[1:]] != seg[at_min[:-1]]]]
+    last_max = at_max[np.r_[seg[at_max[1:]] != seg[at_max[:-1]], True]]
+    return np.union1d(first_min, last_max)
 
 
 def _edge_points(metas, load: Loader, lo: float, hi: float):

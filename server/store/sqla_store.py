@@ -16,6 +16,7 @@ from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
 MAX_BUDGET = 200_000
+PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 parameters before 3.32
 
 
 class SqlStore(Store):
@@ -111,6 +112,7 @@ class SqlStore(Store):
 
             in_range = sum(m.n for m in metas)
             if in_range > budget and (x0 is not None or x1 is not None):
+                self._prefetch(conn, trace.id, self._edge_chunks(metas, x0, x1), cache)
                 in_range = self._count_in_range(metas, load, x0, x1)
             if in_range <= budget:
                 self._prefetch(conn, trace.id, metas, cache)
@@ -125,8 +127,16 @@ class SqlStore(Store):
                 return Series(np.empty(0), np.empty(0), trace.total, True)
             lo = x0 if x0 is not None else min(m.x0 for m in bounds)
             hi = x1 if x1 is not None else max(m.x1 for m in bounds)
-            x, y = downsample.minmax(bounds, load, budget, lo, hi)
+            x, y = downsample.minmax(bounds, load, budget, lo, hi,
+                                     prefetch=lambda ms: self._prefetch(conn, trace.id, ms, cache))
             return Series(x, y, trace.total, True)
+
+    @staticmethod
+    def _edge_chunks(metas, x0: float | None, x1: float | None) -> list:
+        """The chunks _count_in_range must decode: those not wholly inside [x0, x1]."""
+        lo = -np.inf if x0 is None else x0
+        hi = np.inf if x1 is None else x1
+        return [m for m in metas if not (m.x0 is not None and lo <= m.x0 and m.x1 <= hi)]
 
     @staticmethod
     def _count_in_range(metas, load, x0: float | None, x1: float | None) -> int:
@@ -144,15 +154,22 @@ class SqlStore(Store):
 
     @staticmethod
     def _prefetch(conn, trace_id: int, metas, cache) -> None:
-        """One query for all the chunks a full read needs (not one per chunk)."""
-        if not metas:
+        """One query for all the chunks a read needs (not one SELECT per chunk)."""
+        wanted = {m.seq for m in metas} - cache.keys()
+        if not wanted:
             return
         c = chunk_t.c
-        q = select(c.seq, c.xs, c.ys).where(c.trace_id == trace_id, c.seq >= metas[0].seq, c.seq <= metas[-1].seq)
-        wanted = {m.seq for m in metas}
-        for r in conn.execute(q):
-            if r.seq in wanted:
-                cache[r.seq] = (codec.decode(r.xs), codec.decode(r.ys))
+        lo, hi = min(wanted), max(wanted)
+        q = select(c.seq, c.xs, c.ys).where(c.trace_id == trace_id)
+        if hi - lo + 1 <= 2 * len(wanted):  # dense: a primary-key range scan, at most 2x the rows needed
+            queries = [q.where(c.seq >= lo, c.seq <= hi)]
+        else:  # sparse (a zoom that summarizes most chunks): batches under SQLite's bound-parameter limit
+            seqs = sorted(wanted)
+            queries = [q.where(c.seq.in_(seqs[i:i + PREFETCH_BATCH])) for i in range(0, len(seqs), PREFETCH_BATCH)]
+        for query in queries:
+            for r in conn.execute(query):
+                if r.seq in wanted:
+                    cache[r.seq] = (codec.decode(r.xs), codec.decode(r.ys))
 
     def export_series(self, trace: TraceRecord) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         c = chunk_t.c
