@@ -287,6 +287,12 @@ class Client(VisdomMethods):
         self.transport.put({"t": _now(), "op": "delete_env", "env": env, "win": None})
         return env
 
+    def monitor_system(self, interval: float = 1.0, **kw: Any) -> Any:
+        """Start a paneboard.SystemMonitor (CPU, memory, I/O; GPUs via NVML) logging into this client; returns it."""
+        from .hooks.system import SystemMonitor  # lazy: psutil is loaded only when asked for
+
+        return SystemMonitor(self, interval=interval, **kw)
+
     def flush(self, timeout: float | None = None) -> bool:
         """True once the server acknowledged every event enqueued before this call; False on timeout."""
         return self.transport.flush(timeout)

@@ -135,3 +135,34 @@ def test_skipped_samples_and_iterable_datasets(server):
     assert hist["y"] == [10, 10, 10, 10, 10]
     assert "iterable" in server.get_json("/api/v1/envs/skip/panes/stream_loader")["data"]["html"]
     client.close_connection(timeout=5)
+
+
+def test_system_monitor_without_nvml_notes_it_and_still_logs_cpu_and_memory(server):
+    # This machine has no NVIDIA GPU (or no nvidia-ml-py): the NVML-absent path is the one that runs here.
+    import psutil
+
+    client = client_for(server, "sys")
+    mon = client.monitor_system(interval=0.1)
+    ballast = bytearray(200 * 1024 * 1024)  # +200 MiB RSS that the memory pane must show
+    ballast[:: 4096] = b"x" * len(ballast[:: 4096])
+    deadline = time.monotonic() + 20
+    while mon.samples < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    rss = psutil.Process().memory_info().rss / 1024 ** 3
+    mon.stop()
+    assert not mon._thread.is_alive()  # stop() joins
+    assert client.flush(timeout=30)
+    note = server.get_json("/api/v1/envs/sys/panes/sys_note")["data"]["html"]
+    assert note.startswith("no GPU") and note == mon.gpu_note
+    cpu = series(server, "sys", "sys_cpu")
+    assert set(cpu) == {"system CPU %", "this process CPU %"} and len(cpu["system CPU %"]) >= 8
+    assert all(0 <= y <= 100 * psutil.cpu_count() for _, y in cpu["this process CPU %"])
+    mem = series(server, "sys", "sys_memory")
+    last_rss = mem["process RSS"][-1][1]
+    assert abs(last_rss - rss) / rss < 0.10 and last_rss > 0.2  # the ballast is in it
+    assert mem["system total"][-1][1] == pytest.approx(psutil.virtual_memory().total / 1024 ** 3)
+    assert len(series(server, "sys", "sys_net")["recv MB/s"]) >= 7  # rates start at the second sample
+    panes = {p["win"] for p in server.get_json("/api/v1/envs/sys")["panes"]}
+    assert not any(w.startswith("sys_gpu") for w in panes)
+    del ballast
+    client.close_connection(timeout=5)

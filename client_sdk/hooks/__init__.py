@@ -2,5 +2,6 @@
 
 from . import alerts
 from .dataloader import WatchedLoader, watch_dataloader
+from .system import SystemMonitor, monitor_system
 
-__all__ = ["WatchedLoader", "alerts", "watch_dataloader"]
+__all__ = ["SystemMonitor", "WatchedLoader", "alerts", "monitor_system", "watch_dataloader"]

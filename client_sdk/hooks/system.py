@@ -1,0 +1,203 @@
+"""System and GPU monitor: psutil CPU/memory/disk/network and NVML GPU panes from a daemon thread."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ._util import append_point, log, warn_once
+
+NOTE_WIN = "sys_note"
+_GB = 1024 ** 3
+_MB = 1024 ** 2
+
+
+class _Nvml:
+    """NVML handles and per-metric readers; a metric a GPU does not support is dropped after its first error."""
+
+    def __init__(self) -> None:
+        import pynvml  # optional dependency (nvidia-ml-py): ImportError means "no GPU panes"
+
+        pynvml.nvmlInit()
+        self.nv = pynvml
+        self.handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+        self.names = [f"gpu{i}" for i in range(len(self.handles))]
+        self.broken: set[str] = set()
+        # newer drivers renamed throttle reasons to "clocks event reasons"; take whichever exists
+        self._reasons = getattr(pynvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
+            getattr(pynvml, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
+
+    def read(self, metric: str, fn: Callable[[Any], float]) -> list[float] | None:
+        if metric in self.broken:
+            return None
+        try:
+            return [fn(h) for h in self.handles]
+        except Exception as e:  # noqa: BLE001 - NVMLError_NotSupported and friends
+            self.broken.add(metric)
+            log.info("paneboard: NVML %s not available (%s); that pane is skipped", metric, e)
+            return None
+
+    def proc_mem(self, h: Any) -> float:
+        pid = os.getpid()
+        used = 0
+        for p in self.nv.nvmlDeviceGetComputeRunningProcesses(h):
+            if p.pid == pid and p.usedGpuMemory:
+                used += p.usedGpuMemory
+        return used / _GB
+
+
+class SystemMonitor:
+    """Samples CPU, memory, disk and network (psutil) and every GPU (NVML) every `interval` s in a daemon thread.
+
+    x is seconds since start unless `step_fn` (e.g. lambda: loader.step) gives the current training step.
+    """
+
+    def __init__(self, client: Any, interval: float = 1.0, env: str | None = None, prefix: str = "sys",
+                 step_fn: Callable[[], float] | None = None, gpu: bool = True, start: bool = True) -> None:
+        self.client, self.interval, self.env, self.prefix = client, float(interval), env, prefix
+        self.step_fn, self._want_gpu = step_fn, gpu
+        self.samples = 0
+        self.gpu_note: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if start:
+            self.start()
+
+    def start(self) -> SystemMonitor:
+        """Start the sampling thread (idempotent)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="paneboard-system-monitor", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        """Stop sampling and join the thread."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def __enter__(self) -> SystemMonitor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------------------------ thread
+
+    def _run(self) -> None:
+        try:
+            self._setup()
+        except Exception as e:  # noqa: BLE001 - a monitor must never take the job down
+            warn_once("system monitor setup", f"paneboard: system monitor disabled: {type(e).__name__}: {e}")
+            return
+        while True:
+            try:
+                self.sample()
+            except Exception as e:  # noqa: BLE001
+                warn_once("system monitor sample", f"paneboard: system sample failed: {type(e).__name__}: {e}")
+            if self._stop.wait(self.interval):
+                return
+
+    def _setup(self) -> None:
+        import psutil
+
+        self._ps = psutil
+        self._proc = psutil.Process()
+        self._proc.cpu_percent(None)  # the first call only primes the counters
+        psutil.cpu_percent(None)
+        self._t0 = time.monotonic()
+        self._last_io: tuple[float, Any, Any] | None = None
+        self._nvml: _Nvml | None = None
+        if not self._want_gpu:
+            self.gpu_note = "GPU monitoring off (gpu=False)"
+        else:
+            try:
+                self._nvml = _Nvml()
+                if not self._nvml.handles:
+                    self._nvml, self.gpu_note = None, "no GPU: NVML found 0 devices"
+            except ImportError:
+                self.gpu_note = "no GPU panes: nvidia-ml-py is not installed (pip install nvidia-ml-py)"
+            except Exception as e:  # noqa: BLE001 - NVMLError_LibraryNotFound / DriverNotLoaded / ...
+                self.gpu_note = f"no GPU panes: NVML unavailable ({type(e).__name__}: {e})"
+        if self.gpu_note:
+            self.client.text(self.gpu_note, win=NOTE_WIN, env=self.env, opts={"title": "system monitor"})
+
+    def _x(self) -> float:
+        if self.step_fn is not None:
+            try:
+                return float(self.step_fn())
+            except Exception:  # noqa: BLE001 - fall back to time
+                pass
+        return time.monotonic() - self._t0
+
+    def sample(self) -> None:
+        """Take one sample of every metric and append it to the panes."""
+        ps, p, env, c = self._ps, self.prefix, self.env, self.client
+        x = self._x()
+        xl = "step" if self.step_fn is not None else "seconds since start"
+        append_point(c, f"{p}_cpu", env, x, [ps.cpu_percent(None), self._proc.cpu_percent(None)],
+                     ["system CPU %", "this process CPU %"], "CPU %", "%", xl)
+        vm = ps.virtual_memory()
+        append_point(c, f"{p}_memory", env, x, [self._proc.memory_info().rss / _GB, (vm.total - vm.available) / _GB,
+                                                 vm.total / _GB],
+                     ["process RSS", "system used", "system total"], "memory (GiB)", "GiB", xl)
+        now = time.monotonic()
+        disk, net = ps.disk_io_counters(), ps.net_io_counters()
+        if self._last_io is not None:
+            t_prev, d_prev, n_prev = self._last_io
+            dt = max(now - t_prev, 1e-6)
+            if disk is not None and d_prev is not None:
+                append_point(c, f"{p}_disk", env, x, [(disk.read_bytes - d_prev.read_bytes) / _MB / dt,
+                                                      (disk.write_bytes - d_prev.write_bytes) / _MB / dt],
+                             ["read MB/s", "write MB/s"], "disk I/O (MiB/s)", "MiB/s", xl)
+            if net is not None and n_prev is not None:
+                append_point(c, f"{p}_net", env, x, [(net.bytes_recv - n_prev.bytes_recv) / _MB / dt,
+                                                     (net.bytes_sent - n_prev.bytes_sent) / _MB / dt],
+                             ["recv MB/s", "sent MB/s"], "network I/O (MiB/s)", "MiB/s", xl)
+        self._last_io = (now, disk, net)
+        if self._nvml is not None:
+            self._sample_gpu(x, xl)
+        self._sample_torch(x, xl)
+        self.samples += 1
+
+    def _sample_gpu(self, x: float, xl: str) -> None:
+        nv, n = self._nvml.nv, self._nvml
+        names = n.names
+        metrics = [
+            ("gpu_util", "GPU utilization (%)", "%", lambda h: nv.nvmlDeviceGetUtilizationRates(h).gpu),
+            ("gpu_mem_used", "GPU memory used (GiB)", "GiB", lambda h: nv.nvmlDeviceGetMemoryInfo(h).used / _GB),
+            ("gpu_mem_total", "GPU memory total (GiB)", "GiB", lambda h: nv.nvmlDeviceGetMemoryInfo(h).total / _GB),
+            ("gpu_temp", "GPU temperature (°C)", "°C", lambda h: nv.nvmlDeviceGetTemperature(h, nv.NVML_TEMPERATURE_GPU)),
+            ("gpu_power", "GPU power draw (W)", "W", lambda h: nv.nvmlDeviceGetPowerUsage(h) / 1000.0),
+            ("gpu_power_limit", "GPU power limit (W)", "W", lambda h: nv.nvmlDeviceGetEnforcedPowerLimit(h) / 1000.0),
+            ("gpu_sm_clock", "GPU SM clock (MHz)", "MHz", lambda h: nv.nvmlDeviceGetClockInfo(h, nv.NVML_CLOCK_SM)),
+            ("gpu_proc_mem", "this process's GPU memory (GiB)", "GiB", n.proc_mem),
+        ]
+        if n._reasons is not None:
+            metrics.append(("gpu_throttle", "GPU throttle / clock-event reasons (bitmask)", "bits", n._reasons))
+        for win, title, unit, fn in metrics:
+            vals = n.read(win, fn)
+            if vals is not None:
+                append_point(self.client, f"{self.prefix}_{win}", self.env, x, vals, names, title, unit, xl)
+
+    def _sample_torch(self, x: float, xl: str) -> None:
+        torch = sys.modules.get("torch")  # only if the job imported torch: never import it ourselves
+        if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+            return
+        vals, names = [], []
+        for d in range(torch.cuda.device_count()):
+            vals += [torch.cuda.memory_allocated(d) / _GB, torch.cuda.memory_reserved(d) / _GB,
+                     torch.cuda.max_memory_allocated(d) / _GB]
+            names += [f"cuda:{d} allocated", f"cuda:{d} reserved", f"cuda:{d} max allocated"]
+        append_point(self.client, f"{self.prefix}_cuda_alloc", self.env, x, vals, names,
+                     "torch CUDA allocator (GiB)", "GiB", xl)
+
+
+def monitor_system(client: Any, interval: float = 1.0, **kw: Any) -> SystemMonitor:
+    """Start a SystemMonitor for `client` and return it (call .stop() when done)."""
+    return SystemMonitor(client, interval=interval, **kw)
