@@ -47,6 +47,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Response:
+        log.warning("%s %s -> %d: %s", request.method, request.path, exc.status, exc.message)
         return json_response({"error": exc.message}, exc.status)
 
     @app.errorhandler(HTTPException)

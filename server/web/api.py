@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import math
 from collections.abc import Iterator
 
@@ -16,6 +17,7 @@ from ..store import PaneRecord
 from .common import ApiError, json_response, services
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+log = logging.getLogger("paneboard.api")
 
 MAX_POINTS = 200_000
 
@@ -169,6 +171,8 @@ def _write(events: list[dict]) -> Response:
         except EventError as exc:
             errors.append({"index": i, "s": raw.get("s") if isinstance(raw, dict) else None, "error": str(exc)})
     result = services().writer.submit_wait(commands)
+    for err in errors + result.errors:
+        log.warning("rejected event %s from %s: %s", err.get("index", err.get("s")), request.remote_addr, err["error"])
     if result.failed:
         raise ApiError(503, result.failed)
     return json_response({"ok": not errors and not result.errors, "errors": errors + result.errors})
