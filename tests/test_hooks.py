@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -165,4 +166,110 @@ def test_system_monitor_without_nvml_notes_it_and_still_logs_cpu_and_memory(serv
     panes = {p["win"] for p in server.get_json("/api/v1/envs/sys")["panes"]}
     assert not any(w.startswith("sys_gpu") for w in panes)
     del ballast
+    client.close_connection(timeout=5)
+
+
+def small_model() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Conv2d(1, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                               torch.nn.Linear(4 * 6 * 6, 3))
+
+
+def test_watch_logs_layer_norms_lr_and_summary_and_unwatch_stops(server):
+    client = client_for(server, "model")
+    model = small_model()
+    opt = torch.optim.SGD([{"params": model[0].parameters(), "lr": 0.1},
+                           {"params": model[3].parameters(), "lr": 0.01}])
+    x, y = torch.randn(16, 1, 8, 8), torch.randint(0, 3, (16,))
+    handle = paneboard.watch(model, client, optimizer=opt, every=5, sample=x[:2])
+    expected = {}
+    for step in range(1, 21):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        if step % 5 == 0:
+            expected[step] = (model[3].weight.norm().item() ** 2 + model[3].bias.norm().item() ** 2) ** 0.5
+        opt.step()
+    handle.unwatch()
+    for _ in range(10):  # after unwatch nothing more is logged
+        opt.step()
+    assert client.flush(timeout=30)
+    grad = series(server, "model", "model_grad_norm")
+    assert set(grad) == {"0", "3"}
+    assert [x for x, _ in grad["3"]] == [1, 5, 10, 15, 20]
+    weight = dict(series(server, "model", "model_weight_norm")["3"])
+    for step, norm in expected.items():
+        assert weight[step] == pytest.approx(norm, rel=1e-5)
+    assert [v for _, v in series(server, "model", "model_lr")["group 1"]] == [0.01] * 5
+    total = series(server, "model", "model_grad_norm_total")["total"]
+    assert all(v > 0 and v < 1e3 for _, v in total)
+    summary = server.get_json("/api/v1/envs/model/panes/model_summary")["data"]["html"]
+    assert "2×4×6×6" in summary and "2×3" in summary and "Conv2d" in summary and "total params: 475" in summary
+    client.close_connection(timeout=5)
+
+
+def alert_rows(server: ServerProcess, env: str) -> str:
+    return server.get_json(f"/api/v1/envs/{env}/panes/alerts")["data"]["html"]
+
+
+def test_alerts_fire_on_nan_loss_divergence_and_nan_gradients(server, caplog):
+    caplog.set_level(logging.WARNING, logger="paneboard")
+    client = client_for(server, "nan")
+    for step in range(20):
+        assert paneboard.alerts.check_loss(client, torch.tensor(1.0 + 0.01 * step), step) is False
+    assert paneboard.alerts.check_loss(client, 50.0, 20) is True  # > 10x the running median
+    assert paneboard.alerts.check_loss(client, float("nan"), 21) is True
+    assert paneboard.alerts.check_loss(client, float("inf"), 22) is True  # same kind: no second warning
+    model = small_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    paneboard.watch(model, client, optimizer=opt, every=1)
+    model(torch.randn(2, 1, 8, 8)).sum().backward()
+    model[0].weight.grad[0, 0, 0, 0] = float("nan")
+    opt.step()
+    assert client.flush(timeout=30)
+    rows = alert_rows(server, "nan")
+    assert "loss_divergence" in rows and "step 20" in rows
+    assert "loss_nonfinite" in rows and "step 21" in rows
+    assert "grad_nonfinite" in rows
+    assert paneboard.alerts.get(client).fired["loss_nonfinite"] == 2
+    nan_warnings = [r for r in caplog.records if "loss_nonfinite" in r.getMessage()]
+    assert len(nan_warnings) == 1
+    client.close_connection(timeout=5)
+
+
+def test_stall_alert_fires_when_steps_stop(server):
+    client = client_for(server, "stall")
+    alerts = paneboard.alerts.configure(client, min_stall_s=0.2, stall_factor=5)
+    for step in range(30):
+        alerts.check_loss(1.0, step)
+        time.sleep(0.01)
+    time.sleep(1.0)  # the injected stall
+    alerts.check_loss(1.0, 30)
+    assert client.flush(timeout=30)
+    rows = alert_rows(server, "stall")
+    assert rows.count("stall") == 1 and "step 29" in rows
+    alerts.stop()
+    client.close_connection(timeout=5)
+
+
+def test_a_healthy_run_raises_no_alert(server):
+    client = client_for(server, "healthy")
+    alerts = paneboard.alerts.configure(client, min_stall_s=0.2, stall_factor=5)
+    ds = torch.utils.data.TensorDataset(torch.rand(64, 1, 8, 8), torch.randint(0, 3, (64,)))
+    loader = paneboard.watch_dataloader(DataLoader(ds, batch_size=4), client, every=4)
+    model = small_model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    paneboard.watch(model, client, optimizer=opt, every=4)
+    for epoch in range(2):
+        for step, (x, y) in enumerate(loader):
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            paneboard.alerts.check_loss(client, loss, epoch * 16 + step)
+            time.sleep(0.01)
+    assert client.flush(timeout=30)
+    assert alerts.fired == {}
+    panes = {p["win"] for p in server.get_json("/api/v1/envs/healthy")["panes"]}
+    assert "alerts" not in panes and "data_wait_fraction" in panes and "model_grad_norm" in panes
+    alerts.stop()
     client.close_connection(timeout=5)

@@ -2,6 +2,7 @@
 
 from . import alerts
 from .dataloader import WatchedLoader, watch_dataloader
+from .model import ModelWatch, watch
 from .system import SystemMonitor, monitor_system
 
-__all__ = ["SystemMonitor", "WatchedLoader", "alerts", "monitor_system", "watch_dataloader"]
+__all__ = ["ModelWatch", "SystemMonitor", "WatchedLoader", "alerts", "monitor_system", "watch", "watch_dataloader"]

@@ -1,0 +1,134 @@
+"""Model watch: per-layer weight/grad norms, total grad norm, learning rates and a model summary pane."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from . import alerts as _alerts
+from ._util import append_point, contained
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
+
+
+class ModelWatch:
+    """Hooks on an optimizer's step: every `every` steps, norms and learning rates go to line panes."""
+
+    def __init__(self, model: Any, client: Any, optimizer: Any = None, every: int = 100, env: str | None = None,
+                 max_layers: int = 20, sample: Any = None, prefix: str = "model", alerts: bool = True) -> None:
+        self.model, self.client, self.optimizer, self.env = model, client, optimizer, env
+        self.every, self.prefix = max(int(every), 1), prefix
+        self.steps = 0
+        self._alerts = _alerts.get(client) if alerts else None
+        # layers = modules owning parameters directly; keep the largest few so panes stay readable
+        layers = []
+        for name, mod in model.named_modules():
+            params = [p for p in mod.parameters(recurse=False) if p.requires_grad]
+            if params:
+                layers.append((sum(p.numel() for p in params), name or type(mod).__name__, params))
+        layers.sort(key=lambda t: -t[0])
+        self.layers = [(name, params) for _, name, params in layers[:max_layers]]
+        self._all_params = [p for p in model.parameters() if p.requires_grad]
+        self._handles: list[Any] = []
+        if optimizer is not None:
+            self._handles.append(optimizer.register_step_pre_hook(self._on_step))
+        self.summary(sample)
+
+    def _on_step(self, *_: Any) -> None:
+        # pre-hook: the gradients of this step are in .grad and the lr is the one about to be used
+        self.steps += 1
+        if self._alerts is not None:
+            self._alerts.beat("optimizer", self.steps)
+        if self.steps % self.every == 0 or self.steps == 1:
+            self.log(self.steps)
+
+    def step(self, step: int | None = None) -> None:
+        """Call after backward() when there is no optimizer to hook (counts steps, logs every `every`)."""
+        self._on_step()
+
+    @contained("watch(model) log")
+    def log(self, step: int) -> None:
+        """Compute and append every norm now (called automatically every `every` steps)."""
+        import torch
+
+        with torch.no_grad():
+            names = [n for n, _ in self.layers]
+            w = [torch.linalg.vector_norm(torch.stack([p.detach().norm() for p in ps])).item()
+                 for _, ps in self.layers]
+            grads = [[p.grad.detach() for p in ps if p.grad is not None] for _, ps in self.layers]
+            g_names = [n for n, g in zip(names, grads, strict=True) if g]
+            g = [torch.linalg.vector_norm(torch.stack([t.norm() for t in gs])).item() for gs in grads if gs]
+            all_g = [p.grad.detach() for p in self._all_params if p.grad is not None]
+            total = torch.linalg.vector_norm(torch.stack([t.norm() for t in all_g])).item() if all_g else None
+        p, env, c = self.prefix, self.env, self.client
+        append_point(c, f"{p}_weight_norm", env, step, w, names, "weight norm per layer", "L2 norm")
+        if g:
+            append_point(c, f"{p}_grad_norm", env, step, g, g_names, "gradient norm per layer", "L2 norm")
+        if total is not None:
+            append_point(c, f"{p}_grad_norm_total", env, step, [total], ["total"], "total gradient norm",
+                         "L2 norm")
+            if self._alerts is not None:
+                self._alerts.check_grad_norm(total, step)
+        if self.optimizer is not None:
+            lrs = [float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
+            append_point(c, f"{p}_lr", env, step, lrs, [f"group {i}" for i in range(len(lrs))], "learning rate",
+                         "lr")
+
+    @contained("watch(model) summary")
+    def summary(self, sample: Any = None) -> str:
+        """Send the model summary pane (layer tree, parameter counts, output shapes for `sample`)."""
+        shapes: dict[str, str] = {}
+        if sample is not None:
+            shapes = self._output_shapes(sample)
+        rows = ["<tr><th>layer</th><th>type</th><th>output shape</th><th>params</th></tr>"]
+        for name, mod in self.model.named_modules():
+            depth = name.count(".") + (1 if name else 0)
+            own = sum(p.numel() for p in mod.parameters(recurse=False))
+            label = name.rsplit(".", 1)[-1] if name else "(model)"
+            rows.append(f"<tr><td>{'&nbsp;' * 4 * depth}{html.escape(label)}</td><td>{type(mod).__name__}</td>"
+                        f"<td>{html.escape(shapes.get(name, ''))}</td><td>{_count(own) if own else ''}</td></tr>")
+        total = sum(p.numel() for p in self.model.parameters())
+        trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        text = (f"<table>{''.join(rows)}</table>total params: {_count(total)} · trainable: {_count(trainable)}")
+        self.client.text(text, win=f"{self.prefix}_summary", env=self.env,
+                         opts={"title": f"model summary: {type(self.model).__name__}"})
+        return text
+
+    def _output_shapes(self, sample: Any) -> dict[str, str]:
+        import torch
+
+        shapes: dict[str, str] = {}
+
+        def hook(name: str):
+            def fn(_m: Any, _i: Any, out: Any) -> None:
+                o = out[0] if isinstance(out, (tuple, list)) and out else out
+                if hasattr(o, "shape"):
+                    shapes[name] = "×".join(str(d) for d in o.shape)
+            return fn
+
+        handles = [m.register_forward_hook(hook(n)) for n, m in self.model.named_modules()]
+        was_training = self.model.training
+        try:  # eval + no_grad: a summary pass must not move BatchNorm statistics or build a graph
+            self.model.eval()
+            with torch.no_grad():
+                self.model(sample)
+        finally:
+            self.model.train(was_training)
+            for h in handles:
+                h.remove()
+        return shapes
+
+    def unwatch(self) -> None:
+        """Remove every hook this watch installed."""
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        if self._alerts is not None:
+            self._alerts.pause()
+
+
+def watch(model: Any, client: Any, optimizer: Any = None, every: int = 100, **kw: Any) -> ModelWatch:
+    """Watch a model's weights and gradients (hooked on optimizer.step; without one call .step())."""
+    return ModelWatch(model, client, optimizer=optimizer, every=every, **kw)
