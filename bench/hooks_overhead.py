@@ -1,0 +1,88 @@
+"""Per-step overhead of watch_dataloader + SystemMonitor + watch(model) on a small CPU training loop.
+
+Starts its own dash-server on a free port, runs the same loop with and without the hooks (alternating rounds,
+best round of each) and prints the ratio:  python bench/hooks_overhead.py [--steps 300] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+import paneboard
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(loader, model, opt, steps: int) -> float:
+    """Seconds per step of a plain classification loop over `loader`."""
+    done, t0 = 0, time.perf_counter()
+    while done < steps:
+        for x, y in loader:
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            opt.step()
+            done += 1
+            if done == steps:
+                break
+    return (time.perf_counter() - t0) / steps
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    port, tmp = free_port(), tempfile.mkdtemp()
+    srv = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db",
+                            str(Path(tmp) / "b.db")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/envs", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_hooks", spool_dir=False)
+        torch.manual_seed(0)
+        ds = TensorDataset(torch.rand(2048, 1, 16, 16), torch.randint(0, 10, (2048,)))
+        model = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                                    torch.nn.Linear(8 * 14 * 14, 10))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        plain_loader = DataLoader(ds, batch_size=32, shuffle=True)
+        run(plain_loader, model, opt, 50)  # warm-up
+        base, hooked = [], []
+        for _ in range(args.rounds):
+            base.append(run(plain_loader, model, opt, args.steps))
+            loader = paneboard.watch_dataloader(plain_loader, client, every=50)
+            mon = paneboard.SystemMonitor(client, interval=1.0)
+            w = paneboard.watch(model, client, optimizer=opt, every=100)
+            hooked.append(run(loader, model, opt, args.steps))
+            w.unwatch()
+            mon.stop()
+        client.flush(timeout=30)
+        b, h = min(base), min(hooked)
+        print(f"without hooks: {b * 1e3:.3f} ms/step   with hooks: {h * 1e3:.3f} ms/step   "
+              f"ratio: {h / b:.3f}  (goal <= 1.02)")
+        client.close_connection(timeout=5)
+    finally:
+        srv.terminate()
+        srv.wait(10)
+
+
+if __name__ == "__main__":
+    main()
