@@ -259,6 +259,26 @@ class VisdomMethods:
                             "kind": "properties", "opts": dict(opts or {}), "properties": list(data)})
         return win
 
+    def graph(self, edges: Any, edgeLabels: Any = None, nodeLabels: Any = None,
+              opts: Mapping[str, Any] | None = None, env: str | None = None, win: str | None = None) -> str:
+        """Network graph from (source, target) pairs over nodes 0..n-1 (Visdom's graph, without networkx)."""
+        from .client import new_win_id  # late import: client.py imports this module
+
+        pairs = [(int(a), int(b)) for a, b in edges]
+        n = max((max(p) for p in pairs), default=-1) + 1
+        if nodeLabels is not None and len(nodeLabels) != n:
+            raise ValueError(f"graph: {len(nodeLabels)} nodeLabels for {n} nodes")
+        if edgeLabels is not None and len(edgeLabels) != len(pairs):
+            raise ValueError(f"graph: {len(edgeLabels)} edgeLabels for {len(pairs)} edges")
+        nodes = [{"name": i, "label": str(nodeLabels[i]) if nodeLabels is not None else str(i)} for i in range(n)]
+        links = [{"source": a, "target": b, "label": str(edgeLabels[k]) if edgeLabels is not None else f"{a}-{b}"}
+                 for k, (a, b) in enumerate(pairs)]
+        o = {"directed": False, "showVertexLabels": True, "showEdgeLabels": False, **(opts or {})}
+        win = new_win_id() if win is None else win
+        self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
+                            "kind": "network", "opts": o, "graph": {"nodes": nodes, "edges": links}})
+        return win
+
     def fork_env(self, prev_eid: str, eid: str) -> str:
         """Copy env prev_eid to eid (after every event sent before this call)."""
         self.transport.put({"t": _now(), "op": "fork_env", "env": eid, "from": prev_eid, "win": None})

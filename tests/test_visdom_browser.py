@@ -186,3 +186,20 @@ def test_visdom_svg_and_audio_panes_render_sanitized(server, viz, page):
     pg.wait_for_timeout(200)
     assert pg.evaluate("() => window.__xss") is None
     assert errors == []
+
+
+def test_network_pane_draws_nodes_and_edges(server, viz, page):
+    pg, errors = page
+    viz.graph([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)], nodeLabels=["<b>a</b>", "b", "c", "d"],
+              opts={"directed": True, "showVertexLabels": True}, win="net")
+    open_env(pg, server, "vb")
+    traces = plotted(pg, "net")
+    assert [t["name"] for t in traces] == ["edges", "edge labels", "nodes"]
+    nodes = pg.evaluate("() => { const d = document.querySelector('[data-win=\"net\"] .js-plotly-plot').data[2];"
+                        " return {n: d.x.length, text: Array.from(d.text), finite: d.x.every(Number.isFinite)}; }")
+    assert nodes == {"n": 4, "text": ["<b>a</b>", "b", "c", "d"], "finite": True}
+    edges = pg.evaluate("() => document.querySelector('[data-win=\"net\"] .js-plotly-plot').data[0].x.length")
+    assert edges == 15  # 5 edges × (2 ends + a gap)
+    assert pg.evaluate("() => document.querySelectorAll('[data-win=\"net\"] .annotation').length") == 5  # arrows
+    assert pg.evaluate("() => document.querySelectorAll('[data-win=\"net\"] b').length") == 0  # labels are text
+    assert errors == []

@@ -262,3 +262,18 @@ def test_properties_pane_and_callback_events_reach_the_handlers(server, viz):
     assert ev["pane_data"]["content"] == PROPS  # the stored window goes along, as in Visdom
     status, text = post_raw(server, "/vis_event", b'{"event_type": "Evil", "target": "props", "eid": "compat"}')
     assert status == 400
+
+
+def test_graph_becomes_a_network_pane(server, viz):
+    viz.graph([(0, 1), (1, 2), (2, 0)], nodeLabels=["a", "b", "c"], edgeLabels=["x", "y", "z"],
+              opts={"directed": True}, win="net")
+    w = window(viz, "net")
+    assert w["type"] == "network" and w["directed"] is True
+    assert [n["label"] for n in w["content"]["nodes"]] == ["a", "b", "c"]
+    # visdom pairs edgeLabels with networkx's edge order, so only the set of labels is certain
+    assert {(e["source"], e["target"]) for e in w["content"]["edges"]} == {(0, 1), (1, 2), (0, 2)}
+    assert sorted(e["label"] for e in w["content"]["edges"]) == ["x", "y", "z"]
+    assert len(pane(server, "net")["data"]["edges"]) == 3
+    bad = viz._send({"data": [{"type": "network", "content": {"nodes": [{}], "edges": [{"source": 0, "target": 5}]}}],
+                     "win": "net", "eid": "compat"})
+    assert "error" in json.loads(bad) and len(pane(server, "net")["data"]["edges"]) == 3  # refused, nothing lost

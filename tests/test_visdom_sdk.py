@@ -96,3 +96,14 @@ def test_properties_pane(server, client):
     client.properties([{"type": "bogus"}], win="p")  # rejected by the server; the stored pane stays
     client.flush(10)
     assert server.get_json("/api/v1/envs/sdkv/panes/p")["data"]["properties"] == props
+
+
+def test_graph(server, client):
+    client.graph([(0, 1), (1, 3)], nodeLabels=["a", "b", "c", "d"], win="g", opts={"directed": True})
+    assert client.flush(10)
+    got = server.get_json("/api/v1/envs/sdkv/panes/g")
+    assert got["kind"] == "network" and got["opts"]["directed"] is True
+    assert [n["label"] for n in got["data"]["nodes"]] == ["a", "b", "c", "d"]
+    assert got["data"]["edges"] == [{"source": 0, "target": 1, "label": "0-1"}, {"source": 1, "target": 3, "label": "1-3"}]
+    with pytest.raises(ValueError):
+        client.graph([(0, 1)], nodeLabels=["only one"], win="g")

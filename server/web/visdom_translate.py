@@ -91,7 +91,12 @@ def create_events(env: str, win: str, body: dict) -> list[dict]:
         return out
     if kind == "properties":
         return [{**ev, "kind": "properties", "properties": data[0].get("content")}]
-    if kind in ("network", "embeddings"):
+    if kind == "network":
+        for key in ("directed", "showEdgeLabels", "showVertexLabels"):
+            if key in data[0] and key not in opts:
+                opts[key] = data[0][key]
+        return [{**ev, "kind": "network", "graph": data[0].get("content")}]
+    if kind == "embeddings":
         raise EventError(f"Visdom {kind} windows are not supported yet")
     layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
     xy = [_xy_trace(t, strict=True) for t in data]
@@ -131,6 +136,8 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
         return [{**ev, "mode": mode, "image": image_wire(content)}]
     if pane.kind == "properties":
         return [{**ev, "mode": "replace", "properties": data[0].get("content")}] if data else []
+    if pane.kind == "network":
+        return [{**ev, "mode": "replace", "graph": data[0].get("content")}] if data else []
     if pane.kind == "figure":
         if body.get("delete"):
             return [{**ev, "mode": "remove", "traces": []}]
@@ -169,6 +176,10 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
         else:
             win.update(type="image", content={"src": _data_uri(store, content.get("blob")),
                                               "caption": opts.get("caption")})
+    elif pane.kind == "network":
+        win.update(type="network", content={"nodes": content.get("nodes", []), "edges": content.get("edges", [])},
+                   directed=opts.get("directed", False), showEdgeLabels=opts.get("showEdgeLabels", "hover"),
+                   showVertexLabels=opts.get("showVertexLabels", True))
     elif pane.kind == "properties":
         win.update(type="properties", content=content.get("properties", []))
     elif pane.kind == "figure":

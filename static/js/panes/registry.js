@@ -4,6 +4,7 @@ import * as text from "./text.js";
 import * as image from "./image.js";
 import * as figure from "./figure.js";
 import * as properties from "./properties.js";
+import * as network from "./network.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -20,6 +21,7 @@ const KINDS = new Map([
   ["image", image],
   ["figure", figure],
   ["properties", properties],
+  ["network", network],
 ]);
 
 const unsupported = {

@@ -1,0 +1,56 @@
+"""Network (graph) panes, Visdom's `graph`: nodes 0..n-1 with labels, edges with optional labels; drawn by the UI."""
+
+from __future__ import annotations
+
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..store import PaneRecord, Store, StoreTx
+from .common import merged_opts, title_of
+
+KINDS = ("network",)
+UPDATE_MODES = ("replace",)
+MAX_NODES = 10_000   # the browser lays the graph out itself: beyond this it would stall the page
+MAX_EDGES = 50_000
+
+
+def validate(cmd: Command, raw: dict) -> dict:
+    graph = raw.get("graph")
+    if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list) \
+            or not isinstance(graph.get("edges", []), list):
+        raise EventError('network: expected graph: {"nodes": [...], "edges": [...]}')
+    nodes, edges = graph["nodes"], graph.get("edges", [])
+    if len(nodes) > MAX_NODES or len(edges) > MAX_EDGES:
+        raise EventError(f"network: at most {MAX_NODES} nodes and {MAX_EDGES} edges")
+    out_nodes = []
+    for i, n in enumerate(nodes):
+        if not isinstance(n, dict):
+            raise EventError(f"network: nodes[{i}] must be an object")
+        label = n.get("label")
+        out_nodes.append({**n, "name": i, "label": None if label is None else str(label)})
+    out_edges = []
+    for i, e in enumerate(edges):
+        if not isinstance(e, dict):
+            raise EventError(f"network: edges[{i}] must be an object")
+        s, t = e.get("source"), e.get("target")
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(nodes) for v in (s, t)):
+            raise EventError(f"network: edges[{i}] must join two of the nodes 0..{len(nodes) - 1}")
+        label = e.get("label")
+        out_edges.append({"source": s, "target": t, "label": None if label is None else str(label)})
+    return {"nodes": out_nodes, "edges": out_edges}
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    pane = tx.get_pane(cmd.env, cmd.win)
+    if cmd.op == "set" or pane is None:
+        pane = tx.put_pane(cmd.env, cmd.win, "network", title_of(cmd.opts), cmd.opts, cmd.payload)
+    else:
+        if pane.kind not in KINDS:
+            raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not network")
+        opts = merged_opts(pane, cmd)
+        pane = tx.update_pane(pane, content=cmd.payload, opts=opts, title=title_of(opts))
+    deltas.pane(pane.env, pane.win, pane.version)
+
+
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+    content = pane.content or {}
+    return {"nodes": content.get("nodes", []), "edges": content.get("edges", [])}
