@@ -259,14 +259,15 @@ def test_unknown_pane_kind_gets_a_card_not_a_crash(server, sdk, tab):
     c.line(Y=[1, 2], win="ok")
     flushed(c)
 
-    def inject(route):
-        res = route.fetch()
-        body = res.json()
-        body["panes"].insert(0, {"env": "kinds", "win": "h1", "kind": "histogram3d", "title": "", "opts": {},
-                                 "version": 1, "created": 0, "updated": 0, "data": {}})
-        route.fulfill(response=res, json=body)
+    h1 = {"env": "kinds", "win": "h1", "kind": "histogram3d", "title": "", "opts": {}, "version": 1, "created": 0,
+          "updated": 0}
 
-    tab.page.route("**/api/v1/envs/kinds/panes?*", inject)
+    def inject(route):  # the env's pane list (summaries), then the pane's own read
+        res = route.fetch()
+        route.fulfill(response=res, json={**res.json(), "panes": [h1, *res.json()["panes"]]})
+
+    tab.page.route("**/api/v1/envs/kinds", inject)
+    tab.page.route("**/api/v1/envs/kinds/panes/h1?*", lambda route: route.fulfill(json={**h1, "data": {}}))
     tab.open(env_url(server, "kinds"))
     card = tab.page.locator('[data-win="h1"]')
     assert card.get_attribute("data-kind") == "histogram3d"

@@ -6,10 +6,12 @@ import { loadPlotly } from "./panes/xy.js";
 import { envListPage } from "./envlist.js";
 import { comparePage } from "./compare.js";
 import { workspace } from "./workspace.js";
+import { pool, visibility } from "./lazy.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
 const POINTS = Number(boot.points) > 0 ? Number(boot.points) : 2000;
+const PARALLEL_FETCHES = 4; // pane reads in flight at once: the first screen arrives together, the server is not flooded
 
 function readBoot() {
   const el = document.getElementById("boot");
@@ -109,6 +111,9 @@ function envPage(env) {
 
   const slots = new Map(); // win -> slot
   const dirty = new Set(); // slots with pending extends
+  // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
+  const vis = visibility((slot) => { if (slot.stale) fetchPane(slot); });
+  const fetchSlot = pool(PARALLEL_FETCHES);
   let flushScheduled = false;
   let gone = false;
 
@@ -133,7 +138,8 @@ function envPage(env) {
     const body = h("div", { class: "card-body loading" });
     const card = h("section", { class: "card", dataset: { win, kind: "" } }, h("header", { class: "card-bar" }, title, info), body);
     const slot = { win, card, body, titleEl: title, info, title: win, kind: null, view: null, pane: null, version: -Infinity,
-      fetching: false, again: false, removed: false, pending: [], pendingPoints: 0, chain: Promise.resolve() };
+      fetching: false, again: false, removed: false, pending: [], pendingPoints: 0, chain: Promise.resolve(),
+      visible: false, stale: true };
     slot.ctx = {
       env, win, points: POINTS, url: api.url,
       refetch: () => fetchPane(slot),
@@ -142,6 +148,7 @@ function envPage(env) {
     };
     slots.set(win, slot);
     grid.appendChild(card);
+    vis.observe(slot); // its first report comes after layout: a pane created by a live message loads if in view
     ws.attach(slot);
     empty.hidden = true;
     return slot;
@@ -152,6 +159,7 @@ function envPage(env) {
     slot.removed = true;
     slots.delete(slot.win);
     dirty.delete(slot);
+    vis.unobserve(slot);
     slot.card.remove();
     slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
     empty.hidden = slots.size > 0;
@@ -166,14 +174,19 @@ function envPage(env) {
     return slot.chain;
   }
 
-  function applyPane(slot, pane) {
-    slot.pane = pane;
-    slot.version = Number.isFinite(pane.version) ? pane.version : -Infinity;
+  /** Title and grid cell from a pane summary or a rendered pane: a placeholder card takes its final size at once. */
+  function describe(slot, pane) {
     slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.win);
     slot.titleEl.textContent = slot.title;
     slot.titleEl.title = `${pane.win} (${pane.kind})`;
     ws.place(slot, pane.layout);
     applyFilter();
+  }
+
+  function applyPane(slot, pane) {
+    slot.pane = pane;
+    slot.version = Number.isFinite(pane.version) ? pane.version : -Infinity;
+    describe(slot, pane);
     return enqueue(slot, async () => {
       slot.body.classList.remove("loading");
       if (slot.view && slot.kind === pane.kind) return slot.view.update(pane);
@@ -186,21 +199,37 @@ function envPage(env) {
     });
   }
 
-  /** (Re)fetch one pane; extends arriving meanwhile wait in slot.pending and the newer ones apply after. */
+  /**
+   * (Re)fetch one pane in view and resolve once it is drawn; extends arriving meanwhile wait in slot.pending and the
+   * newer ones apply after. A pane out of view is only marked stale: the visibility observer fetches it later.
+   */
   async function fetchPane(slot) {
+    if (!slot.visible) {
+      slot.stale = true;
+      return;
+    }
     if (slot.fetching) {
       slot.again = true;
       return;
     }
     slot.fetching = true;
+    slot.stale = false;
     try {
       do {
         slot.again = false;
-        const pane = await api.getPane(env, slot.win, POINTS);
+        // Scrolled away while queued: skip the read, stay stale (pending extends are dropped: the refetch has them).
+        const pane = await fetchSlot(() => (slot.visible && !slot.removed ? api.getPane(env, slot.win, POINTS) : null));
         if (slot.removed) return;
-        applyPane(slot, pane);
+        if (!pane) {
+          slot.stale = true;
+          slot.pending = [];
+          slot.pendingPoints = 0;
+          return;
+        }
+        await applyPane(slot, pane);
       } while (slot.again && !slot.removed);
     } catch (err) {
+      slot.stale = true; // the next (re)connect or scroll into view tries again
       if (err.status === 404) removeSlot(slot);
       else slot.ctx.setInfo("fetch failed", err.message);
     } finally {
@@ -247,7 +276,14 @@ function envPage(env) {
   function onExtend(m) {
     let slot = slots.get(m.win);
     if (!slot) {
-      fetchPane(createSlot(m.win)); // a pane we have not seen: fetch it whole
+      fetchPane(createSlot(m.win)); // a pane we have not seen: fetch it whole (once in view)
+      return;
+    }
+    if (!slot.fetching && (!slot.visible || slot.stale)) {
+      // Out of view: nothing to draw, so the extend only marks it stale; its refetch will hold these points.
+      slot.pending = [];
+      slot.pendingPoints = 0;
+      fetchPane(slot);
       return;
     }
     slot.pending.push(m);
@@ -265,7 +301,7 @@ function envPage(env) {
   async function loadAll() {
     let res;
     try {
-      res = await api.getPanes(env, POINTS);
+      res = await api.getEnv(env); // summaries only: the data of each pane is fetched when its card is in view
     } catch (err) {
       if (err.status !== 404) throw err;
       for (const s of [...slots.values()]) removeSlot(s);
@@ -280,7 +316,6 @@ function envPage(env) {
     grid.classList.remove("gone");
     stats(res.env);
     const seen = new Set();
-    const work = [];
     let at = 0;
     for (const pane of res.panes || []) {
       seen.add(pane.win);
@@ -288,12 +323,16 @@ function envPage(env) {
       if (grid.children[at] !== slot.card) grid.insertBefore(slot.card, grid.children[at] || null); // server order
       at += 1;
       const same = slot.pane && slot.kind === pane.kind && slot.pane.created === pane.created;
-      if (same) ws.place(slot, pane.layout); // a layout changed while we were offline
+      if (!slot.view) slot.pane = pane; // the placeholder sizes itself from the summary's opts
+      describe(slot, pane); // title and layout may have changed while we were offline
       if (slot.fetching) slot.again = true;
-      else if (!same || !(pane.version <= slot.version)) work.push(applyPane(slot, pane));
+      else if (!same || !(pane.version <= slot.version)) slot.stale = true;
     }
     for (const slot of [...slots.values()]) if (!seen.has(slot.win) && !slot.fetching) removeSlot(slot);
     empty.hidden = slots.size > 0;
+    // "ready" means the panes in view are drawn: those are fetched now, the rest when they scroll into view.
+    const work = [];
+    for (const slot of slots.values()) if (vis.measure(slot) && slot.stale) work.push(fetchPane(slot));
     await Promise.all(work);
   }
 
