@@ -157,7 +157,9 @@ def test_system_monitor_without_nvml_notes_it_and_still_logs_cpu_and_memory(serv
     assert note.startswith("no GPU") and note == mon.gpu_note
     cpu = series(server, "sys", "sys_cpu")
     assert set(cpu) == {"system CPU %", "this process CPU %"} and len(cpu["system CPU %"]) >= 8
-    assert all(0 <= y <= 100 * psutil.cpu_count() for _, y in cpu["this process CPU %"])
+    # Bounded by the core count, with slack: over 0.1 s windows the kernel's 10 ms CPU-time ticks alone can
+    # push a busy process's reading past 100% per core.
+    assert all(0 <= y <= 150 * psutil.cpu_count() for _, y in cpu["this process CPU %"])
     mem = series(server, "sys", "sys_memory")
     last_rss = mem["process RSS"][-1][1]
     assert abs(last_rss - rss) / rss < 0.10 and last_rss > 0.2  # the ballast is in it
