@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .callbacks import EventListener
 from .convert import as_float_array, to_numpy
 
 _HEATMAP_UPDATES = ("appendRow", "appendColumn", "prependRow", "prependColumn")
@@ -278,6 +279,20 @@ class VisdomMethods:
         self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
                             "kind": "network", "opts": o, "graph": {"nodes": nodes, "edges": links}})
         return win
+
+    def register_event_handler(self, handler: Any, target: str) -> None:
+        """Call handler(event) for browser events on pane `target` (KeyPress, Click, PropertyUpdate, close...).
+
+        Events arrive on a background thread over the server's /vis_socket, as with Visdom's client.
+        """
+        if getattr(self, "_events", None) is None:
+            url = self.transport.url.rsplit("/ingest", 1)[0] + "/vis_socket"
+            self._events = EventListener(url, self.transport.token)
+        self._events.register(handler, target)
+
+    def clear_event_handlers(self, target: str | None = None) -> None:
+        if getattr(self, "_events", None) is not None:
+            self._events.clear(target)
 
     def fork_env(self, prev_eid: str, eid: str) -> str:
         """Copy env prev_eid to eid (after every event sent before this call)."""

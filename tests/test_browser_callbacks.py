@@ -1,0 +1,44 @@
+"""Keyboard and click events on panes reach handlers registered with paneboard's own SDK (Visdom callbacks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_visdom_browser import TIMEOUT_MS, open_env, page  # noqa: F401  (shared Chromium fixture)
+
+import paneboard
+
+pytestmark = [pytest.mark.browser, pytest.mark.e2e]
+
+
+def test_key_and_click_events_reach_sdk_handlers(server, page):  # noqa: F811
+    pg, errors = page
+    client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="cb")
+    got: list[dict] = []
+    client.text("press a key here", win="keys")
+    client.image(np.zeros((3, 10, 20)), win="clickme")
+    assert client.flush(timeout=15)
+    client.register_event_handler(got.append, "keys")
+    client.register_event_handler(got.append, "clickme")
+    assert client._events.connected.wait(10), "the SDK's callback socket did not connect"
+    open_env(pg, server, "cb")
+    pg.locator('[data-win="keys"] .text-pane').focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function("() => { const i = document.querySelector('[data-win=\"clickme\"] img');"
+                         " return i && i.complete && i.naturalWidth === 20; }", timeout=TIMEOUT_MS)
+    img = pg.locator('[data-win="clickme"] img')
+    box = img.bounding_box()
+    img.click(position={"x": box["width"] * 0.25, "y": box["height"] * 0.75})
+    for _ in range(200):
+        if len(got) >= 2:
+            break
+        pg.wait_for_timeout(50)
+    kinds = sorted((e["event_type"], e["target"]) for e in got)
+    assert kinds == [("Click", "clickme"), ("KeyPress", "keys")], kinds
+    key = next(e for e in got if e["event_type"] == "KeyPress")
+    assert key["key"] == "ArrowLeft" and key["eid"] == "cb"
+    click = next(e for e in got if e["event_type"] == "Click")
+    assert click["image_coord"] == {"x": 5, "y": 7}
+    client.clear_event_handlers()
+    assert errors == []
+    client.close_connection(timeout=5)
