@@ -7,6 +7,7 @@ import { envListPage } from "./envlist.js";
 import { comparePage } from "./compare.js";
 import { workspace } from "./workspace.js";
 import { pool, visibility } from "./lazy.js";
+import { fmtInt, h, relTime, timeEl } from "./dom.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
@@ -24,45 +25,7 @@ function readBoot() {
   return { page: "envs", env: null, base: "/", points: 2000, ...b };
 }
 
-// ---------------------------------------------------------------- small DOM and format helpers (text only, never HTML)
-function h(tag, props, ...kids) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") el.className = v;
-    else if (k === "text") el.textContent = v;
-    else if (k === "dataset") Object.assign(el.dataset, v);
-    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) el.append(kid);
-  return el;
-}
-
-const fmtInt = (n) => (Number.isFinite(Number(n)) ? Number(n).toLocaleString("en-US") : "–");
-
-function toMs(t) {
-  if (typeof t === "number") return t < 1e11 ? t * 1000 : t; // seconds (or already ms)
-  if (typeof t === "string" && t) return /^[\d.]+$/.test(t) ? toMs(Number(t)) : Date.parse(t);
-  return NaN;
-}
-
-function relTime(ms) {
-  if (!Number.isFinite(ms)) return "–";
-  const d = (Date.now() - ms) / 1000;
-  if (d < 1) return "just now";
-  if (d < 60) return `${Math.floor(d)} s ago`;
-  if (d < 3600) return `${Math.floor(d / 60)} min ago`;
-  if (d < 86400) return `${Math.floor(d / 3600)} h ago`;
-  if (d < 30 * 86400) return `${Math.floor(d / 86400)} d ago`;
-  return new Date(ms).toLocaleDateString();
-}
-
-/** An element showing "5 s ago" for timestamp t, kept fresh by the ticker below. */
-function timeEl(t) {
-  const ms = toMs(t);
-  return h("time", { dataset: { ts: String(ms) }, title: Number.isFinite(ms) ? new Date(ms).toLocaleString() : "", text: relTime(ms) });
-}
+// Relative times ("5 s ago") made by dom.js timeEl stay fresh.
 setInterval(() => {
   for (const el of document.querySelectorAll("time[data-ts]")) el.textContent = relTime(Number(el.dataset.ts));
 }, 1000);
