@@ -34,9 +34,15 @@ def contained(key: str, default: Any = None) -> Callable[[F], F]:
 
 
 def append_point(client: Any, win: str, env: str | None, x: float, values: Sequence[float],
-                 names: Sequence[str], title: str, ylabel: str = "", xlabel: str = "step") -> None:
-    """Append one x with one y per named trace to line pane `win` (one event for all traces)."""
+                 names: Sequence[str], title: str, ylabel: str = "", xlabel: str = "step",
+                 by_name: bool = False) -> None:
+    """Append one x with one y per named trace to line pane `win` (one event, or one per trace when by_name)."""
     if not values:
+        return
+    if by_name:  # several processes share the pane: match traces by name, not by position (Visdom's default)
+        opts = {"title": title, "xlabel": xlabel, "ylabel": ylabel}
+        for v, n in zip(values, names, strict=True):
+            client.line(Y=[float(v)], X=[float(x)], win=win, env=env, update="append", name=n, opts=opts)
         return
     client.line(Y=[[float(v) for v in values]], X=[float(x)], win=win, env=env, update="append",
                 opts={"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel})

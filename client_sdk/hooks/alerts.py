@@ -12,6 +12,7 @@ from collections import deque
 from typing import Any
 
 from ._util import contained, log
+from .dist import rank_info
 
 ALERTS_WIN = "alerts"
 _registry: weakref.WeakKeyDictionary[Any, Alerts] = weakref.WeakKeyDictionary()
@@ -23,8 +24,12 @@ class Alerts:
 
     def __init__(self, client: Any, env: str | None = None, divergence_factor: float = 10.0,
                  stall_factor: float = 10.0, min_stall_s: float = 30.0, starved_fraction: float = 0.5,
-                 cooldown_s: float = 30.0) -> None:
-        self.client, self.env = client, env
+                 cooldown_s: float = 30.0, gpu_mem_fraction: float = 0.95) -> None:
+        # weak: the registry is keyed weakly by client, so a strong ref here would keep every client alive
+        self._client_ref = weakref.ref(client)
+        self.env, self.gpu_mem_fraction = env, gpu_mem_fraction
+        ri = rank_info()
+        self._who = f"{ri.label}: " if ri.distributed else ""
         self.divergence_factor, self.starved_fraction = divergence_factor, starved_fraction
         self.stall_factor, self.min_stall_s, self.cooldown_s = stall_factor, min_stall_s, cooldown_s
         self.fired: dict[str, int] = {}           # kind -> how many times the rule triggered
@@ -39,6 +44,11 @@ class Alerts:
         self._watchdog: threading.Thread | None = None
         self._header_sent = False
 
+    @property
+    def client(self) -> Any:
+        """The client alerts are written to (None once it was garbage-collected)."""
+        return self._client_ref()
+
     # ----------------------------------------------------------------------------------- emitting
 
     def alert(self, kind: str, step: Any, message: str) -> None:
@@ -51,15 +61,19 @@ class Alerts:
             self._last_row[kind] = now
             first_header = not self._header_sent
             self._header_sent = True
+        client = self.client
+        if client is None:
+            return
+        message = self._who + message
         if n == 1:
             log.warning("paneboard alert [%s] at step %s: %s", kind, step, message)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         row = f"{stamp} · step {html.escape(str(step))} · <b>{html.escape(kind)}</b>: {html.escape(message)}"
         if first_header:
-            self.client.text(f"<b>alerts</b> (time · step · rule: message)<br>{row}", win=ALERTS_WIN,
+            client.text(f"<b>alerts</b> (time · step · rule: message)<br>{row}", win=ALERTS_WIN,
                              env=self.env, opts={"title": "alerts"})
         else:
-            self.client.text(row, win=ALERTS_WIN, env=self.env, append=True)
+            client.text(row, win=ALERTS_WIN, env=self.env, append=True)
 
     # -------------------------------------------------------------------------------------- rules
 
@@ -93,6 +107,14 @@ class Alerts:
         """Alert when the loop spent more than starved_fraction of a window waiting for data."""
         if fraction > self.starved_fraction:
             self.alert("data_starved", step, f"{fraction:.0%} of the last window was spent waiting for data")
+            return True
+        return False
+
+    def check_gpu_memory(self, used: float, total: float, device: str = "gpu0", step: Any = None) -> bool:
+        """Alert when `used` / `total` GPU memory (any one unit) reaches gpu_mem_fraction of the limit."""
+        if total > 0 and used / total >= self.gpu_mem_fraction:
+            self.alert(f"gpu_memory {device}", step, f"{device} memory {used / total:.0%} of its limit "
+                                                     f"({used:.2f} / {total:.2f} GiB)")
             return True
         return False
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import time
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from . import alerts as _alerts
 from ._util import append_point, contained
+from .dist import rank_info
 
 _TARGET_KEYS = ("label", "labels", "target", "targets", "y")
 _INPUT_KEYS = ("image", "images", "input", "inputs", "x", "img", "pixel_values")
@@ -73,13 +75,17 @@ def _image_grid(x: Any) -> np.ndarray | None:
 
 
 class WatchedLoader:
-    """A DataLoader wrapper that profiles the input pipeline; iterate it like the loader it wraps."""
+    """A DataLoader wrapper that profiles the input pipeline; iterate it like the loader it wraps.
+
+    In a distributed job every rank reports: traces labelled "host/rankN", other panes suffixed "_r<rank>".
+    """
 
     def __init__(self, loader: Any, client: Any, every: int = 50, env: str | None = None, prefix: str = "data",
                  alerts: bool = True) -> None:
         self._loader, self._client, self._env = loader, client, env
         self._every, self._prefix = max(int(every), 1), prefix
         self._alerts = _alerts.get(client) if alerts else None
+        self._ri = rank_info()
         self.epoch = 0
         self.step = 0  # batches served across epochs
         self._settings_sent = False
@@ -137,8 +143,12 @@ class WatchedLoader:
                 self._w_samples += n
                 exp = self._expected[i] if i < len(self._expected) else self._bs
                 if exp is not None and n < exp:
-                    self._w_skipped += exp - n
-                    self._e_skipped += exp - n
+                    if self._expected:
+                        self._skip(exp - n)
+                    else:  # unknown sizes (iterable): the last short batch of each worker is no skip
+                        self._pending.append(exp - n)
+                        if len(self._pending) > self._tails:
+                            self._skip(self._pending.popleft())
             if self._track_labels:
                 x, y = _split(batch)
                 if y is not None:
@@ -150,20 +160,24 @@ class WatchedLoader:
         except Exception:  # noqa: BLE001 - an odd batch must not break the user's loop
             pass
 
+    def _skip(self, k: int) -> None:
+        self._w_skipped += k
+        self._e_skipped += k
+
     @contained("watch_dataloader window")
     def _flush_window(self) -> None:
         total = self._w_wait + self._w_compute
         if total > 0:
-            env, p, x = self._env, self._prefix, self.step
+            env, p, x, nm, bn = self._env, self._prefix, self.step, self._ri.name, self._ri.distributed
             frac = self._w_wait / total
-            append_point(self._client, f"{p}_wait_fraction", env, x, [frac], ["data wait"],
-                         "data wait fraction (time blocked in next() / step time)", "fraction")
-            append_point(self._client, f"{p}_batches_per_s", env, x, [self._w_steps / total], ["batches/s"],
-                         "batches/s", "batches/s")
-            append_point(self._client, f"{p}_samples_per_s", env, x, [self._w_samples / total], ["samples/s"],
-                         "samples/s", "samples/s")
-            append_point(self._client, f"{p}_skipped", env, x, [self._w_skipped], ["skipped samples"],
-                         "samples dropped by collate_fn (expected − actual batch size)", "samples")
+            append_point(self._client, f"{p}_wait_fraction", env, x, [frac], [nm("data wait")],
+                         "data wait fraction (time blocked in next() / step time)", "fraction", by_name=bn)
+            append_point(self._client, f"{p}_batches_per_s", env, x, [self._w_steps / total], [nm("batches/s")],
+                         "batches/s", "batches/s", by_name=bn)
+            append_point(self._client, f"{p}_samples_per_s", env, x, [self._w_samples / total], [nm("samples/s")],
+                         "samples/s", "samples/s", by_name=bn)
+            append_point(self._client, f"{p}_skipped", env, x, [self._w_skipped], [nm("skipped samples")],
+                         "samples dropped by collate_fn (expected − actual batch size)", "samples", by_name=bn)
             steady = total - self._w_startup
             if self._alerts is not None and steady > 0:
                 self._alerts.check_data_wait((self._w_wait - self._w_startup) / steady, x)
@@ -195,6 +209,9 @@ class WatchedLoader:
         self._bs = getattr(ld, "batch_size", None)
         self._expected: list[int | None] = []
         self._e_skipped = 0
+        # short batches of an iterable dataset held back: up to one per worker is that worker's natural tail
+        self._pending: deque[int] = deque()
+        self._tails = max(1, int(getattr(ld, "num_workers", 0) or 0))
         self._targets: list[Any] = []
         self._label_counts: dict[int, int] = {}
         self._first_inputs = None
@@ -228,7 +245,8 @@ class WatchedLoader:
             "collate_fn": getattr(getattr(ld, "collate_fn", None), "__name__", None),
         }
         body = "<br>".join(f"{k}: <code>{html.escape(str(v))}</code>" for k, v in rows.items())
-        self._client.text(body, win=f"{self._prefix}_loader", env=self._env, opts={"title": "DataLoader settings"})
+        self._client.text(body, win=self._ri.win(f"{self._prefix}_loader"), env=self._env,
+                          opts={"title": "DataLoader settings"})
 
     @contained("watch_dataloader epoch end")
     def _epoch_end(self, n_batches: int) -> None:
@@ -238,18 +256,18 @@ class WatchedLoader:
         if self._label_counts:
             keys = sorted(self._label_counts)
             self._client.bar(X=[self._label_counts[k] for k in keys], Y=[str(k) for k in keys],
-                             win=f"{p}_labels", env=env,
+                             win=self._ri.win(f"{p}_labels"), env=env,
                              opts={"title": f"labels served, epoch {self.epoch} ({n_batches} batches)",
                                    "xlabel": "label", "ylabel": "samples"})
         grid = _image_grid(self._first_inputs) if self._first_inputs is not None else None
         if grid is not None:
-            self._client.images(grid, nrow=8, win=f"{p}_first_batch", env=env,
+            self._client.images(grid, nrow=8, win=self._ri.win(f"{p}_first_batch"), env=env,
                                 opts={"caption": f"first batch of epoch {self.epoch}",
                                       "title": "first batch"})
         self._first_inputs = None
         if self._e_skipped:
             self._client.text(f"epoch {self.epoch}: {self._e_skipped} samples dropped by collate_fn",
-                              win=f"{p}_skipped_log", env=env, append=True)
+                              win=self._ri.win(f"{p}_skipped_log"), env=env, append=True)
 
 
 def watch_dataloader(loader: Any, client: Any, every: int = 50, env: str | None = None,

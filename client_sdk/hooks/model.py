@@ -7,6 +7,7 @@ from typing import Any
 
 from . import alerts as _alerts
 from ._util import append_point, contained
+from .dist import rank_info
 
 
 def _count(n: int) -> str:
@@ -14,14 +15,27 @@ def _count(n: int) -> str:
 
 
 class ModelWatch:
-    """Hooks on an optimizer's step: every `every` steps, norms and learning rates go to line panes."""
+    """Hooks on an optimizer's step: every `every` steps, norms and learning rates go to line panes.
+
+    In a distributed job only rank `rank` logs (default 0: DDP gradients are identical after all-reduce);
+    rank="all" logs from every rank with traces labelled "host/rankN".
+    """
 
     def __init__(self, model: Any, client: Any, optimizer: Any = None, every: int = 100, env: str | None = None,
-                 max_layers: int = 20, sample: Any = None, prefix: str = "model", alerts: bool = True) -> None:
+                 max_layers: int = 20, sample: Any = None, prefix: str = "model", alerts: bool = True,
+                 rank: int | str = 0) -> None:
         self.model, self.client, self.optimizer, self.env = model, client, optimizer, env
         self.every, self.prefix = max(int(every), 1), prefix
         self.steps = 0
-        self._alerts = _alerts.get(client) if alerts else None
+        self._logged = False
+        self.ri = rank_info()
+        self.active = self.ri.keeps(rank)  # False: this rank logs nothing and installs no hooks
+        self._shared = rank == "all" and self.ri.distributed  # every rank appends to the same panes
+        self._label = self.ri.name if rank == "all" else str
+        self._handles: list[Any] = []
+        self._alerts = _alerts.get(client) if alerts and self.active else None
+        if not self.active:
+            return
         # layers = modules owning parameters directly; keep the largest few so panes stay readable
         layers = []
         for name, mod in model.named_modules():
@@ -31,22 +45,27 @@ class ModelWatch:
         layers.sort(key=lambda t: -t[0])
         self.layers = [(name, params) for _, name, params in layers[:max_layers]]
         self._all_params = [p for p in model.parameters() if p.requires_grad]
-        self._handles: list[Any] = []
         if optimizer is not None:
             self._handles.append(optimizer.register_step_pre_hook(self._on_step))
-        self.summary(sample)
+        if rank != "all" or self.ri.rank == 0:  # one summary per job
+            self.summary(sample)
 
     def _on_step(self, *_: Any) -> None:
         # pre-hook: the gradients of this step are in .grad and the lr is the one about to be used
-        self.steps += 1
+        self._advance(None)
+
+    def _advance(self, step: int | None) -> None:
+        self.steps = self.steps + 1 if step is None else int(step)
         if self._alerts is not None:
             self._alerts.beat("optimizer", self.steps)
-        if self.steps % self.every == 0 or self.steps == 1:
+        if self.steps % self.every == 0 or not self._logged:
+            self._logged = True
             self.log(self.steps)
 
     def step(self, step: int | None = None) -> None:
-        """Call after backward() when there is no optimizer to hook (counts steps, logs every `every`)."""
-        self._on_step()
+        """Call after backward() when there is no optimizer to hook: counts steps (or takes `step`), logs every `every`."""
+        if self.active:
+            self._advance(step)
 
     @contained("watch(model) log")
     def log(self, step: int) -> None:
@@ -62,19 +81,20 @@ class ModelWatch:
             g = [torch.linalg.vector_norm(torch.stack([t.norm() for t in gs])).item() for gs in grads if gs]
             all_g = [p.grad.detach() for p in self._all_params if p.grad is not None]
             total = torch.linalg.vector_norm(torch.stack([t.norm() for t in all_g])).item() if all_g else None
-        p, env, c = self.prefix, self.env, self.client
-        append_point(c, f"{p}_weight_norm", env, step, w, names, "weight norm per layer", "L2 norm")
+        p, env, c, lab, sh = self.prefix, self.env, self.client, self._label, self._shared
+        names, g_names = [lab(n) for n in names], [lab(n) for n in g_names]
+        append_point(c, f"{p}_weight_norm", env, step, w, names, "weight norm per layer", "L2 norm", by_name=sh)
         if g:
-            append_point(c, f"{p}_grad_norm", env, step, g, g_names, "gradient norm per layer", "L2 norm")
+            append_point(c, f"{p}_grad_norm", env, step, g, g_names, "gradient norm per layer", "L2 norm", by_name=sh)
         if total is not None:
-            append_point(c, f"{p}_grad_norm_total", env, step, [total], ["total"], "total gradient norm",
-                         "L2 norm")
+            append_point(c, f"{p}_grad_norm_total", env, step, [total], [lab("total")], "total gradient norm",
+                         "L2 norm", by_name=sh)
             if self._alerts is not None:
                 self._alerts.check_grad_norm(total, step)
         if self.optimizer is not None:
             lrs = [float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
-            append_point(c, f"{p}_lr", env, step, lrs, [f"group {i}" for i in range(len(lrs))], "learning rate",
-                         "lr")
+            append_point(c, f"{p}_lr", env, step, lrs, [lab(f"group {i}") for i in range(len(lrs))],
+                         "learning rate", "lr", by_name=sh)
 
     @contained("watch(model) summary")
     def summary(self, sample: Any = None) -> str:

@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ._util import append_point, log, warn_once
+from . import alerts as _alerts
+from ._util import append_point, contained, log, warn_once
+from .dist import rank_info
 
 NOTE_WIN = "sys_note"
 _GB = 1024 ** 3
@@ -54,11 +56,15 @@ class SystemMonitor:
     """Samples CPU, memory, disk and network (psutil) and every GPU (NVML) every `interval` s in a daemon thread.
 
     x is seconds since start unless `step_fn` (e.g. lambda: loader.step) gives the current training step.
+    In a distributed job every rank samples; traces are labelled "host/rankN" and share the panes.
     """
 
     def __init__(self, client: Any, interval: float = 1.0, env: str | None = None, prefix: str = "sys",
-                 step_fn: Callable[[], float] | None = None, gpu: bool = True, start: bool = True) -> None:
+                 step_fn: Callable[[], float] | None = None, gpu: bool = True, start: bool = True,
+                 alerts: bool = True) -> None:
         self.client, self.interval, self.env, self.prefix = client, float(interval), env, prefix
+        self.ri = rank_info()
+        self._alerts = _alerts.get(client) if alerts else None
         self.step_fn, self._want_gpu = step_fn, gpu
         self.samples = 0
         self.gpu_note: str | None = None
@@ -125,7 +131,21 @@ class SystemMonitor:
             except Exception as e:  # noqa: BLE001 - NVMLError_LibraryNotFound / DriverNotLoaded / ...
                 self.gpu_note = f"no GPU panes: NVML unavailable ({type(e).__name__}: {e})"
         if self.gpu_note:
-            self.client.text(self.gpu_note, win=NOTE_WIN, env=self.env, opts={"title": "system monitor"})
+            note = f"{self.ri.label}: {self.gpu_note}" if self.ri.distributed else self.gpu_note
+            self.client.text(note, win=self.ri.win(NOTE_WIN), env=self.env, opts={"title": "system monitor"})
+
+    def _line(self, win: str, x: float, values: list[float], names: list[str], title: str, unit: str,
+              xl: str) -> None:
+        append_point(self.client, win, self.env, x, values, [self.ri.name(n) for n in names], title, unit, xl,
+                     by_name=self.ri.distributed)
+
+    @contained("system monitor GPU memory alert")
+    def check_gpu_memory(self, readings: dict[str, tuple[float, float]], step: Any = None) -> list[str]:
+        """Feed {device: (used, total)} GPU memory readings to the near-limit alert; returns devices that alerted."""
+        if self._alerts is None:
+            return []
+        return [dev for dev, (used, total) in readings.items()
+                if self._alerts.check_gpu_memory(used, total, self.ri.name(dev), step)]
 
     def _x(self) -> float:
         if self.step_fn is not None:
@@ -137,13 +157,13 @@ class SystemMonitor:
 
     def sample(self) -> None:
         """Take one sample of every metric and append it to the panes."""
-        ps, p, env, c = self._ps, self.prefix, self.env, self.client
+        ps, p = self._ps, self.prefix
         x = self._x()
         xl = "step" if self.step_fn is not None else "seconds since start"
-        append_point(c, f"{p}_cpu", env, x, [ps.cpu_percent(None), self._proc.cpu_percent(None)],
+        self._line(f"{p}_cpu", x, [ps.cpu_percent(None), self._proc.cpu_percent(None)],
                      ["system CPU %", "this process CPU %"], "CPU %", "%", xl)
         vm = ps.virtual_memory()
-        append_point(c, f"{p}_memory", env, x, [self._proc.memory_info().rss / _GB, (vm.total - vm.available) / _GB,
+        self._line(f"{p}_memory", x, [self._proc.memory_info().rss / _GB, (vm.total - vm.available) / _GB,
                                                  vm.total / _GB],
                      ["process RSS", "system used", "system total"], "memory (GiB)", "GiB", xl)
         now = time.monotonic()
@@ -152,11 +172,11 @@ class SystemMonitor:
             t_prev, d_prev, n_prev = self._last_io
             dt = max(now - t_prev, 1e-6)
             if disk is not None and d_prev is not None:
-                append_point(c, f"{p}_disk", env, x, [(disk.read_bytes - d_prev.read_bytes) / _MB / dt,
+                self._line(f"{p}_disk", x, [(disk.read_bytes - d_prev.read_bytes) / _MB / dt,
                                                       (disk.write_bytes - d_prev.write_bytes) / _MB / dt],
                              ["read MB/s", "write MB/s"], "disk I/O (MiB/s)", "MiB/s", xl)
             if net is not None and n_prev is not None:
-                append_point(c, f"{p}_net", env, x, [(net.bytes_recv - n_prev.bytes_recv) / _MB / dt,
+                self._line(f"{p}_net", x, [(net.bytes_recv - n_prev.bytes_recv) / _MB / dt,
                                                      (net.bytes_sent - n_prev.bytes_sent) / _MB / dt],
                              ["recv MB/s", "sent MB/s"], "network I/O (MiB/s)", "MiB/s", xl)
         self._last_io = (now, disk, net)
@@ -180,22 +200,31 @@ class SystemMonitor:
         ]
         if n._reasons is not None:
             metrics.append(("gpu_throttle", "GPU throttle / clock-event reasons (bitmask)", "bits", n._reasons))
+        mem: dict[str, list[float]] = {}
         for win, title, unit, fn in metrics:
             vals = n.read(win, fn)
             if vals is not None:
-                append_point(self.client, f"{self.prefix}_{win}", self.env, x, vals, names, title, unit, xl)
+                mem[win] = vals
+                self._line(f"{self.prefix}_{win}", x, vals, names, title, unit, xl)
+        if "gpu_mem_used" in mem and "gpu_mem_total" in mem:
+            self.check_gpu_memory({nm: (u, t) for nm, u, t in zip(names, mem["gpu_mem_used"], mem["gpu_mem_total"],
+                                                                   strict=True)}, x)
 
     def _sample_torch(self, x: float, xl: str) -> None:
         torch = sys.modules.get("torch")  # only if the job imported torch: never import it ourselves
         if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
             return
         vals, names = [], []
+        readings: dict[str, tuple[float, float]] = {}
         for d in range(torch.cuda.device_count()):
+            if self._nvml is None:  # NVML already reports device memory; without it the allocator is the source
+                readings[f"cuda:{d}"] = (torch.cuda.memory_reserved(d) / _GB,
+                                         torch.cuda.get_device_properties(d).total_memory / _GB)
             vals += [torch.cuda.memory_allocated(d) / _GB, torch.cuda.memory_reserved(d) / _GB,
                      torch.cuda.max_memory_allocated(d) / _GB]
             names += [f"cuda:{d} allocated", f"cuda:{d} reserved", f"cuda:{d} max allocated"]
-        append_point(self.client, f"{self.prefix}_cuda_alloc", self.env, x, vals, names,
-                     "torch CUDA allocator (GiB)", "GiB", xl)
+        self._line(f"{self.prefix}_cuda_alloc", x, vals, names, "torch CUDA allocator (GiB)", "GiB", xl)
+        self.check_gpu_memory(readings, x)
 
 
 def monitor_system(client: Any, interval: float = 1.0, **kw: Any) -> SystemMonitor:
