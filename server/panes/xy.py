@@ -106,10 +106,11 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         raise EventError(f"pane {cmd.win!r} does not exist in env {cmd.env!r}")
     if pane.kind not in KINDS:
         raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not line/scatter")
+    renamed = _rename_by_legend(tx, tx.traces(pane), cmd.opts.get("legend"))
     traces = tx.traces(pane)
     pairs = _pair(traces, cmd)
     opts = merged_opts(pane, cmd)
-    refetch = opts != pane.opts
+    refetch = renamed or opts != pane.opts
     if refetch:
         pane = tx.update_pane(pane, opts=opts, title=title_of(opts))
     if cmd.mode == "remove":
@@ -134,6 +135,18 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         return
     for trace, td in extends:
         deltas.extend(pane.env, pane.win, version, trace.idx, trace.name, td.x, td.y)
+
+
+def _rename_by_legend(tx: StoreTx, traces: list[TraceRecord], legend) -> bool:
+    """Visdom's update_window: opts.legend renames the stored traces by position (before name pairing)."""
+    if not isinstance(legend, list):
+        return False
+    changed = False
+    for trace, name in zip(traces, legend, strict=False):
+        if name is not None and str(name) != trace.name:
+            tx.rename_trace(trace, str(name))
+            changed = True
+    return changed
 
 
 def _pair(traces: list[TraceRecord], cmd: Command) -> list[tuple[TraceRecord | None, TraceData]]:

@@ -122,6 +122,8 @@ class StoreTx(ABC):
     @abstractmethod
     def set_trace_style(self, trace: TraceRecord, style: dict) -> None: ...
     @abstractmethod
+    def rename_trace(self, trace: TraceRecord, name: str) -> None: ...
+    @abstractmethod
     def append_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
         """Cost O(len(x)) amortized, whatever the trace already holds."""
     @abstractmethod

@@ -302,6 +302,11 @@ class SqlTx(StoreTx):
         remaining = [t for t in self.cache.traces.get(trace.pane_id, []) if t.id != trace.id]
         self.cache.traces[trace.pane_id] = [dataclasses.replace(t, idx=i) for i, t in enumerate(remaining)]
 
+    def rename_trace(self, trace: TraceRecord, name: str) -> None:
+        self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(name=name))
+        self.cache.traces[trace.pane_id] = [dataclasses.replace(t, name=name) if t.id == trace.id else t
+                                            for t in self.cache.traces.get(trace.pane_id, [])]
+
     def set_trace_style(self, trace: TraceRecord, style: dict) -> None:
         self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(style=style))
         self.cache.traces[trace.pane_id] = [dataclasses.replace(t, style=style) if t.id == trace.id else t

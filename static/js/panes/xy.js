@@ -71,7 +71,7 @@ function plotlyLayout(pane, ntraces) {
     ticklen: 3,
     tickcolor: "#c4c9d0",
   });
-  return {
+  const layout = {
     autosize: true,
     // The pane title is in the card's title bar; the plot itself keeps all its height for data.
     margin: { l: 44, r: 10, t: 8, b: 32, pad: 0 },
@@ -86,6 +86,18 @@ function plotlyLayout(pane, ntraces) {
     hoverlabel: { font: { family: FONT, size: 11 } },
     uirevision: "keep", // keep the user's zoom and legend toggles across re-renders
   };
+  // A Visdom window's own Plotly layout (axis ranges, ticks, log axes, legend place, shapes): merged over
+  // ours, except what the card decides (title bar, size, compact margins).
+  const stored = o.plotly_layout;
+  if (stored && typeof stored === "object" && !Array.isArray(stored)) {
+    for (const [k, v] of Object.entries(stored)) {
+      if (["title", "width", "height", "margin", "autosize", "uirevision"].includes(k)) continue;
+      const mine = layout[k];
+      const both = v && typeof v === "object" && !Array.isArray(v) && mine && typeof mine === "object";
+      layout[k] = both ? { ...mine, ...v } : v;
+    }
+  }
+  return layout;
 }
 
 export function render(el, pane, ctx) {

@@ -1,0 +1,29 @@
+"""Chromium: Visdom window opts (legend renames, Plotly layout) shown on line/scatter panes; embeddings; close event."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_visdom_browser import TIMEOUT_MS, open_env, page, plotted, viz  # noqa: F401  (fixtures)
+
+pytestmark = [pytest.mark.browser, pytest.mark.e2e]
+
+
+def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, page):  # noqa: F811
+    pg, errors = page
+    viz.line(Y=np.array([[1.0, 10.0], [2.0, 20.0]]), X=np.array([0, 1]), win="ln",
+             opts={"legend": ["a", "b"], "ytype": "log", "xtickmin": 0, "xtickmax": 5})
+    open_env(pg, server, "vb")
+    assert [t["name"] for t in plotted(pg, "ln")] == ["a", "b"]
+    axes = "() => { const d = document.querySelector('[data-win=\"ln\"] .js-plotly-plot'); " \
+           "return [d.layout.yaxis.type, d.layout.xaxis.range]; }"
+    assert pg.evaluate(axes) == ["log", [0, 5]]  # the Visdom layout (log axis, tick range) is applied
+    viz.update_window_opts(win="ln", opts={"legend": ["train", "val"], "xtickmin": 0, "xtickmax": 9})
+    pg.wait_for_function("() => { const d = document.querySelector('[data-win=\"ln\"] .js-plotly-plot');"
+                         " return d && d.data.map(t => t.name).join() === 'train,val'"
+                         " && d.layout.xaxis.range[1] === 9; }", timeout=TIMEOUT_MS)
+    viz.line(Y=np.array([3.0]), X=np.array([2]), win="ln", update="append", name="val")  # the new name pairs
+    pg.wait_for_function("() => document.querySelector('[data-win=\"ln\"] .js-plotly-plot').data[1].y.length === 3",
+                         timeout=TIMEOUT_MS)
+    assert [t["n"] for t in plotted(pg, "ln")] == [2, 3]
+    assert errors == []
