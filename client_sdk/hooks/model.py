@@ -8,6 +8,7 @@ from typing import Any
 from . import alerts as _alerts
 from ._util import append_point, contained
 from .dist import rank_info
+from .model_views import FeatureMaps, LayerHistograms
 
 
 def _count(n: int) -> str:
@@ -23,7 +24,8 @@ class ModelWatch:
 
     def __init__(self, model: Any, client: Any, optimizer: Any = None, every: int = 100, env: str | None = None,
                  max_layers: int = 20, sample: Any = None, prefix: str = "model", alerts: bool = True,
-                 rank: int | str = 0) -> None:
+                 rank: int | str = 0, histograms: int = 4, hist_steps: int = 20,
+                 feature_maps: list[str] | None = None) -> None:
         self.model, self.client, self.optimizer, self.env = model, client, optimizer, env
         self.every, self.prefix = max(int(every), 1), prefix
         self.steps = 0
@@ -45,6 +47,10 @@ class ModelWatch:
         layers.sort(key=lambda t: -t[0])
         self.layers = [(name, params) for _, name, params in layers[:max_layers]]
         self._all_params = [p for p in model.parameters() if p.requires_grad]
+        # histograms of the `histograms` largest layers (0: off); ridgelines of the last `hist_steps` logs
+        self._hist = LayerHistograms(client, env, prefix, self.layers[:max(int(histograms), 0)],
+                                     keep=hist_steps) if histograms else None
+        self._fmaps = FeatureMaps(client, env, prefix, model, list(feature_maps), sample) if feature_maps else None
         if optimizer is not None:
             self._handles.append(optimizer.register_step_pre_hook(self._on_step))
         if rank != "all" or self.ri.rank == 0:  # one summary per job
@@ -95,6 +101,10 @@ class ModelWatch:
             lrs = [float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
             append_point(c, f"{p}_lr", env, step, lrs, [lab(f"group {i}") for i in range(len(lrs))],
                          "learning rate", "lr", by_name=sh)
+        if self._hist is not None and (not sh or self.ri.rank == 0):  # figures are per pane, not per trace
+            self._hist.log(step)
+        if self._fmaps is not None and (not sh or self.ri.rank == 0):
+            self._fmaps.log(step)
 
     @contained("watch(model) summary")
     def summary(self, sample: Any = None) -> str:
