@@ -27,3 +27,25 @@ def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, p
                          timeout=TIMEOUT_MS)
     assert [t["n"] for t in plotted(pg, "ln")] == [2, 3]
     assert errors == []
+
+
+def test_closing_a_pane_in_the_browser_sends_visdoms_close_event(server, viz, page):  # noqa: F811
+    pg, errors = page
+    got: list[dict] = []
+    viz.text("close me", win="doomed")
+    viz.text("stays", win="kept")
+    viz.register_event_handler(got.append, "doomed")
+    open_env(pg, server, "vb")
+    pg.wait_for_function("() => !!document.querySelector('[data-win=\"doomed\"] .text-pane')", timeout=TIMEOUT_MS)
+    pg.once("dialog", lambda d: d.accept())
+    pg.locator('[data-win="doomed"] .pane-menu-btn').click()
+    pg.locator('[data-win="doomed"] .m-close').click()
+    pg.wait_for_function("() => !document.querySelector('[data-win=\"doomed\"]')", timeout=TIMEOUT_MS)
+    for _ in range(200):  # delivered over the client's /vis_socket thread
+        if got:
+            break
+        pg.wait_for_timeout(50)
+    assert [(e["event_type"], e["target"], e["eid"]) for e in got] == [("close", "doomed", "vb")]
+    assert got[0]["pane_data"]["content"] == "close me"  # the window as it was, as Visdom sends it
+    assert not viz.win_exists("doomed", env="vb") and viz.win_exists("kept", env="vb")
+    assert errors == []

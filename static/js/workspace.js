@@ -192,7 +192,11 @@ export function workspace({ env, grid, notice, slots }) {
         }),
         item("m-close", "Close pane", () => {
           if (window.confirm(`Close pane "${slot.title}"? Its data is deleted.`)) {
-            act(() => api.del(`${api.envPath(env)}/panes/${encodeURIComponent(slot.win)}`));
+            act(async () => {
+              // Visdom's close event for the script's handlers, sent while the window (its pane_data) still exists.
+              await api.post("vis_event", { event_type: "close", target: slot.win, eid: env }).catch(() => null);
+              return api.del(`${api.envPath(env)}/panes/${encodeURIComponent(slot.win)}`);
+            });
           }
         }));
     }
