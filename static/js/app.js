@@ -8,6 +8,7 @@ import { comparePage } from "./compare.js";
 import { workspace } from "./workspace.js";
 import { pool, visibility } from "./lazy.js";
 import { fmtInt, h, relTime, timeEl } from "./dom.js";
+import { alertsBanner } from "./alerts.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
@@ -69,7 +70,8 @@ function envPage(env) {
   const ws = workspace({ env, grid, notice, slots: () => slots });
   $("tools").replaceChildren(search, ...ws.tools());
   const empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
-  $("main").replaceChildren(ws.metaBox, grid, empty);
+  const alerts = alertsBanner(env, (win) => slots.get(win)?.card);
+  $("main").replaceChildren(alerts.el, ws.metaBox, grid, empty);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
 
   const slots = new Map(); // win -> slot
@@ -278,6 +280,7 @@ function envPage(env) {
     ws.loadMeta();
     grid.classList.remove("gone");
     stats(res.env);
+    alerts.sync(res.panes);
     const seen = new Set();
     let at = 0;
     for (const pane of res.panes || []) {
@@ -316,6 +319,7 @@ function envPage(env) {
       return;
     }
     if (m.env !== undefined && m.env !== env) return;
+    alerts.onMessage(m);
     if (ws.onMessage(m)) return;
     if (m.type === "resync") {
       if (reload) reload();
