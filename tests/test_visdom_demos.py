@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import time
+import urllib.request
 
 import numpy as np
 import pytest
@@ -430,3 +432,34 @@ def test_properties_basic(viz):
     viz.properties(props)
     w = only_window(viz)
     assert w["type"] == "properties" and w["content"] == props
+
+
+def test_embeddings_and_their_callbacks(viz, srv, monkeypatch):
+    # mnist-embeddings.py needs bhtsne (not installable here): the client's t-SNE backend becomes a fixed 2-D
+    # projection; every byte on the wire is still the real client's (loading window, points, handler updates).
+    monkeypatch.setattr(visdom, "do_tsne", lambda X: [tuple(r) for r in np.asarray(X)[:, :2]])
+    features = np.random.rand(30, 4)
+    labels = [str(i % 3) for i in range(30)]
+    win = viz.embeddings(features, labels, data_getter=lambda i: f"<b>item {i}</b>", data_type="html", win="emb")
+    w = only_window(viz)
+    assert win == "emb" and w["type"] == "embeddings" and len(w["content"]["data"]) == 30
+    assert w["content"]["data"][4]["label"] == "1" and w["content"]["has_previous"] is False
+
+    def browser_event(fields):  # what the embeddings pane posts on hover / lasso
+        body = json.dumps({**fields, "target": "emb", "eid": viz.demo_env}).encode()
+        urllib.request.urlopen(urllib.request.Request(srv.url + "/vis_event", data=body, method="POST"), timeout=10)
+
+    def wait(pred):
+        for _ in range(100):
+            w = only_window(viz)
+            if pred(w):
+                return w
+            time.sleep(0.05)
+        raise AssertionError(w)
+
+    browser_event({"event_type": "EntitySelected", "entityId": "Entity 4", "idx": 4})
+    w = wait(lambda w: w["content"]["selected"] is not None)
+    assert w["content"]["selected"] == {"html": "<b>item 4</b>", "entityId": "Entity 4"}
+    browser_event({"event_type": "RegionSelected", "selectedIdxs": [1, 2, 5]})
+    w = wait(lambda w: w["content"]["has_previous"])
+    assert [p["idx"] for p in w["content"]["data"]] == [1, 2, 5] and len(w["old_content"][0]) == 30

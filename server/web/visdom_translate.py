@@ -97,7 +97,8 @@ def create_events(env: str, win: str, body: dict) -> list[dict]:
                 opts[key] = data[0][key]
         return [{**ev, "kind": "network", "graph": data[0].get("content")}]
     if kind == "embeddings":
-        raise EventError(f"Visdom {kind} windows are not supported yet")
+        content = data[0].get("content")
+        return [{**ev, "kind": "embeddings", "embeddings": content if isinstance(content, dict) else {}}]
     layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
     xy = [_xy_trace(t, strict=True) for t in data]
     if all(t is not None for t in xy):
@@ -114,6 +115,11 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
         if append:
             return create_events(env, win, body)
         return "win does not exist"
+    if pane.kind == "embeddings":  # data is one object: {"update_type", "selected" | "points"}
+        d = body.get("data") if isinstance(body.get("data"), dict) else {}
+        mode = d.get("update_type")
+        return [{"op": "update", "env": env, "win": win, "kind": "embeddings", "mode": mode, "embeddings": d,
+                 "opts": {}}] if mode in ("EntitySelected", "RegionSelected") else []
     name = body.get("name")
     name = None if name is None else str(name)
     data = body.get("data")
@@ -180,6 +186,10 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
         win.update(type="network", content={"nodes": content.get("nodes", []), "edges": content.get("edges", [])},
                    directed=opts.get("directed", False), showEdgeLabels=opts.get("showEdgeLabels", "hover"),
                    showVertexLabels=opts.get("showVertexLabels", True))
+    elif pane.kind == "embeddings":
+        win.update(type="embeddings", old_content=content.get("old_content", []),
+                   content={"data": content.get("data", []), "selected": content.get("selected"),
+                            "has_previous": bool(content.get("old_content"))})
     elif pane.kind == "properties":
         win.update(type="properties", content=content.get("properties", []))
     elif pane.kind == "figure":

@@ -1,0 +1,54 @@
+"""Embeddings panes (Visdom's embeddings()): labelled 2-D points; the browser's hover/lasso go to the script."""
+
+from __future__ import annotations
+
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..store import PaneRecord, Store, StoreTx
+from .common import title_of
+
+KINDS = ("embeddings",)
+UPDATE_MODES = ("EntitySelected", "RegionSelected")  # Visdom's update_type of the script's answers
+MAX_POINTS = 100_000
+
+
+def _points(value, what: str) -> list[dict]:
+    if not isinstance(value, list) or len(value) > MAX_POINTS or not all(isinstance(p, dict) for p in value):
+        raise EventError(f"embeddings: {what} must be a list of at most {MAX_POINTS} point objects")
+    return value
+
+
+def validate(cmd: Command, raw: dict) -> dict:
+    content = raw.get("embeddings")
+    if not isinstance(content, dict):
+        raise EventError("embeddings: expected embeddings: {...}")
+    if cmd.op == "set":
+        return {"data": _points(content.get("data", []), "data"), "isLoading": bool(content.get("isLoading"))}
+    if cmd.mode == "RegionSelected":
+        return {"points": _points(content.get("points"), "points")}
+    selected = content.get("selected")
+    return {"selected": selected if isinstance(selected, dict) else None}
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    pane = tx.get_pane(cmd.env, cmd.win)
+    if cmd.op == "set" or pane is None:
+        content = {**cmd.payload, "data": cmd.payload.get("data", []), "selected": None, "old_content": []}
+        pane = tx.put_pane(cmd.env, cmd.win, "embeddings", title_of(cmd.opts), cmd.opts, content)
+    else:
+        if pane.kind not in KINDS:
+            raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not embeddings")
+        c = dict(pane.content or {})
+        if cmd.mode == "EntitySelected":
+            c["selected"] = cmd.payload["selected"]
+        else:  # a lasso: the script re-ran t-SNE on the selection; keep the previous view for "back"
+            c["old_content"] = [*c.get("old_content", []), c.get("data", [])]
+            c["data"] = cmd.payload["points"]
+        pane = tx.update_pane(pane, content=c)
+    deltas.pane(pane.env, pane.win, pane.version)
+
+
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+    c = pane.content or {}
+    return {"points": c.get("data", []), "selected": c.get("selected"), "loading": bool(c.get("isLoading")),
+            "has_previous": bool(c.get("old_content"))}
