@@ -6,6 +6,7 @@ from ..deltas import Deltas
 from ..events import Command, EventError
 from ..store import PaneRecord, Store, StoreTx
 from .common import title_of
+from .text import sanitize
 
 KINDS = ("embeddings",)
 UPDATE_MODES = ("EntitySelected", "RegionSelected")  # Visdom's update_type of the script's answers
@@ -50,5 +51,9 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
     c = pane.content or {}
-    return {"points": c.get("data", []), "selected": c.get("selected"), "loading": bool(c.get("isLoading")),
+    selected = c.get("selected")
+    if isinstance(selected, dict) and isinstance(selected.get("html"), str):
+        # The preview HTML comes from the script's data_getter: sanitized like every text pane.
+        selected = {**selected, "html": sanitize(selected["html"])}
+    return {"points": c.get("data", []), "selected": selected, "loading": bool(c.get("isLoading")),
             "has_previous": bool(c.get("old_content"))}

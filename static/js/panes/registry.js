@@ -5,6 +5,7 @@ import * as image from "./image.js";
 import * as figure from "./figure.js";
 import * as properties from "./properties.js";
 import * as network from "./network.js";
+import * as embeddings from "./embeddings.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -22,6 +23,7 @@ const KINDS = new Map([
   ["figure", figure],
   ["properties", properties],
   ["network", network],
+  ["embeddings", embeddings],
 ]);
 
 const unsupported = {
