@@ -97,3 +97,28 @@ def test_alert_state_does_not_keep_its_client_alive(server):
     assert ref() is None and alerts.client is None
     alerts.alert("late", 1, "a rule firing after its client is gone is a no-op")  # must not raise
     alerts.stop()
+
+
+def test_data_starved_alert_only_while_the_gpu_idles(server):
+    client = client_for(server, "starved")
+    alerts = paneboard.alerts.get(client)
+    assert alerts.check_data_wait(0.8, 10) is True  # no GPU reading: the wait fraction decides
+    alerts.note_gpu_util(93.0)  # e.g. the SystemMonitor's NVML mean over GPUs
+    assert alerts.check_data_wait(0.8, 20) is False
+    alerts.note_gpu_util(12.0)
+    assert alerts.check_data_wait(0.8, 30) is True
+    assert alerts.check_data_wait(0.3, 40) is False
+    assert alerts.fired == {"data_starved": 2}
+    client.close_connection(timeout=5)
+
+
+def test_alert_rows_of_two_processes_share_the_pane(server):
+    a, b = client_for(server, "shared"), client_for(server, "shared")  # e.g. two ranks, or a resumed run
+    paneboard.alerts.check_loss(a, float("nan"), 5)
+    assert a.flush(timeout=30)
+    paneboard.alerts.check_loss(b, float("inf"), 9)
+    assert b.flush(timeout=30)
+    rows = server.get_json("/api/v1/envs/shared/panes/alerts")["data"]["html"]
+    assert "step 5" in rows and "step 9" in rows  # the second process's first row did not replace the first's
+    a.close_connection(timeout=5)
+    b.close_connection(timeout=5)

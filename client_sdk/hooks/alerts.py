@@ -24,10 +24,11 @@ class Alerts:
 
     def __init__(self, client: Any, env: str | None = None, divergence_factor: float = 10.0,
                  stall_factor: float = 10.0, min_stall_s: float = 30.0, starved_fraction: float = 0.5,
-                 cooldown_s: float = 30.0, gpu_mem_fraction: float = 0.95) -> None:
+                 cooldown_s: float = 30.0, gpu_mem_fraction: float = 0.95, busy_gpu_util: float = 50.0) -> None:
         # weak: the registry is keyed weakly by client, so a strong ref here would keep every client alive
         self._client_ref = weakref.ref(client)
-        self.env, self.gpu_mem_fraction = env, gpu_mem_fraction
+        self.env, self.gpu_mem_fraction, self.busy_gpu_util = env, gpu_mem_fraction, busy_gpu_util
+        self._gpu_util: tuple[float, float] | None = None  # (monotonic time, mean GPU utilization %)
         ri = rank_info()
         self._who = f"{ri.label}: " if ri.distributed else ""
         self.divergence_factor, self.starved_fraction = divergence_factor, starved_fraction
@@ -69,9 +70,10 @@ class Alerts:
             log.warning("paneboard alert [%s] at step %s: %s", kind, step, message)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
         row = f"{stamp} · step {html.escape(str(step))} · <b>{html.escape(kind)}</b>: {html.escape(message)}"
+        # always an append (it creates the pane): another rank or an earlier run may have written rows already
         if first_header:
-            client.text(f"<b>alerts</b> (time · step · rule: message)<br>{row}", win=ALERTS_WIN,
-                             env=self.env, opts={"title": "alerts"})
+            head = "" if self._who else "<b>alerts</b> (time · step · rule: message)<br>"
+            client.text(head + row, win=ALERTS_WIN, env=self.env, opts={"title": "alerts"}, append=True)
         else:
             client.text(row, win=ALERTS_WIN, env=self.env, append=True)
 
@@ -103,12 +105,20 @@ class Alerts:
             return True
         return False
 
+    def note_gpu_util(self, percent: float) -> None:
+        """A GPU utilization reading (%, e.g. the SystemMonitor's NVML mean): data waits on a busy GPU are no starvation."""
+        self._gpu_util = (time.monotonic(), float(percent))
+
     def check_data_wait(self, fraction: float, step: Any = None) -> bool:
-        """Alert when the loop spent more than starved_fraction of a window waiting for data."""
-        if fraction > self.starved_fraction:
-            self.alert("data_starved", step, f"{fraction:.0%} of the last window was spent waiting for data")
-            return True
-        return False
+        """Alert when more than starved_fraction of a window was spent waiting for data and the GPU (if known) idles."""
+        if fraction <= self.starved_fraction:
+            return False
+        util = self._gpu_util
+        if util is not None and time.monotonic() - util[0] < 10.0 and util[1] >= self.busy_gpu_util:
+            return False  # the GPU is busy anyway: the input pipeline is not what holds it back
+        gpu = f" while GPU utilization is {util[1]:.0f}%" if util is not None else ""
+        self.alert("data_starved", step, f"{fraction:.0%} of the last window was spent waiting for data{gpu}")
+        return True
 
     def check_gpu_memory(self, used: float, total: float, device: str = "gpu0", step: Any = None) -> bool:
         """Alert when `used` / `total` GPU memory (any one unit) reaches gpu_mem_fraction of the limit."""

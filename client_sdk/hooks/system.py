@@ -206,6 +206,8 @@ class SystemMonitor:
             if vals is not None:
                 mem[win] = vals
                 self._line(f"{self.prefix}_{win}", x, vals, names, title, unit, xl)
+        if "gpu_util" in mem and mem["gpu_util"] and self._alerts is not None:
+            self._alerts.note_gpu_util(sum(mem["gpu_util"]) / len(mem["gpu_util"]))
         if "gpu_mem_used" in mem and "gpu_mem_total" in mem:
             self.check_gpu_memory({nm: (u, t) for nm, u, t in zip(names, mem["gpu_mem_used"], mem["gpu_mem_total"],
                                                                    strict=True)}, x)
