@@ -54,7 +54,8 @@ def main() -> None:
         torch.nn.Flatten(), torch.nn.Linear(32 * 7 * 7, 5)).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=50, gamma=0.5)
-    watch = paneboard.watch(model, client, optimizer=opt, every=10, sample=torch.zeros(2, 1, 28, 28, device=device))
+    sample = torch.stack([ds[i][0] for i in range(2)]).to(device)  # fixed inputs for the feature-map panes
+    watch = paneboard.watch(model, client, optimizer=opt, every=10, sample=sample, feature_maps=["0", "3"])
 
     step = 0
     for epoch in range(args.epochs):
