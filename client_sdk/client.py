@@ -21,6 +21,7 @@ from .convert import (
     to_numpy,
 )
 from .transport import Transport
+from .visdom_media import VisdomMediaMethods
 from .visdom_methods import VisdomMethods
 
 # Visdom's update= values → WIRE.md update modes (None = op "set"); replace/new/insert are one thing on the wire.
@@ -133,7 +134,7 @@ def _wire_opts(opts: Mapping[str, Any] | None, drop: frozenset[str] = frozenset(
     return {k: v for k, v in opts.items() if k not in drop} if drop & opts.keys() else opts
 
 
-class Client(VisdomMethods):
+class Client(VisdomMethods, VisdomMediaMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
 
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
