@@ -11,7 +11,7 @@ import pytest
 from paneboard.server.app import create_app
 from paneboard.server.services import Services
 from paneboard.server.settings import Settings
-from paneboard.server.store.sqla_tx import CHUNK_POINTS
+from paneboard.server.store.chunks import CHUNK_POINTS
 
 
 @pytest.fixture

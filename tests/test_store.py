@@ -10,6 +10,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import func, select, text
 
 from paneboard.server.store import SqlStore
+from paneboard.server.store.chunks import CHUNK_POINTS, MAX_TAIL_PIECES
 from paneboard.server.store.models import Base, chunk_t
 from paneboard.server.store.schema import (
     SchemaError,
@@ -18,7 +19,6 @@ from paneboard.server.store.schema import (
     ensure_schema,
     head_revision,
 )
-from paneboard.server.store.sqla_tx import CHUNK_POINTS, MAX_TAIL_PIECES
 
 
 @pytest.fixture

@@ -11,21 +11,10 @@ import numpy as np
 from sqlalchemy import Integer, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection
 
-from . import codec
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
+from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore, upsert
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
-
-CHUNK_POINTS = 2048        # points per full chunk row
-MAX_TAIL_PIECES = 16       # small trailing chunk rows allowed before they are merged into full ones
-
-
-@dataclass
-class TailState:
-    """Where a trace's next chunk goes and which trailing rows are still partial (seq, n)."""
-
-    next_seq: int
-    partial: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -47,28 +36,6 @@ def pane_from_row(row, env: str) -> PaneRecord:
     return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
                       content=row.content, position=row.position, version=row.version,
                       created=row.created, updated=row.updated, layout=row.layout)
-
-
-def _finite_or_none(v: float) -> float | None:
-    return float(v) if np.isfinite(v) else None
-
-
-def chunk_row(trace_id: int, seq: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
-    """A chunk row with the summary columns the downsampler reads instead of the blobs."""
-    row = {"trace_id": trace_id, "seq": seq, "n": len(x), "x0": None, "x1": None, "ymin": None, "ymax": None,
-           "x_ymin": None, "x_ymax": None,
-           "xs": codec.encode(x), "ys": codec.encode(y), "walls": codec.encode(w)}
-    fx = np.isfinite(x)
-    if fx.any():
-        row["x0"] = float(x[fx].min())
-        row["x1"] = float(x[fx].max())
-    ok = np.isfinite(y) & fx
-    if ok.any():
-        idx = np.flatnonzero(ok)
-        lo = idx[np.argmin(y[idx])]
-        hi = idx[np.argmax(y[idx])]
-        row.update(ymin=float(y[lo]), ymax=float(y[hi]), x_ymin=_finite_or_none(x[lo]), x_ymax=_finite_or_none(x[hi]))
-    return row
 
 
 class SqlTx(StoreTx):
@@ -347,42 +314,8 @@ class SqlTx(StoreTx):
 
     def _tail(self, trace_id: int) -> TailState:
         if trace_id not in self.cache.tails:
-            rows = self.conn.execute(select(chunk_t.c.seq, chunk_t.c.n).where(chunk_t.c.trace_id == trace_id)
-                                     .order_by(chunk_t.c.seq.desc()).limit(MAX_TAIL_PIECES + 1)).all()
-            state = TailState(next_seq=rows[0].seq + 1 if rows else 0)
-            for r in rows:
-                if r.n >= CHUNK_POINTS:
-                    break
-                state.partial.insert(0, (r.seq, r.n))
-            self.cache.tails[trace_id] = state
+            self.cache.tails[trace_id] = load_tail(self.conn, trace_id)
         return self.cache.tails[trace_id]
-
-    def _write_points(self, trace_id: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
-        tail = self._tail(trace_id)
-        start = tail.next_seq
-        pending = sum(n for _, n in tail.partial)
-        if tail.partial and (len(tail.partial) >= MAX_TAIL_PIECES or pending + len(x) >= CHUNK_POINTS):
-            # Merge the small trailing rows with the new points into full chunks: each point is
-            # rewritten at most a bounded number of times, so appends stay O(points appended).
-            seqs = [s for s, _ in tail.partial]
-            rows = self.conn.execute(select(chunk_t.c.xs, chunk_t.c.ys, chunk_t.c.walls)
-                                     .where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs))
-                                     .order_by(chunk_t.c.seq)).all()
-            x = np.concatenate([codec.decode(r.xs) for r in rows] + [x])
-            y = np.concatenate([codec.decode(r.ys) for r in rows] + [y])
-            w = np.concatenate([codec.decode(r.walls) for r in rows] + [w])
-            self.conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs)))
-            start = seqs[0]
-            tail.partial = []
-        rows = []
-        seq = start
-        for i in range(0, len(x), CHUNK_POINTS):
-            rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS], w[i:i + CHUNK_POINTS]))
-            seq += 1
-        self.conn.execute(insert(chunk_t), rows)
-        if rows[-1]["n"] < CHUNK_POINTS:
-            tail.partial.append((rows[-1]["seq"], rows[-1]["n"]))
-        tail.next_seq = seq
 
     # -- blobs ------------------------------------------------------------------------------------
     def put_blob(self, data: bytes, mime: str) -> str:
@@ -397,7 +330,7 @@ class SqlTx(StoreTx):
             x = np.concatenate([p[0] for p in parts])
             y = np.concatenate([p[1] for p in parts])
             w = np.concatenate([p[2] for p in parts])
-            self._write_points(trace_id, x, y, w)
+            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w)
         for trace_id, n in self._npoints.items():
             self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(npoints=trace_t.c.npoints + n))
         for pane_id, version in self._versions.items():
@@ -411,4 +344,4 @@ class SqlTx(StoreTx):
         self._versions.clear()
 
 
-__all__ = ["SqlTx", "WriterCache", "StoreError", "CHUNK_POINTS", "MAX_TAIL_PIECES"]
+__all__ = ["SqlTx", "WriterCache", "StoreError"]
