@@ -101,13 +101,13 @@ class SystemMonitor:
         except Exception as e:  # noqa: BLE001 - a monitor must never take the job down
             warn_once("system monitor setup", f"paneboard: system monitor disabled: {type(e).__name__}: {e}")
             return
-        while True:
+        # Wait a full interval before each sample, the first included: CPU % is CPU time over wall time since
+        # the previous reading, and over the few ms after priming the 10 ms CPU-time ticks make it garbage.
+        while not self._stop.wait(self.interval):
             try:
                 self.sample()
             except Exception as e:  # noqa: BLE001
                 warn_once("system monitor sample", f"paneboard: system sample failed: {type(e).__name__}: {e}")
-            if self._stop.wait(self.interval):
-                return
 
     def _setup(self) -> None:
         import psutil
