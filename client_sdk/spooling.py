@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ class SpoolingMixin:
     max_queue: int
     spool_max_bytes: int
 
-    def flush(self, timeout: float | None = None) -> bool: ...
+    flush: Callable[..., bool]  # Transport's, which waits for the acks
 
     def drain_spool(self, timeout: float | None = None) -> bool:
         """Upload what this transport's spool holds (`paneboard sync`) and wait for the server's acks."""

@@ -123,3 +123,22 @@ def db_url(request, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'test.db'}"
     return request.getfixturevalue("postgres").new_database()
+
+
+CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Debian Chromium for the run; each test opens its own context. Playwright is a dev
+    dependency: a missing browser stack fails the run, never skips it."""
+    import playwright.sync_api as sync_api
+
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -4,19 +4,16 @@ against a real dash-server, fed by the real SDK."""
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-import playwright.sync_api as sync_api  # a dev dependency: a missing browser stack fails, never skips
 import pytest
 
 from conftest import ServerProcess
 
-CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
@@ -29,16 +26,8 @@ XY = "document.querySelector('[data-win=\"{win}\"] .js-plotly-plot')"
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"])
-        try:
-            yield b
-        finally:
-            b.close()
+def browser(chromium) -> Iterator[object]:
+    yield chromium  # the session's Chromium (conftest); kept under this name for the modules importing it
 
 
 @dataclass

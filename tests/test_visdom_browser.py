@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import urllib.parse
 from collections.abc import Iterator
 
 import numpy as np
-import playwright.sync_api as sync_api  # a dev dependency: a missing browser stack fails, never skips
 import pytest
 import visdom  # required: a missing client fails these tests
 
-CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
@@ -26,21 +23,17 @@ XSS = ('<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
 
 
 @pytest.fixture
-def page(server) -> Iterator[tuple[object, list[str]]]:
+def page(server, chromium) -> Iterator[tuple[object, list[str]]]:
     errors: list[str] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"])
-        try:
-            pg = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            pg.set_default_timeout(TIMEOUT_MS)
-            pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
-            pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-            yield pg, errors
-        finally:
-            browser.close()
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+        yield pg, errors
+    finally:
+        context.close()
 
 
 @pytest.fixture
