@@ -80,6 +80,11 @@ class ServerProcess:
         with urllib.request.urlopen(self.url + path, timeout=60) as r:
             return r.read().decode()
 
+    def export_rows(self, env: str, win: str) -> list[list[str]]:
+        """Every stored point of a pane as CSV rows (trace, x, y, wall), through the export API."""
+        lines = self.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()
+        return [row.split(",") for row in lines[1:]]
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:

@@ -19,22 +19,17 @@ from conftest import ServerProcess, free_port
 pytestmark = pytest.mark.e2e
 
 
-def export_rows(server: ServerProcess, env: str, win: str) -> list[list[str]]:
-    lines = server.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()
-    return [row.split(",") for row in lines[1:]]
-
-
 def test_ten_thousand_appends_arrive_and_survive_a_restart(server):
     client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="exp1")
     for step in range(10_000):
         client.line(X=[step], Y=[1.0 / (step + 1)], win="loss", update="append", opts={"title": "loss"})
     assert client.flush(timeout=60)
-    rows = export_rows(server, "exp1", "loss")
+    rows = server.export_rows("exp1", "loss")
     assert len(rows) == 10_000
     assert [float(r[1]) for r in rows] == list(range(10_000))
     server.stop()
     server.start()
-    assert len(export_rows(server, "exp1", "loss")) == 10_000
+    assert len(server.export_rows("exp1", "loss")) == 10_000
     pane = server.get_json("/api/v1/envs/exp1/panes/loss")
     assert pane["title"] == "loss" and pane["data"]["traces"][0]["total"] == 10_000
     client.close_connection(timeout=5)
@@ -85,7 +80,7 @@ def test_events_buffered_while_the_server_is_away_are_delivered_once_when_it_ret
     assert client.flush(timeout=0.3) is False
     server.start()
     assert client.flush(timeout=30)
-    xs = [float(r[1]) for r in export_rows(server, "gap", "w")]
+    xs = [float(r[1]) for r in server.export_rows("gap", "w")]
     assert xs == list(range(200))  # nothing lost, nothing duplicated
     client.close_connection(timeout=5)
 
@@ -97,7 +92,7 @@ def test_acknowledged_events_survive_kill_9(server):
     assert client.flush(timeout=60)
     server.stop(signal.SIGKILL)
     server.start()
-    assert len(export_rows(server, "crash", "w")) == 5_000
+    assert len(server.export_rows("crash", "w")) == 5_000
     client.close_connection(timeout=1)
 
 
@@ -169,7 +164,7 @@ def test_pending_events_are_flushed_at_interpreter_exit(server):
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert len(export_rows(server, "atexit", "w")) == 3000
+    assert len(server.export_rows("atexit", "w")) == 3000
     assert server.get_json("/api/v1/envs/atexit/panes/log")["data"]["html"] == "done"
 
 
@@ -183,7 +178,7 @@ def test_dash_server_runs_on_postgresql(tmp_path, postgres):
         assert client.flush(timeout=60)
         srv.stop(signal.SIGKILL)
         srv.start()
-        assert len(export_rows(srv, "pg", "w")) == 3000
+        assert len(srv.export_rows("pg", "w")) == 3000
         assert {p["kind"] for p in srv.get_json("/api/v1/envs/pg")["panes"]} == {"line", "image"}
         client.close_connection(timeout=5)
     finally:
@@ -213,7 +208,7 @@ def test_two_servers_on_one_postgresql_share_live_updates(tmp_path, postgres):
                     pass
             extend = next(m for m in seen if m["type"] == "extend")
             assert extend["win"] == "w" and extend["traces"][0]["x"] == [1, 2]
-        assert len(export_rows(b, "shared", "w")) == 3
+        assert len(b.export_rows("shared", "w")) == 3
         client.close_connection(timeout=5)
     finally:
         a.stop()

@@ -17,8 +17,7 @@ pytestmark = pytest.mark.e2e
 
 
 def xs_of(server: ServerProcess, env: str, win: str) -> list[float]:
-    lines = server.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()[1:]
-    return [float(line.split(",")[1]) for line in lines]
+    return [float(row[1]) for row in server.export_rows(env, win)]
 
 
 def test_events_beyond_the_memory_bound_spill_to_disk_and_arrive_exactly_once(tmp_path):
