@@ -66,18 +66,21 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     if not await ws.accept():
         return
     loop = asyncio.get_running_loop()
-    outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+    # Frames to send; after one marked `then_close` the socket is closed (None stops the pump).
+    outbox: asyncio.Queue[tuple[bytes, bool] | None] = asyncio.Queue()
     slots = asyncio.Semaphore(MAX_INFLIGHT_BATCHES)
     client_id: str | None = None
 
     async def pump() -> None:
-        while (data := await outbox.get()) is not None:
+        while (item := await outbox.get()) is not None:
+            data, then_close = item
             await ws.send(data)
-            if data.startswith(b'{"error":"could not be stored'):
-                # A batch that failed to commit is not acked; closing makes the SDK reconnect, learn
-                # last_seq from the welcome and resend exactly what is missing.
+            if then_close:
                 await ws.close(1011)
                 return
+
+    def say(obj: dict) -> None:
+        outbox.put_nowait((jsonio.dumps(obj), False))
 
     pump_task = asyncio.create_task(pump())
     try:
@@ -85,21 +88,20 @@ async def ingest(ws: WebSocket, services: Services) -> None:
             try:
                 msg = jsonio.loads(frame)
             except ValueError as exc:
-                outbox.put_nowait(jsonio.dumps({"error": f"frame is not valid JSON: {exc}"}))
+                say({"error": f"frame is not valid JSON: {exc}"})
                 continue
             if isinstance(msg, dict) and "hello" in msg:
                 hello = msg["hello"] if isinstance(msg["hello"], dict) else {}
                 cid = hello.get("client")
                 if not isinstance(cid, str) or not CLIENT_ID.match(cid):
-                    outbox.put_nowait(jsonio.dumps({"error": "hello.client must be 1..64 of [A-Za-z0-9_.:-]"}))
+                    say({"error": "hello.client must be 1..64 of [A-Za-z0-9_.:-]"})
                     continue
                 client_id = cid
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
-                outbox.put_nowait(jsonio.dumps({"welcome": {"server": "paneboard", "version": __version__,
-                                                            "last_seq": last}}))
+                say({"welcome": {"server": "paneboard", "version": __version__, "last_seq": last}})
                 continue
             if not isinstance(msg, dict) or not isinstance(msg.get("batch"), list):
-                outbox.put_nowait(jsonio.dumps({"error": 'expected {"hello": ...} or {"batch": [...]}'}))
+                say({"error": 'expected {"hello": ...} or {"batch": [...]}'})
                 continue
             await slots.acquire()
             services.writer.submit(_batch_job(msg["batch"], client_id, loop, outbox, slots))
@@ -127,11 +129,13 @@ def _batch_job(events: list[Any], client_id: str | None, loop: asyncio.AbstractE
         if errors or result.errors:
             reply["errors"] = errors + result.errors
         if result.failed:
-            reply = {"error": f"could not be stored: {result.failed}"}  # not acked: see pump()
+            # Not acked: closing makes the SDK reconnect, learn last_seq from the welcome and resend
+            # exactly what is missing.
+            reply = {"error": f"could not be stored: {result.failed}"}
 
         def deliver() -> None:
             slots.release()
-            outbox.put_nowait(jsonio.dumps(reply))
+            outbox.put_nowait((jsonio.dumps(reply), bool(result.failed)))
 
         loop.call_soon_threadsafe(deliver)
 
