@@ -61,9 +61,12 @@ def test_data_wait_fraction_and_samples_per_second_match_the_truth(server):
     wait = series(server, "dl", "data_wait_fraction")["data wait"]
     sps = series(server, "dl", "data_samples_per_s")["samples/s"]
     assert [x for x, _ in wait] == [10, 20, 30, 40]
-    true_frac = ds.load_time / elapsed
+    # The truth is what the loop saw: every moment outside its body was spent waiting for the next batch (sampler,
+    # __getitem__, collate). Loading alone (ds.load_time) is a lower bound: on a loaded CI box collate adds a lot.
+    true_frac = (elapsed - compute) / elapsed
     rep_frac = float(np.mean([y for _, y in wait]))
-    assert abs(rep_frac - true_frac) / true_frac < 0.10, (rep_frac, true_frac, compute / elapsed)
+    assert abs(rep_frac - true_frac) / true_frac < 0.10, (rep_frac, true_frac, ds.load_time / elapsed)
+    assert rep_frac > 0.95 * ds.load_time / elapsed
     true_sps = 320 / elapsed
     rep_sps = float(np.mean([y for _, y in sps]))
     assert abs(rep_sps - true_sps) / true_sps < 0.10, (rep_sps, true_sps)
