@@ -42,6 +42,12 @@ def compare_page() -> str:
     return _page("compare", None)
 
 
+@bp.get("/scalars")
+def scalars_page() -> str:
+    """TensorBoard-style Scalars view; runs (envs) come from ?envs=a,b, all envs when absent (static/js/scalars.js)."""
+    return _page("scalars", None)
+
+
 @bp.get("/env/<path:name>")
 def env_page(name: str) -> str:
     try:

@@ -84,3 +84,5 @@ export const del = (path) => request("DELETE", path);
 export const getJson = (path) => get(path);
 export const envPath = (env) => `api/v1/envs/${enc(env)}`;
 export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join(",")}`);
+/** The Scalars view of these runs (all runs when `envs` is empty). */
+export const scalarsPageUrl = (envs) => url(envs.length ? `scalars?envs=${envs.map(enc).join(",")}` : "scalars");

@@ -5,6 +5,7 @@ import { moduleFor } from "./panes/registry.js";
 import { loadPlotly } from "./panes/xy.js";
 import { envListPage } from "./envlist.js";
 import { comparePage } from "./compare.js";
+import { scalarsPage } from "./scalars.js";
 import { workspace } from "./workspace.js";
 import { pool, visibility } from "./lazy.js";
 import { fmtInt, h, relTime, timeEl } from "./dom.js";
@@ -339,4 +340,5 @@ function envPage(env) {
 // ---------------------------------------------------------------- boot
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) envPage(String(boot.env));
 else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice });
+else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice });
 else envListPage({ connect, notice });

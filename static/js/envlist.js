@@ -35,7 +35,11 @@ export function envListPage({ connect, notice }) {
   const compareBtn = h("button", { type: "button", class: "btn compare-btn", disabled: true, onclick: () => {
     window.location.href = api.comparePageUrl([...selected]);
   } }, "Compare");
-  $("tools").replaceChildren(search, compareBtn);
+  // Scalars view (TensorBoard-style): the ticked envs as its runs, every env when none is ticked.
+  const scalarsBtn = h("button", { type: "button", class: "btn scalars-btn", onclick: () => {
+    window.location.href = api.scalarsPageUrl([...selected]);
+  } }, "Scalars");
+  $("tools").replaceChildren(search, compareBtn, scalarsBtn);
   $("main").replaceChildren(h("div", { class: "env-list" }, h("table", { class: "envs" }, h("thead", null, head), body), empty));
 
   async function act(fn) {

@@ -1,0 +1,74 @@
+// smoothing.js — pure math of the Scalars view: TensorBoard's debiased EMA, percentiles and the outlier-robust y range.
+
+/**
+ * TensorBoard's classic smoothing (webapp line_chart_v2 classicSmoothing), kept identical so users see the curves
+ * they know: an EMA over the points as given (x spacing ignored) divided by 1 - w^n (Adam-style debiasing), so the
+ * first points are not dragged towards 0. Non-finite y values (null for NaN from the server) pass through unchanged
+ * and do not advance the average; a constant series is returned as is.
+ */
+export function smooth(ys, weight) {
+  const w = Math.min(Math.max(Number.isFinite(weight) ? weight : 0, 0), 1);
+  const out = new Array(ys.length);
+  // Loose equality on purpose: TensorBoard compares with ==, so null == null counts as constant, NaN never does.
+  // eslint-disable-next-line eqeqeq
+  const constant = ys.length > 0 && ys.every((v) => v == ys[0]);
+  let last = 0;
+  let n = 0;
+  for (let i = 0; i < ys.length; i += 1) {
+    const y = ys[i];
+    if (constant || typeof y !== "number" || !Number.isFinite(y)) {
+      out[i] = y;
+      continue;
+    }
+    last = last * w + (1 - w) * y;
+    n += 1;
+    out[i] = w === 1 ? last : last / (1 - w ** n);
+  }
+  return out;
+}
+
+/** Linearly interpolated quantile (d3.quantile / numpy's default) of sorted numbers; NaN when empty. */
+export function quantileSorted(sorted, p) {
+  const n = sorted.length;
+  if (!n) return NaN;
+  const i = (n - 1) * Math.min(Math.max(p, 0), 1);
+  const lo = Math.floor(i);
+  const hi = Math.min(lo + 1, n - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (i - lo);
+}
+
+/**
+ * The y range of "ignore outliers in chart scaling": the 5th..95th percentile of the visible values plus 5% of that
+ * span on each side (TensorBoard's computeDataSeriesExtent). On a log axis only positive values count and the range
+ * is in log10 units, as Plotly wants it. null when nothing usable is visible (Plotly autoscales then).
+ */
+export function robustRange(values, log = false) {
+  const ok = [];
+  for (const v of values) {
+    if (typeof v === "number" && Number.isFinite(v) && (!log || v > 0)) ok.push(log ? Math.log10(v) : v);
+  }
+  if (!ok.length) return null;
+  ok.sort((a, b) => a - b);
+  let lo = quantileSorted(ok, 0.05);
+  let hi = quantileSorted(ok, 0.95);
+  if (hi === lo) {
+    // A flat series would get an empty range: open it by 1 around the value (or by a tenth of its size).
+    const d = Math.abs(lo) > 0 ? Math.abs(lo) * 0.1 : 1;
+    lo -= d;
+    hi += d;
+  }
+  const pad = (hi - lo) * 0.05;
+  return [lo - pad, hi + pad];
+}
+
+/** Case-insensitive, unanchored regex test as TensorBoard's filters: empty matches all, an invalid regex nothing. */
+export function regexMatcher(text) {
+  const src = String(text || "");
+  if (!src) return () => true;
+  try {
+    const re = new RegExp(src, "i");
+    return (s) => re.test(String(s));
+  } catch {
+    return () => false;
+  }
+}
