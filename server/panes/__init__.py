@@ -17,9 +17,9 @@ from typing import Any
 from ..envops import ENV_OPS, env_wide
 from ..envops import parse as parse_env_op
 from ..events import OPS, Command, EventError, check_name
-from . import embeddings, figure, image, network, properties, text, xy
+from . import embeddings, figure, image, model_graph, network, properties, text, xy
 
-PANE_MODULES: list[ModuleType] = [xy, text, image, figure, properties, network, embeddings]
+PANE_MODULES: list[ModuleType] = [xy, text, image, figure, properties, network, embeddings, model_graph]
 
 _BY_KIND = {kind: module for module in PANE_MODULES for kind in module.KINDS}
 
