@@ -6,6 +6,9 @@ import * as figure from "./figure.js";
 import * as properties from "./properties.js";
 import * as network from "./network.js";
 import * as embeddings from "./embeddings.js";
+import * as histogram from "./histogram.js";
+import * as media from "./media.js";
+import * as prCurve from "./pr_curve.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -24,6 +27,9 @@ const KINDS = new Map([
   ["properties", properties],
   ["network", network],
   ["embeddings", embeddings],
+  ["histogram", histogram],
+  ["media", media],
+  ["pr_curve", prCurve],
 ]);
 
 const unsupported = {

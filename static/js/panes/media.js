@@ -1,0 +1,88 @@
+// panes/media.js — media panes (TensorBoard images, audio, text per step): the record at the slider's step, newest by default.
+import { stepper } from "./stepper.js";
+
+const SMALL = 256; // images narrower than this are scaled up by an integer factor, pixelated (as panes/image.js)
+
+export function render(el, pane, ctx) {
+  const box = document.createElement("figure");
+  box.className = "media-pane";
+  const content = document.createElement("div");
+  content.className = "media-content";
+  const cap = document.createElement("figcaption");
+  cap.className = "media-caption";
+  box.append(content, cap);
+  const steps = stepper(ctx, show);
+  el.append(box, steps.el);
+
+  let kind = null; // the element type shown now: one <img> or <audio> is reused across steps
+  let media = null;
+
+  /** The record's blob URL: relative to the base URL unless it is a data:/blob: URI. */
+  const srcOf = (rec) => (typeof rec.src === "string" && rec.src
+    ? (/^(data|blob):/.test(rec.src) ? rec.src : ctx.url(rec.src)) : "");
+
+  function element(type) {
+    if (kind === type) return media;
+    kind = type;
+    if (type === "image") {
+      media = document.createElement("img");
+      media.decoding = "async";
+    } else if (type === "audio") {
+      media = document.createElement("audio");
+      media.controls = true;
+      media.preload = "metadata";
+    } else {
+      media = document.createElement("div");
+      media.className = "media-text";
+    }
+    content.replaceChildren(media);
+    return media;
+  }
+
+  function show(rec) {
+    const type = rec.type || pane.data?.type || "image";
+    const m = element(type);
+    if (type === "image") {
+      const w = Number(rec.width) || 0;
+      const h = Number(rec.height) || 0;
+      if (w > 0 && h > 0) {
+        m.width = w;
+        m.height = h;
+        const k = w < SMALL ? Math.max(1, Math.floor(SMALL / w)) : 1;
+        m.style.width = k > 1 ? `${w * k}px` : "";
+        m.classList.toggle("pixelated", k > 1);
+      }
+      const src = srcOf(rec);
+      if (m.getAttribute("src") !== src) m.src = src;
+      m.alt = rec.caption ? String(rec.caption) : `step ${rec.step}`;
+    } else if (type === "audio") {
+      const src = srcOf(rec);
+      if (m.getAttribute("src") !== src) m.src = src;
+      m.title = rec.sample_rate ? `${rec.sample_rate} Hz` : "";
+    } else {
+      // rec.html is sanitized by the server (as a text pane's data.html); the CSP forbids inline scripts on top.
+      m.innerHTML = typeof rec.html === "string" ? rec.html : "";
+    }
+    const caption = rec.caption != null ? String(rec.caption) : "";
+    cap.textContent = caption;
+    cap.hidden = !caption;
+    box.dataset.type = type;
+  }
+
+  function set(p) {
+    pane = p;
+    const d = p.data || {};
+    ctx.setInfo(`${Number(d.count) || 0} steps`, d.type || "");
+    return steps.set(p);
+  }
+
+  return {
+    ready: set(pane),
+    update: set,
+    extend: () => ctx.refetch(), // new records come as `pane` messages; anything else: refetch
+    destroy() {
+      steps.destroy();
+      box.remove();
+    },
+  };
+}
