@@ -6,12 +6,12 @@ import math
 import time
 from typing import Any
 
-from . import jsonio
+from . import hparams, jsonio
 from .deltas import Deltas
 from .events import Command, EventError, check_name
 from .store import StoreError, StoreTx
 
-ENV_OPS = ("fork_env", "rename_env", "layout", "save_view", "load_view", "set_meta")
+ENV_OPS = ("fork_env", "rename_env", "layout", "save_view", "load_view", "set_meta", "custom_scalars", "hparams")
 GRID_COLUMNS = 12       # the browser grid: x in [0, 12), w in [1, 12]; y and h count rows of a fixed height
 MAX_ROWS = 100_000
 MAX_HEIGHT = 200
@@ -66,6 +66,10 @@ def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> Command
         if len(jsonio.dumps(meta)) > MAX_META_BYTES:
             raise EventError(f"set_meta: meta must be at most {MAX_META_BYTES} bytes of JSON")
         cmd.payload = meta
+    elif op == "hparams":
+        cmd.payload = hparams.parse(raw)
+    elif op == "custom_scalars":
+        cmd.payload = check_custom_scalars(raw.get("layout"))
     else:  # pragma: no cover - parse_event only routes ENV_OPS here
         raise EventError(f"unknown env op {op!r}")
     return cmd
@@ -128,6 +132,35 @@ def _apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         meta["config"] = cmd.payload
         tx.set_env_meta(cmd.env, meta)
         deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+    elif cmd.op == "custom_scalars":
+        tx.ensure_env(cmd.env)
+        meta = _meta(tx, cmd.env)
+        meta["custom_scalars"] = cmd.payload
+        tx.set_env_meta(cmd.env, meta)
+        deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+    elif cmd.op == "hparams":
+        tx.ensure_env(cmd.env)  # add_hparams may come before (or without) any pane
+        meta = hparams.merge(_meta(tx, cmd.env), cmd.payload, cmd.wall)
+        tx.set_env_meta(cmd.env, meta)
+        deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+
+
+def check_custom_scalars(layout: Any) -> dict:
+    """TensorBoard's custom-scalars layout: {category: {chart: ["Multiline", [tag regex...]] | ["Margin", [v, lo, hi]]}}."""
+    if not isinstance(layout, dict) or not layout:
+        raise EventError("custom_scalars: layout must be a non-empty object {category: {chart: [kind, tags]}}")
+    for category, charts in layout.items():
+        if not isinstance(charts, dict):
+            raise EventError(f"custom_scalars: category {category!r} must map chart titles to [kind, tags]")
+        for chart, spec in charts.items():
+            if (not isinstance(spec, list) or len(spec) != 2 or spec[0] not in ("Multiline", "Margin")
+                    or not isinstance(spec[1], list) or not all(isinstance(t, str) for t in spec[1])
+                    or (spec[0] == "Margin" and len(spec[1]) != 3)):
+                raise EventError(f"custom_scalars: chart {chart!r} must be ['Multiline', [tags]] or "
+                                 "['Margin', [value, lower, upper]]")
+    if len(jsonio.dumps(layout)) > MAX_META_BYTES:
+        raise EventError(f"custom_scalars: layout must be at most {MAX_META_BYTES} bytes of JSON")
+    return layout
 
 
 def _meta(tx: StoreTx, env: str) -> dict:
