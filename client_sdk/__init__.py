@@ -3,6 +3,7 @@
 from typing import Any
 
 from .client import Client
+from .summary_writer import SummaryWriter  # torch.utils.tensorboard drop-in (no torch import)
 
 __version__ = "0.1.0"
 
@@ -20,4 +21,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'paneboard' has no attribute {name!r}")
 
 
-__all__ = ["Client", "Visdom", "__version__", *sorted(_HOOKS)]
+__all__ = ["Client", "SummaryWriter", "Visdom", "__version__", *sorted(_HOOKS)]

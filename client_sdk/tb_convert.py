@@ -1,0 +1,404 @@
+"""TensorBoard-compatible conversions for paneboard.SummaryWriter: arrays, images, histograms, PR curves, WAV, GIF."""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .convert import is_torch, torch_to_numpy
+
+# ------------------------------------------------------------------------------------------------ values
+
+
+def make_np(x: Any, what: str = "value") -> np.ndarray:
+    """numpy array from an array, a Python/numpy number, a torch tensor on any device, or a (nested) list.
+
+    Like torch's make_np, a scalar becomes shape (1,) and a meta tensor (no data) becomes one random value.
+    Unlike it, lists are accepted and bfloat16 widens to float32 (torch: float16, losing range).
+    """
+    if isinstance(x, np.ndarray):
+        return x
+    if x is None or isinstance(x, (str, bytes, dict, set)):
+        raise TypeError(f"{what} must be a number, a numpy array or a torch tensor, got {type(x).__name__}")
+    if isinstance(x, (int, float, np.generic)):
+        return np.array([x])
+    if is_torch(x):
+        if x.device.type == "meta":
+            return np.random.randn(1)
+        return torch_to_numpy(x)
+    try:
+        return np.asarray([torch_to_numpy(e) if is_torch(e) else e for e in x] if isinstance(x, (list, tuple))
+                          else x)
+    except (ValueError, TypeError) as e:
+        raise TypeError(f"{what}: cannot make a numeric array of {type(x).__name__} ({e})") from None
+
+
+def scalar_value(x: Any, what: str = "scalar_value") -> float:
+    """float of a one-element value (torch squeezes and asserts 0-d); NaN and inf pass through."""
+    if is_torch(x):
+        if x.numel() != 1:
+            raise ValueError(f"{what} should contain one element, got shape {tuple(x.shape)}")
+        return float(x.detach().reshape(()).item())
+    a = make_np(x, what)
+    if a.size != 1:
+        raise ValueError(f"{what} should contain one element, got shape {a.shape}")
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"{what} must be numeric, got dtype {a.dtype}")
+    return float(a.reshape(()))
+
+
+def step_of(global_step: Any) -> int:
+    """TensorBoard's step: int(global_step); None is step 0 (the Event proto default)."""
+    return 0 if global_step is None else int(global_step)
+
+
+# ------------------------------------------------------------------------------------------------ images
+
+
+def convert_to_HWC(tensor: np.ndarray, input_format: str) -> np.ndarray:  # noqa: N802 - torch's name
+    """torch's convert_to_HWC: any permutation of NCHW (grid of 8 columns), CHW (C=1 → RGB) or HW (→ RGB)."""
+    if not isinstance(input_format, str):
+        raise TypeError(f"dataformats must be a string, got {type(input_format).__name__}")
+    fmt = input_format.upper()
+    if len(set(fmt)) != len(fmt):
+        raise ValueError(f"dataformats {input_format!r} uses a dimension letter twice")
+    if tensor.ndim != len(fmt):
+        raise ValueError(f"image of shape {tensor.shape} does not match dataformats {input_format!r}")
+    want = {4: "NCHW", 3: "HWC", 2: "HW"}.get(len(fmt))
+    if want is None or set(fmt) != set(want):
+        raise ValueError(f"dataformats must be a permutation of NCHW, CHW or HW; got {input_format!r}")
+    a = tensor.transpose([fmt.find(c) for c in want])
+    if len(fmt) == 4:
+        return tb_grid(a).transpose(1, 2, 0)
+    if len(fmt) == 3:
+        if a.shape[2] == 1:
+            return np.concatenate([a, a, a], 2)
+        if a.shape[2] not in (3, 4):
+            raise ValueError(f"an image needs 1, 3 or 4 channels, got {a.shape[2]}")
+        return a
+    return np.stack([a, a, a], 2)
+
+
+def tb_grid(images: np.ndarray, ncols: int = 8) -> np.ndarray:
+    """torch's make_grid: N×{1,3}×H×W → 3×(rows·H)×(ncols·W), no padding, black background."""
+    if images.ndim != 4:
+        raise ValueError(f"images must be 4-D (N, C, H, W after dataformats), got shape {images.shape}")
+    if images.shape[1] == 1:
+        images = np.concatenate([images, images, images], 1)
+    if images.shape[1] != 3:
+        raise ValueError(f"a batch of images needs 1 or 3 channels, got {images.shape[1]}")
+    n, _, h, w = images.shape
+    if n == 0:
+        raise ValueError("the batch of images is empty")
+    ncols = min(n, ncols)
+    nrows = math.ceil(n / ncols)
+    canvas = np.zeros((3, h * nrows, w * ncols), dtype=images.dtype)
+    for i in range(n):
+        y, x = divmod(i, ncols)
+        canvas[:, y * h:(y + 1) * h, x * w:(x + 1) * w] = images[i]
+    return canvas
+
+
+def to_uint8(a: np.ndarray, float_dtype: Any = np.float32) -> np.ndarray:
+    """TensorBoard's scaling, fixed: floats (and bools) are in [0, 1] and ×255; integers are 0..255 as they are.
+
+    torch multiplies every non-uint8 dtype by 255, so an int64 image of 0..255 saturates to 0/255.
+    Floats are truncated after ×255 in `float_dtype` exactly as torch does (float32 for images).
+    """
+    if a.dtype == np.uint8:
+        return a
+    kind = a.dtype.kind
+    if kind in "fb":
+        return (a.astype(float_dtype) * 255).clip(0, 255).astype(np.uint8)
+    if kind in "iu":
+        return a.clip(0, 255).astype(np.uint8)
+    raise TypeError(f"image values must be numeric, got dtype {a.dtype}")
+
+
+def _draw_box(image: Any, box: np.ndarray, label: str | None) -> None:
+    # torch's _draw_single_box: a red 2 px outline, the label on a red box above the bottom-left corner.
+    from PIL import ImageDraw, ImageFont
+
+    font = ImageFont.load_default()
+    draw = ImageDraw.Draw(image)
+    left, top, right, bottom = (box[0], box[1], box[2], box[3])
+    draw.line([(left, top), (left, bottom), (right, bottom), (right, top), (left, top)], width=2, fill="Red")
+    if label:
+        x0, y0, x1, y1 = font.getbbox(label)
+        tw, th = x1 - x0, y1 - y0
+        margin = np.ceil(0.05 * th)
+        draw.rectangle([(left, bottom - th - 2 * margin), (left + tw, bottom)], fill="Red")
+        draw.text((left + margin, bottom - th - margin), label, fill="black", font=font)
+
+
+def encode_png(hwc: np.ndarray, rescale: float = 1, boxes: np.ndarray | None = None,
+               labels: list[str] | None = None) -> str:
+    """base64 PNG of a uint8 H×W×{3,4} image; boxes (N×4 x1,y1,x2,y2) drawn first, then the LANCZOS rescale."""
+    from PIL import Image
+
+    h, w = hwc.shape[:2]
+    img = Image.fromarray(np.ascontiguousarray(hwc))
+    if boxes is not None:
+        for i in range(boxes.shape[0]):
+            _draw_box(img, boxes[i], None if labels is None else labels[i])
+    if rescale != 1:
+        img = img.resize((int(w * rescale), int(h * rescale)), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def image_hwc(img: Any, dataformats: str) -> np.ndarray:
+    """uint8 H×W×C of add_image/add_images input (any dtype, any device, any dataformats permutation)."""
+    return to_uint8(convert_to_HWC(make_np(img, "img_tensor"), dataformats))
+
+
+def figure_to_image(figures: Any, close: bool = True) -> np.ndarray:
+    """Render matplotlib figure(s) with Agg: C×H×W uint8 for one figure, N×C×H×W for a list (torch's)."""
+    import matplotlib.backends.backend_agg as agg
+    import matplotlib.pyplot as plt
+
+    def render(fig: Any) -> np.ndarray:
+        canvas = agg.FigureCanvasAgg(fig)
+        canvas.draw()
+        w, h = fig.canvas.get_width_height()
+        rgb = np.frombuffer(canvas.buffer_rgba(), dtype=np.uint8).reshape(h, w, 4)[:, :, :3]
+        if close:
+            plt.close(fig)
+        return np.moveaxis(rgb, 2, 0)
+
+    if isinstance(figures, list):
+        return np.stack([render(f) for f in figures])
+    return render(figures)
+
+
+# ------------------------------------------------------------------------------------------ video, audio
+
+
+def video_frames(vid: Any) -> np.ndarray:
+    """T×H'×W'×3 uint8 frames from N×T×C×H×W: the batch padded to a power of two and tiled (torch's grid)."""
+    v = make_np(vid, "vid_tensor")
+    if v.ndim != 5:
+        raise ValueError(f"vid_tensor must be (N, T, C, H, W), got shape {v.shape}")
+    b, t, c, h, w = v.shape
+    if c not in (1, 3):
+        raise ValueError(f"a video needs 1 or 3 channels, got {c}")
+    if b & (b - 1):
+        v = np.concatenate([v, np.zeros((2 ** b.bit_length() - b, t, c, h, w), dtype=v.dtype)], axis=0)
+    n_rows = 2 ** ((b.bit_length() - 1) // 2)
+    n_cols = v.shape[0] // n_rows
+    v = v.reshape(n_rows, n_cols, t, c, h, w).transpose(2, 0, 4, 1, 5, 3).reshape(t, n_rows * h, n_cols * w, c)
+    v = to_uint8(v)
+    return np.concatenate([v, v, v], 3) if c == 1 else v
+
+
+def encode_gif(frames: np.ndarray, fps: float) -> str:
+    """base64 animated GIF (looping) of T×H×W×3 uint8 frames, written by Pillow (no moviepy)."""
+    from PIL import Image
+
+    if fps <= 0:
+        raise ValueError(f"fps must be > 0, got {fps!r}")
+    images = [Image.fromarray(np.ascontiguousarray(f)) for f in frames]
+    if not images:
+        raise ValueError("the video has no frames")
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=int(round(1000 / fps)),
+                   loop=0)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def encode_wav(snd: Any, sample_rate: int) -> str:
+    """base64 mono 16-bit PCM WAV, as torch's audio(): squeezed to 1-D, |x| > 1 clipped with a warning."""
+    import wave
+
+    a = make_np(snd, "snd_tensor").squeeze()
+    if a.ndim != 1:
+        raise ValueError(f"snd_tensor must squeeze to 1 dimension (mono), got shape {a.shape}")
+    if a.size and np.abs(a).max() > 1:
+        warnings.warn("audio amplitude out of range, auto clipped", stacklevel=3)
+        a = a.clip(-1, 1)
+    pcm = (a * np.iinfo(np.int16).max).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(int(sample_rate))
+        wav.writeframes(pcm.tobytes())
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+# -------------------------------------------------------------------------------------------- histograms
+
+_TF_BINS: np.ndarray | None = None
+
+
+def tensorflow_bins() -> np.ndarray:
+    """TensorBoard's default bucket edges: 0 and ±1e-12·1.1^k below 1e20 (1549 edges, computed like torch)."""
+    global _TF_BINS
+    if _TF_BINS is None:
+        v, pos = 1e-12, []
+        while v < 1e20:
+            pos.append(v)
+            v *= 1.1
+        _TF_BINS = np.array([-x for x in reversed(pos)] + [0.0] + pos)
+    return _TF_BINS
+
+
+def make_histogram(values: Any, bins: Any = "tensorflow", max_bins: int | None = None) -> dict[str, Any]:
+    """TensorBoard's HistogramProto fields as a record: right edges `limits`, `counts`, empty ends trimmed."""
+    v = make_np(values, "values").astype(float).reshape(-1)
+    if v.size == 0:
+        raise ValueError("The input has no element.")
+    if isinstance(bins, str) and bins == "tensorflow":
+        bins = tensorflow_bins()
+    counts, limits = np.histogram(v, bins=bins)
+    n = len(counts)
+    if max_bins is not None and n > max_bins:
+        sub = n // max_bins
+        if n % sub:
+            counts = np.pad(counts, [[0, sub - n % sub]], mode="constant", constant_values=0)
+        counts = counts.reshape(-1, sub).sum(axis=-1)
+        new_limits = np.empty(counts.size + 1, limits.dtype)
+        new_limits[:-1] = limits[:-1:sub]
+        new_limits[-1] = limits[-1]
+        limits = new_limits
+    # Keep the support plus one empty bucket on the left: TensorBoard stores only right edges.
+    cum = np.cumsum(np.greater(counts, 0))
+    start, end = np.searchsorted(cum, [0, cum[-1] - 1], side="right")
+    start, end = int(start), int(end) + 1
+    counts = counts[start - 1:end] if start > 0 else np.concatenate([[0], counts[:end]])
+    limits = limits[start:end + 1]
+    if counts.size == 0 or limits.size == 0:
+        raise ValueError("The histogram is empty")
+    return {"min": float(v.min()), "max": float(v.max()), "num": int(v.size), "sum": float(v.sum()),
+            "sum_squares": float(v.dot(v)), "limits": limits.astype(np.float64).tolist(),
+            "counts": counts.astype(np.float64).tolist()}
+
+
+# ------------------------------------------------------------------------------------------- PR curves
+
+
+def compute_curve(labels: np.ndarray, predictions: np.ndarray, num_thresholds: int,
+                  weights: Any = None) -> np.ndarray:
+    """TensorBoard's pr_curve math: 6×T (tp, fp, tn, fn, precision, recall); bucket = floor(p·(T−1))."""
+    minimum_count = 1e-7
+    w = 1.0 if weights is None else make_np(weights, "weights")
+    bucket = np.int32(np.floor(predictions * (num_thresholds - 1)))
+    fl = labels.astype(np.float64)
+    rng = (0, num_thresholds - 1)
+    tp_b, _ = np.histogram(bucket, bins=num_thresholds, range=rng, weights=fl * w)
+    fp_b, _ = np.histogram(bucket, bins=num_thresholds, range=rng, weights=(1.0 - fl) * w)
+    tp = np.cumsum(tp_b[::-1])[::-1]
+    fp = np.cumsum(fp_b[::-1])[::-1]
+    tn = fp[0] - fp
+    fn = tp[0] - tp
+    precision = tp / np.maximum(minimum_count, tp + fp)
+    recall = tp / np.maximum(minimum_count, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def pr_record(data: np.ndarray) -> dict[str, Any]:
+    """pr_curve record fields from the 6×T array; thresholds i/(T−1) as TensorBoard's plugin shows them."""
+    t = data.shape[1]
+    keys = ("tp", "fp", "tn", "fn", "precision", "recall")
+    rec: dict[str, Any] = {k: data[i].astype(np.float64).tolist() for i, k in enumerate(keys)}
+    rec["thresholds"] = [i / (t - 1) for i in range(t)] if t > 1 else [0.0]
+    return rec
+
+
+# --------------------------------------------------------------------------------------------- projector
+
+
+def make_sprite(label_img: Any) -> tuple[str, list[int]]:
+    """base64 PNG sprite (ceil(√N) cells per row and column, like torch) and single_image_dim [W, H].
+
+    label_img is N×C×H×W (C = 1 or 3); floats are ×255 and integers kept (torch scales uint8 too).
+    """
+    a = make_np(label_img, "label_img")
+    if a.ndim != 4:
+        raise ValueError(f"label_img must be N×C×H×W, got shape {a.shape}")
+    n, _, h, w = a.shape
+    nrow = math.ceil(n ** 0.5)
+    grid = tb_grid(a, ncols=nrow).transpose(1, 2, 0)
+    # torch pads to a square of the grid's width; cells are H×W, so the square is nrow cells each way.
+    canvas = np.zeros((nrow * h, nrow * w, 3), dtype=grid.dtype)
+    canvas[:grid.shape[0], :grid.shape[1]] = grid
+    return encode_png(to_uint8(canvas, np.float64)), [int(w), int(h)]
+
+
+def metadata_table(metadata: Any, header: Any, n: int) -> dict[str, Any]:
+    """{"header": [...], "rows": [[str, ...], ...]} of add_embedding's metadata (one column → "label")."""
+    rows = list(metadata)
+    if len(rows) != n:
+        raise ValueError(f"metadata has {len(rows)} rows for {n} data points")
+    if not header:
+        return {"header": ["label"], "rows": [[str(x)] for x in rows]}
+    header = [str(h) for h in header]
+    table = [[str(e) for e in r] for r in rows]
+    if any(len(r) != len(header) for r in table):
+        raise ValueError(f"every metadata row needs {len(header)} columns (metadata_header)")
+    return {"header": header, "rows": table}
+
+
+# -------------------------------------------------------------------------------------------------- mesh
+
+
+def mesh_figure(vertices: Any, colors: Any = None, faces: Any = None) -> dict[str, Any]:
+    """Plotly figure of add_mesh input: one mesh3d (faces given) or scatter3d trace per batch item."""
+    v = make_np(vertices, "vertices").astype(np.float64)
+    if v.ndim == 2:
+        v = v[None]
+    if v.ndim != 3 or v.shape[2] != 3:
+        raise ValueError(f"vertices must be B×N×3, got shape {v.shape}")
+    f = c = None
+    if faces is not None:
+        f = make_np(faces, "faces")
+        f = f[None] if f.ndim == 2 else f
+        if f.ndim != 3 or f.shape[2] != 3 or f.shape[0] != v.shape[0]:
+            raise ValueError(f"faces must be B×F×3 with B = {v.shape[0]}, got shape {f.shape}")
+    if colors is not None:
+        c = make_np(colors, "colors")
+        c = c[None] if c.ndim == 2 else c
+        if c.shape != v.shape:
+            raise ValueError(f"colors must have the vertices' shape {v.shape}, got {c.shape}")
+        c = c.clip(0, 255).astype(np.int64)
+    data = []
+    for b in range(v.shape[0]):
+        xyz = {"x": v[b, :, 0].tolist(), "y": v[b, :, 1].tolist(), "z": v[b, :, 2].tolist()}
+        rgb = None if c is None else [f"rgb({r},{g},{bl})" for r, g, bl in c[b].tolist()]
+        if f is not None:
+            tr = {"type": "mesh3d", **xyz, "i": f[b, :, 0].astype(np.int64).tolist(),
+                  "j": f[b, :, 1].astype(np.int64).tolist(), "k": f[b, :, 2].astype(np.int64).tolist()}
+            if rgb is not None:
+                tr["vertexcolor"] = rgb
+        else:
+            tr = {"type": "scatter3d", "mode": "markers", **xyz, "marker": {"size": 2}}
+            if rgb is not None:
+                tr["marker"]["color"] = rgb
+        data.append(tr)
+    return {"data": data, "layout": {}}
+
+
+# ----------------------------------------------------------------------------------------------- hparams
+
+
+def hparam_value(key: str, v: Any) -> Any:
+    """bool stays bool (torch stores 1.0), int/float → number, str → str, tensor/array → its first number."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return v.item() if isinstance(v, np.generic) else v
+    if isinstance(v, str):
+        return v
+    if is_torch(v) or isinstance(v, np.ndarray):
+        a = make_np(v).reshape(-1)
+        if a.size == 0:
+            raise ValueError(f"hparam {key!r} is an empty tensor")
+        return a[0].item()
+    raise ValueError(f"hparam {key!r}: value should be one of int, float, str, bool, or torch.Tensor, "
+                     f"got {type(v).__name__}")
