@@ -7,7 +7,6 @@ best round of each) and prints the ratio:  python bench/hooks_overhead.py [--ste
 from __future__ import annotations
 
 import argparse
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,11 +19,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import paneboard
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).parent))
+from common import free_port  # noqa: E402
 
 
 def run(loader, model, opt, steps: int) -> float:

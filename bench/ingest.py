@@ -9,36 +9,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 
 import paneboard
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(db: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db", str(db),
-                             "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/envs", timeout=1).close()
-            return proc
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError("server did not start")
+sys.path.insert(0, str(Path(__file__).parent))
+from common import free_port, start_server  # noqa: E402,F401  (free_port: re-exported for older imports)
 
 
 def call_cost(port: int, n: int) -> dict:
@@ -79,16 +61,16 @@ def sustained(port: int, n: int) -> dict:
             "committed_calls_per_s": n / (t_done - t_start), "all_acked": ok}
 
 
-def bulk(port: int, total: int, per_call: int) -> dict:
+def bulk(port: int, total: int, per_call: int, env: str = "bench_bulk", win: str = "w") -> dict:
     """Points/s from SDK calls carrying per_call points each until they are committed in SQLite."""
-    client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_bulk")
+    client = paneboard.Client(server="http://127.0.0.1", port=port, env=env)
     x = np.arange(per_call, dtype=np.float64)
     y = np.random.default_rng(0).normal(size=per_call)
-    client.line(X=x[:1], Y=y[:1], win="w")
+    client.line(X=x[:1] - 1, Y=y[:1], win=win)
     client.flush(timeout=30)
     t0 = time.perf_counter()
     for start in range(0, total, per_call):
-        client.line(X=x + start, Y=y, win="w", update="append")
+        client.line(X=x + start, Y=y, win=win, update="append")
     ok = client.flush(timeout=600)
     dt = time.perf_counter() - t0
     client.close_connection(timeout=10)
@@ -135,11 +117,13 @@ def live_latency(port: int, rate: float, seconds: float) -> dict:
             time.sleep(delay)
         sent[i] = time.perf_counter()
         client.line(X=[i], Y=[1.0], win="w", update="append")
+    t_sent = time.perf_counter() - t0
     th.join(timeout=30)
     ws.close()
     client.close_connection(timeout=10)
     lat = (arrived - sent)[~np.isnan(arrived)] * 1e3
-    return {"rate_per_s": rate, "events": n, "received": int(len(lat)),
+    return {"rate_per_s": rate, "achieved_per_s": n / t_sent if t_sent > 0 else None, "events": n,
+            "received": int(len(lat)),
             "p50_ms": float(np.percentile(lat, 50)) if len(lat) else None,
             "p99_ms": float(np.percentile(lat, 99)) if len(lat) else None}
 

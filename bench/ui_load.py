@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,9 @@ import numpy as np
 
 from paneboard.server.store import SqlStore
 from paneboard.server.store.schema import ensure_schema
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import free_port  # noqa: E402
 
 CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -39,12 +41,6 @@ SCROLL_THROUGH = """n => { const drawn = (c) => { const p = c.querySelector('.js
   return false; }"""
 FIRST_PANE = "() => { const p = document.querySelector('.js-plotly-plot'); return !!(p && p.data && p.data.length); }"
 ROWS_DRAWN = "n => document.querySelectorAll('tbody tr[data-env]').length >= n"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fill(db: Path, panes: int, points: int, envs: int) -> None:

@@ -10,53 +10,28 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import visdom
 
+sys.path.insert(0, str(Path(__file__).parent))
+import common  # noqa: E402
+from common import free_port, start_server  # noqa: E402
+
 WINDOW = 500
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_up(proc: subprocess.Popen, url: str, what: str) -> None:
-    for _ in range(600):
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
-        try:
-            urllib.request.urlopen(url, data=b"{}", timeout=1).close()  # POST /env_state: both servers answer
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} did not start")
-
-
 def start_dash(tmp: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db",
-                             str(tmp / "bench.db"), "--log-level", "warning"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_up(proc, f"http://127.0.0.1:{port}/env_state", "dash-server")
-    return proc
+    return start_server(tmp / "bench.db", port)
 
 
 def start_visdom(tmp: Path, port: int) -> subprocess.Popen:
-    code = 'import sys; sys.argv[0] = "visdom"; from visdom.server.run_server import main; main()'
-    proc = subprocess.Popen([sys.executable, "-c", code, "-port", str(port), "-env_path", str(tmp / "visdom_env"),
-                             "-bind_local", "-logging_level", "WARNING"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_up(proc, f"http://127.0.0.1:{port}/env_state", "visdom server")
-    return proc
+    return common.start_visdom(tmp / "visdom_env", port)
 
 
 def run_loop(port: int, n: int) -> np.ndarray:
