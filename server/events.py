@@ -9,7 +9,7 @@ from typing import Any
 
 MAX_NAME = 256
 OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
-       "set_meta", "hparams")
+       "set_meta", "custom_scalars", "hparams")
 
 
 class EventError(ValueError):

@@ -4,7 +4,9 @@ Each module defines KINDS (kind names it owns), UPDATE_MODES, and
   validate(cmd, raw) -> payload            check an event's kind data before anything is written
   apply(tx, cmd, deltas) -> None           turn the command into store calls (checks come before writes)
   render(store, pane, budget, x0, x1)      the `data` of a pane for the read API, within a point budget
-and optionally mergeable(a, b) / merge(run) to fold runs of small commands into one before applying.
+and optionally mergeable(a, b) / merge(run) to fold runs of small commands into one before applying;
+READ_OPTIONS (query arguments its render takes as `options=`, e.g. a histogram's `steps`); and for stepped kinds
+render_record(row) (one record of the /steps API).
 """
 
 from __future__ import annotations
@@ -17,9 +19,23 @@ from typing import Any
 from ..envops import ENV_OPS, env_wide
 from ..envops import parse as parse_env_op
 from ..events import OPS, Command, EventError, check_name
-from . import embeddings, figure, image, model_graph, network, properties, text, xy
+from . import (
+    embeddings,
+    figure,
+    histogram,
+    image,
+    media,
+    model_graph,
+    network,
+    pr_curve,
+    projector,
+    properties,
+    text,
+    xy,
+)
 
-PANE_MODULES: list[ModuleType] = [xy, text, image, figure, properties, network, embeddings, model_graph]
+PANE_MODULES: list[ModuleType] = [xy, text, image, figure, properties, network, embeddings, model_graph, histogram, media,
+                                  pr_curve, projector]
 
 _BY_KIND = {kind: module for module in PANE_MODULES for kind in module.KINDS}
 

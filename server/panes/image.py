@@ -20,26 +20,36 @@ MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MIME_BY_FORMAT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
-def validate(cmd: Command, raw: dict) -> tuple[bytes, str, int, int]:
-    image = raw.get("image")
-    if not isinstance(image, dict) or not isinstance(image.get("data"), str):
-        raise EventError("image: expected image: {mime, data: <base64>}")
-    if len(image["data"]) > MAX_IMAGE_BYTES * 4 // 3 + 4:
-        raise EventError(f"image: larger than {MAX_IMAGE_BYTES} bytes")
+def decode_base64(value: object, what: str, limit: int = MAX_IMAGE_BYTES) -> bytes:
+    if not isinstance(value, str):
+        raise EventError(f"{what}: data must be a base64 string")
+    if len(value) > limit * 4 // 3 + 4:
+        raise EventError(f"{what}: larger than {limit} bytes")
     try:
-        data = base64.b64decode(image["data"], validate=True)
+        return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise EventError(f"image: data is not valid base64 ({exc})") from None
+        raise EventError(f"{what}: data is not valid base64 ({exc})") from None
+
+
+def decode_image(image: object, what: str = "image") -> tuple[bytes, str, int, int]:
+    """Bytes, mime, width and height of a base64 picture, refused unless PIL reads it whole."""
+    if not isinstance(image, dict) or not isinstance(image.get("data"), str):
+        raise EventError(f"{what}: expected {{mime, data: <base64>}}")
+    data = decode_base64(image["data"], what)
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt, (width, height) = img.format, img.size
             img.verify()  # catches truncated and corrupt files before they are stored
     except (UnidentifiedImageError, OSError, SyntaxError) as exc:
-        raise EventError(f"image: not a readable image ({exc})") from None
+        raise EventError(f"{what}: not a readable image ({exc})") from None
     mime = MIME_BY_FORMAT.get(fmt or "")
     if mime is None:
-        raise EventError(f"image: format {fmt} not supported (use PNG, JPEG, GIF or WebP)")
+        raise EventError(f"{what}: format {fmt} not supported (use PNG, JPEG, GIF or WebP)")
     return data, mime, width, height
+
+
+def validate(cmd: Command, raw: dict) -> tuple[bytes, str, int, int]:
+    return decode_image(raw.get("image"))
 
 
 def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,6 +13,7 @@ from ..store import PaneRecord, Store, StoreTx, TraceRecord
 from .common import merged_opts, title_of
 
 KINDS = ("line", "scatter")
+READ_OPTIONS = ("walls",)
 UPDATE_MODES = ("append", "replace", "remove")
 MAX_POINTS_PER_EVENT = 20_000_000
 
@@ -55,8 +57,13 @@ def validate(cmd: Command, raw: dict) -> list[TraceData]:
         if not isinstance(style, dict):
             raise EventError(f"traces[{i}].style must be an object")
         name = tr.get("name")
+        wall = None
+        if tr.get("wall") is not None:  # per-point wall times (an importer's many points from many calls)
+            wall = _numbers(tr["wall"], f"traces[{i}].wall")
+            if len(wall) != len(x):
+                raise EventError(f"traces[{i}]: wall has {len(wall)} values but x has {len(x)}")
         total += len(x)
-        out.append(TraceData(None if name is None else str(name), x, y, style))
+        out.append(TraceData(None if name is None else str(name), x, y, style, wall))
     if total > MAX_POINTS_PER_EVENT:
         raise EventError(f"{cmd.kind}: more than {MAX_POINTS_PER_EVENT} points in one event")
     if cmd.op == "update" and cmd.name is not None and len(out) != 1:
@@ -174,11 +181,16 @@ def _pair(traces: list[TraceRecord], cmd: Command) -> list[tuple[TraceRecord | N
     return pairs
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: Mapping[str, str] | None = None) -> dict:
     method = "stride" if pane.kind == "scatter" else "minmax"
+    walls = (options or {}).get("walls") in ("1", "true")
     out = []
     for trace in store.list_traces(pane):
         series = store.read_series(trace, budget, x0, x1, method=method)
-        out.append({"idx": trace.idx, "name": trace.name, "style": trace.style, "x": series.x, "y": series.y,
-                    "total": series.total, "downsampled": series.downsampled})
+        t = {"idx": trace.idx, "name": trace.name, "style": trace.style, "x": series.x, "y": series.y,
+             "total": series.total, "downsampled": series.downsampled}
+        if walls:  # TensorBoard's RELATIVE / WALL axes: the wall time of each returned point
+            t["wall"] = store.read_walls(trace, series.x)
+        out.append(t)
     return {"traces": out}

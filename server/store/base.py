@@ -63,6 +63,17 @@ class Series:
     downsampled: bool
 
 
+@dataclass(frozen=True)
+class StepRow:
+    """One step of a stepped pane (histogram, media, pr_curve); `idx` is its place in arrival order."""
+
+    idx: int
+    step: float
+    wall: float
+    data: dict | None
+    blob: str | None = None
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -130,6 +141,14 @@ class StoreTx(ABC):
     def replace_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None: ...
 
     @abstractmethod
+    def append_steps(self, pane: PaneRecord, first_idx: int, rows: list[tuple[float, float, dict | None, str | None]]
+                     ) -> None:
+        """Store (step, wall, data, blob) rows as indices first_idx, first_idx+1, ... of the pane."""
+
+    @abstractmethod
+    def clear_steps(self, pane: PaneRecord) -> None: ...
+
+    @abstractmethod
     def put_blob(self, data: bytes, mime: str) -> str:
         """Store content-addressed bytes; returns the sha256 hex."""
 
@@ -166,6 +185,17 @@ class Store(ABC):
     @abstractmethod
     def export_series(self, trace: TraceRecord) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Every stored point as (x, y, wall) blocks, in storage order."""
+    @abstractmethod
+    def read_walls(self, trace: TraceRecord, x: np.ndarray) -> np.ndarray:
+        """The wall time of a stored point at each given x (the first one stored with that x; NaN if none)."""
+
+    @abstractmethod
+    def step_index(self, pane: PaneRecord) -> tuple[np.ndarray, np.ndarray]:
+        """Step and wall of every record of a stepped pane, in arrival order."""
+
+    @abstractmethod
+    def read_steps(self, pane: PaneRecord, indices: list[int]) -> list[StepRow]: ...
+
     @abstractmethod
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
     @abstractmethod

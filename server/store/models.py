@@ -87,6 +87,18 @@ class Blob(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
 
 
+class StepRecord(Base):
+    """One step of a stepped pane (histogram, media, pr_curve): every step kept, in arrival order."""
+
+    __tablename__ = "step_record"
+    pane_id: Mapped[int] = mapped_column(ForeignKey("pane.id", ondelete="CASCADE"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    step: Mapped[float] = mapped_column(Float, nullable=False)
+    wall: Mapped[float] = mapped_column(Float, nullable=False)
+    blob: Mapped[str | None] = mapped_column(String(64), nullable=True)  # sha256 of image/audio bytes
+    data: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # last: the large column
+
+
 class IngestClient(Base):
     """Highest committed event sequence per SDK client id: makes replays idempotent."""
 
@@ -97,6 +109,7 @@ class IngestClient(Base):
 
 
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
+Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
 
 env_t = Env.__table__
 pane_t = Pane.__table__
@@ -104,3 +117,4 @@ trace_t = Trace.__table__
 chunk_t = Chunk.__table__
 blob_t = Blob.__table__
 client_t = IngestClient.__table__
+step_t = StepRecord.__table__

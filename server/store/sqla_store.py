@@ -10,9 +10,9 @@ import numpy as np
 from sqlalchemy import func, select
 
 from . import codec, downsample
-from .base import EnvSummary, PaneRecord, Series, Store, TraceRecord
+from .base import EnvSummary, PaneRecord, Series, StepRow, Store, TraceRecord
 from .dialect import create_engine_for
-from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
+from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
 MAX_BUDGET = 200_000
@@ -183,6 +183,56 @@ class SqlStore(Store):
                 for r in rows:
                     yield codec.decode(r.xs), codec.decode(r.ys), codec.decode(r.walls)
                 last = rows[-1].seq
+
+    def read_walls(self, trace: TraceRecord, x: np.ndarray) -> np.ndarray:
+        out = np.full(len(x), np.nan)
+        if len(x) == 0:
+            return out
+        c = chunk_t.c
+        xs_sorted = np.sort(x[np.isfinite(x)])
+        with self.engine.connect() as conn:
+            metas = conn.execute(select(c.seq, c.x0, c.x1).where(c.trace_id == trace.id).order_by(c.seq)).all()
+            # Only chunks holding at least one of the wanted x are decoded (all of them for a short trace).
+            need = [m.seq for m in metas if m.x0 is not None
+                    and np.searchsorted(xs_sorted, m.x0) < np.searchsorted(xs_sorted, m.x1, side="right")]
+            parts_x, parts_w = [], []
+            for i in range(0, len(need), PREFETCH_BATCH):
+                for r in conn.execute(select(c.xs, c.walls).where(c.trace_id == trace.id,
+                                                                  c.seq.in_(need[i:i + PREFETCH_BATCH]))
+                                      .order_by(c.seq)):
+                    parts_x.append(codec.decode(r.xs))
+                    parts_w.append(codec.decode(r.walls))
+        if not parts_x:
+            return out
+        sx, sw = np.concatenate(parts_x), np.concatenate(parts_w)
+        order = np.argsort(sx, kind="stable")  # stable: equal x resolve to the first one stored
+        sx, sw = sx[order], sw[order]
+        at = np.clip(np.searchsorted(sx, x), 0, len(sx) - 1)
+        hit = sx[at] == x
+        out[hit] = sw[at[hit]]
+        return out
+
+    def step_index(self, pane: PaneRecord) -> tuple[np.ndarray, np.ndarray]:
+        st = step_t.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(st.step, st.wall).where(st.pane_id == pane.id).order_by(st.idx)).all()
+        if not rows:
+            return np.empty(0), np.empty(0)
+        arr = np.asarray(rows, dtype=np.float64)
+        return arr[:, 0], arr[:, 1]
+
+    def read_steps(self, pane: PaneRecord, indices: list[int]) -> list[StepRow]:
+        if not indices:
+            return []
+        st = step_t.c
+        out: list[StepRow] = []
+        with self.engine.connect() as conn:
+            for i in range(0, len(indices), PREFETCH_BATCH):
+                q = select(st.idx, st.step, st.wall, st.data, st.blob).where(
+                    st.pane_id == pane.id, st.idx.in_(indices[i:i + PREFETCH_BATCH]))
+                out.extend(StepRow(idx=r.idx, step=r.step, wall=r.wall, data=r.data, blob=r.blob)
+                           for r in conn.execute(q))
+        return sorted(out, key=lambda r: r.idx)
 
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None:
         with self.engine.connect() as conn:

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore, upsert
-from .models import blob_t, chunk_t, client_t, env_t, pane_t, trace_t
+from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 
 
 @dataclass
@@ -113,6 +113,11 @@ class SqlTx(StoreTx):
                 env_id=dst_id, win=p.win, kind=p.kind, title=p.title, opts=p.opts, content=p.content, layout=p.layout,
                 position=p.position, version=p.version, created=p.created, updated=p.updated)).inserted_primary_key[0]
             self.cache.traces.pop(new_pane, None)  # SQLite may reuse the id of a deleted pane
+            st = step_t.c
+            self.conn.execute(insert(step_t).from_select(
+                ["pane_id", "idx", "step", "wall", "blob", "data"],
+                select(literal(new_pane, Integer), st.idx, st.step, st.wall, st.blob, st.data)
+                .where(st.pane_id == p.id)))
             for t in self.conn.execute(select(trace_t).where(trace_t.c.pane_id == p.id)).all():
                 new_trace = self.conn.execute(insert(trace_t).values(
                     pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints)).inserted_primary_key[0]
@@ -183,6 +188,7 @@ class SqlTx(StoreTx):
             for t in self.traces(old):
                 self._forget_trace(t.id)
             self.conn.execute(delete(trace_t).where(trace_t.c.pane_id == old.id))
+            self.conn.execute(delete(step_t).where(step_t.c.pane_id == old.id))
             self.cache.traces[old.id] = []
             version = self._versions.get(old.id, old.version) + 1
             self.conn.execute(update(pane_t).where(pane_t.c.id == old.id).values(
@@ -316,6 +322,17 @@ class SqlTx(StoreTx):
         if trace_id not in self.cache.tails:
             self.cache.tails[trace_id] = load_tail(self.conn, trace_id)
         return self.cache.tails[trace_id]
+
+    # -- step records -----------------------------------------------------------------------------
+    def append_steps(self, pane: PaneRecord, first_idx: int, rows: list[tuple[float, float, dict | None, str | None]]
+                     ) -> None:
+        if rows:
+            self.conn.execute(insert(step_t), [{"pane_id": pane.id, "idx": first_idx + i, "step": step, "wall": wall,
+                                                "blob": blob, "data": data}
+                                               for i, (step, wall, data, blob) in enumerate(rows)])
+
+    def clear_steps(self, pane: PaneRecord) -> None:
+        self.conn.execute(delete(step_t).where(step_t.c.pane_id == pane.id))
 
     # -- blobs ------------------------------------------------------------------------------------
     def put_blob(self, data: bytes, mime: str) -> str:

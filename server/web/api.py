@@ -20,6 +20,7 @@ bp = Blueprint("api", __name__, url_prefix="/api/v1")
 log = logging.getLogger("paneboard.api")
 
 MAX_POINTS = 200_000
+MAX_STEP_RECORDS = 100  # per /steps request: a record may hold thousands of numbers
 
 
 def _name(value: str, what: str) -> str:
@@ -40,6 +41,16 @@ def _float_arg(key: str) -> float | None:
     if not math.isfinite(value):
         raise ApiError(400, f"{key} must be finite")
     return value
+
+
+def _int_arg(key: str, default: int) -> int:
+    raw = request.args.get(key)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ApiError(400, f"{key} must be an integer") from None
 
 
 def _budget() -> int:
@@ -71,7 +82,17 @@ def _pane_or_404(env: str, win: str) -> PaneRecord:
 
 def render_pane(pane: PaneRecord, budget: int, x0: float | None = None, x1: float | None = None) -> dict:
     module = kind_module(pane.kind)
-    data = module.render(services().store, pane, budget, x0, x1) if module else {}
+    if module is None:
+        return {**pane.summary(), "data": {}}
+    wanted = getattr(module, "READ_OPTIONS", ())
+    try:
+        if wanted:  # only modules that declare query options get them (e.g. a histogram's ?steps=)
+            options = {k: request.args[k] for k in wanted if k in request.args}
+            data = module.render(services().store, pane, budget, x0, x1, options=options)
+        else:
+            data = module.render(services().store, pane, budget, x0, x1)
+    except EventError as exc:  # a bad read option
+        raise ApiError(400, str(exc)) from None
     return {**pane.summary(), "data": data}
 
 
@@ -128,6 +149,33 @@ def export_pane(env: str, win: str) -> Response:
     filename = f"{pane.env}-{pane.win}.csv".replace('"', "")
     return Response(rows(), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+@bp.get("/envs/<path:env>/panes/<path:win>/steps")
+def get_steps(env: str, win: str) -> Response:
+    """Records of a stepped pane: ?i0=&i1= (a range of record indices; negative counts from the end) or ?step=."""
+    pane = _pane_or_404(env, win)
+    module = kind_module(pane.kind)
+    if module is None or not hasattr(module, "render_record"):
+        raise ApiError(400, f"pane {win!r} is a {pane.kind} pane, which has no step records")
+    store = services().store
+    count = int((pane.content or {}).get("count", 0))
+    if request.args.get("step") not in (None, ""):
+        wanted = _float_arg("step")
+        steps, _walls = store.step_index(pane)
+        hits = [i for i, s in enumerate(steps.tolist()) if s == wanted]
+        if not hits:
+            raise ApiError(404, f"pane {win!r} has no record at step {wanted:g}")
+        indices = [hits[-1]]
+    else:
+        i0, i1 = _int_arg("i0", 0), _int_arg("i1", count)
+        i0, i1 = (i0 + count if i0 < 0 else i0), (i1 + count if i1 < 0 else i1)
+        i0, i1 = max(0, min(i0, count)), max(0, min(i1, count))
+        if i1 - i0 > MAX_STEP_RECORDS:
+            raise ApiError(400, f"at most {MAX_STEP_RECORDS} records per request (i1 - i0)")
+        indices = list(range(i0, i1))
+    rows = store.read_steps(pane, indices)
+    return json_response({"count": count, "records": [module.render_record(r) for r in rows]})
 
 
 @bp.get("/envs/<path:env>/panes/<path:win>")

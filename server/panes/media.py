@@ -1,0 +1,115 @@
+"""Media panes (TensorBoard's images, audio and text over steps): one picture, clip or text record per step."""
+
+from __future__ import annotations
+
+import io
+import wave
+from collections.abc import Mapping
+
+import markdown
+
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..store import PaneRecord, StepRow, Store, StoreTx
+from . import stepped
+from .image import decode_base64, decode_image
+from .stepped import merge, mergeable  # noqa: F401  (the pane-module interface)
+from .text import MAX_TEXT, sanitize
+
+KINDS = ("media",)
+UPDATE_MODES = stepped.UPDATE_MODES
+TYPES = ("image", "audio", "text")
+FORMATS = ("markdown", "plain", "html")
+MAX_AUDIO_BYTES = 64 * 1024 * 1024
+# Browsers play these; each is recognised by its first bytes so a mislabelled upload is refused.
+AUDIO_MAGIC = {"audio/wav": (b"RIFF",), "audio/ogg": (b"OggS",), "audio/mpeg": (b"ID3", b"\xff\xfb", b"\xff\xf3"),
+               "audio/flac": (b"fLaC",)}
+
+
+def _image(rec: dict, where: str) -> tuple[dict, bytes, str]:
+    data, mime, width, height = decode_image(rec, where)
+    caption = rec.get("caption")
+    return {"type": "image", "mime": mime, "width": width, "height": height,
+            "caption": None if caption is None else str(caption)}, data, mime
+
+
+def _audio(rec: dict, where: str) -> tuple[dict, bytes, str]:
+    mime = rec.get("mime") or "audio/wav"
+    if mime not in AUDIO_MAGIC:
+        raise EventError(f"{where}: audio mime must be one of {', '.join(AUDIO_MAGIC)}")
+    data = decode_base64(rec.get("data"), where, MAX_AUDIO_BYTES)
+    if not data.startswith(AUDIO_MAGIC[mime]):
+        raise EventError(f"{where}: data is not {mime}")
+    out: dict = {"type": "audio", "mime": mime, "sample_rate": rec.get("sample_rate"), "frames": None}
+    if mime == "audio/wav":
+        try:
+            with wave.open(io.BytesIO(data)) as w:
+                out["sample_rate"], out["frames"] = w.getframerate(), w.getnframes()
+        except (wave.Error, EOFError) as exc:
+            raise EventError(f"{where}: not a readable WAV file ({exc})") from None
+    return out, data, mime
+
+
+def _text(rec: dict, where: str) -> dict:
+    text, fmt = rec.get("text"), rec.get("format", "markdown")
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        raise EventError(f"{where}: text must be a string of at most {MAX_TEXT} characters")
+    if fmt not in FORMATS:
+        raise EventError(f"{where}: format must be one of {', '.join(FORMATS)}")
+    return {"type": "text", "text": text, "format": fmt}
+
+
+def _check(rec: dict, where: str) -> tuple[dict, bytes | None, str | None]:
+    kind = rec.get("type")
+    if kind == "image":
+        return _image(rec, where)
+    if kind == "audio":
+        return _audio(rec, where)
+    if kind == "text":
+        return _text(rec, where), None, None
+    raise EventError(f"{where}: type must be one of {', '.join(TYPES)}")
+
+
+def validate(cmd: Command, raw: dict) -> list[stepped.Rec]:
+    recs = stepped.parse_records(cmd, raw, _check)
+    if len({r.data["type"] for r in recs}) > 1:
+        raise EventError("media: all records of a pane must have the same type")
+    return recs
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    kind = cmd.payload[0].data["type"]
+    pane = tx.get_pane(cmd.env, cmd.win)
+    stored = (pane.content or {}).get("type") if pane is not None and pane.kind in KINDS else None
+    if cmd.op == "update" and stored is not None and stored != kind:
+        raise EventError(f"media pane {cmd.win!r} holds {stored} records, not {kind}")
+    stepped.apply_records(tx, cmd, deltas, {"type": kind})
+
+
+def _html(data: dict) -> str:
+    text, fmt = data.get("text", ""), data.get("format")
+    if fmt == "markdown":
+        text = markdown.markdown(text, extensions=["tables", "fenced_code"])
+    elif fmt == "plain":
+        text = f"<pre>{text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')}</pre>"
+    return sanitize(text)  # on every read, like text panes, so sanitizer fixes reach old data
+
+
+def render_record(row: StepRow) -> dict:
+    data = row.data or {}
+    out = {"index": row.idx, "step": stepped.step_number(row.step), "wall": row.wall, "type": data.get("type")}
+    if data.get("type") == "text":
+        out.update(html=_html(data), format=data.get("format"))
+    else:
+        out["src"] = f"api/v1/blobs/{row.blob or ''}"
+        out.update({k: data.get(k) for k in ("mime", "width", "height", "caption", "sample_rate", "frames") if k in data})
+    return out
+
+
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: Mapping[str, str] | None = None) -> dict:
+    out, n = stepped.render_index(store, pane)
+    out["type"] = (pane.content or {}).get("type")
+    last = store.read_steps(pane, [n - 1]) if n else []
+    out["latest"] = render_record(last[0]) if last else None
+    return out

@@ -1,0 +1,63 @@
+"""PR-curve panes (TensorBoard's pr_curves): TP/FP/TN/FN, precision and recall per threshold, one record per step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..store import PaneRecord, StepRow, Store, StoreTx
+from . import stepped
+from .stepped import merge, mergeable  # noqa: F401  (the pane-module interface)
+
+KINDS = ("pr_curve",)
+UPDATE_MODES = stepped.UPDATE_MODES
+MAX_THRESHOLDS = 10_000
+FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")
+
+
+def _check(rec: dict, where: str) -> tuple[dict, None, None]:
+    data: dict = {}
+    length = None
+    for key in (*FIELDS, "thresholds"):
+        value = rec.get(key)
+        if value is None and key == "thresholds":
+            continue
+        try:
+            arr = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise EventError(f"{where}.{key} must be a list of numbers") from None
+        if arr.ndim != 1 or not 2 <= len(arr) <= MAX_THRESHOLDS:
+            raise EventError(f"{where}.{key} must be a list of 2..{MAX_THRESHOLDS} numbers")
+        if length is not None and len(arr) != length:
+            raise EventError(f"{where}: {key} has {len(arr)} values, expected {length} like tp")
+        length = len(arr)
+        # NaN precision (no positive predictions at a threshold) is kept as null: a gap in the curve.
+        data[key] = [None if not np.isfinite(v) else v for v in arr.tolist()]
+    if "thresholds" not in data:
+        data["thresholds"] = np.linspace(0.0, 1.0, length).tolist()
+    return data, None, None
+
+
+def validate(cmd: Command, raw: dict) -> list[stepped.Rec]:
+    return stepped.parse_records(cmd, raw, _check)
+
+
+def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    stepped.apply_records(tx, cmd, deltas)
+
+
+def render_record(row: StepRow) -> dict:
+    data = row.data or {}
+    return {"index": row.idx, "step": stepped.step_number(row.step), "wall": row.wall,
+            **{k: data.get(k) for k in (*FIELDS, "thresholds")}}
+
+
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: Mapping[str, str] | None = None) -> dict:
+    out, n = stepped.render_index(store, pane)
+    last = store.read_steps(pane, [n - 1]) if n else []
+    out["latest"] = render_record(last[0]) if last else None
+    return out
