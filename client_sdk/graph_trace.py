@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 # TorchScript plumbing that TensorBoard's graph view hides: consumers are rewired to what these nodes consume.
@@ -42,7 +43,11 @@ def _trace(model: Any, args: Any, strict: bool, torch: Any) -> Any:
     if not is_function:
         model.train(False)  # like add_graph: dropout/batch-norm in eval form, restored afterwards
     try:
-        return torch.jit.trace(model, args, strict=strict)
+        with warnings.catch_warnings():
+            # jit.trace is deprecated in favour of torch.export, yet it is what add_graph uses; TracerWarnings
+            # (data-dependent control flow...) still reach the user.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return torch.jit.trace(model, args, strict=strict)
     finally:
         if training is not None:
             model.train(training)
