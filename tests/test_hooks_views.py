@@ -1,4 +1,4 @@
-"""watch(model) extras against a real dash-server: histogram ridgelines over steps, kernels and feature maps."""
+"""watch(model) extras against a real dash-server: histograms over steps, kernels and feature maps."""
 
 from __future__ import annotations
 
@@ -32,32 +32,31 @@ def pane_image(server: ServerProcess, env: str, win: str) -> np.ndarray:
         return np.asarray(Image.open(io.BytesIO(r.read())))
 
 
-def test_weight_and_gradient_histograms_keep_the_last_n_logged_steps(server):
+def test_weight_and_gradient_histograms_keep_every_logged_step(server):
     client = client_for(server, "hist")
     model = small_model()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = torch.randn(16, 1, 8, 8), torch.randint(0, 3, (16,))
-    paneboard.watch(model, client, optimizer=opt, every=2, hist_steps=3)
+    paneboard.watch(model, client, optimizer=opt, every=2)
     truth = {}
     for step in range(1, 11):
         opt.zero_grad()
         torch.nn.functional.cross_entropy(model(x), y).backward()
-        if step in (6, 8, 10):  # the pre-hook histograms the weights and gradients about to be applied
+        if step == 1 or step % 2 == 0:  # logged: the first step, then every 2 (weights about to be applied)
             truth[step] = (torch.cat([model[3].weight.detach().reshape(-1), model[3].bias.detach()]).numpy(),
                            torch.cat([model[3].weight.grad.reshape(-1), model[3].bias.grad]).numpy())
         opt.step()
     assert client.flush(timeout=30)
     for kind, k in (("weight", 0), ("grad", 1)):
         pane = server.get_json(f"/api/v1/envs/hist/panes/model_hist_{kind}_3")
-        assert pane["kind"] == "figure"
-        ridges = pane["data"]["data"]
-        assert [r["name"] for r in ridges] == ["step 10", "step 8", "step 6"]  # capped to the last 3 steps
-        for r in ridges:
-            step = int(r["name"].split()[1])
-            counts, edges = np.histogram(truth[step][k], bins=30)
-            assert r["customdata"][1:-1] == counts.tolist()
-            assert r["x"][0] == pytest.approx(edges[0]) and r["x"][-1] == pytest.approx(edges[-1])
-            assert min(r["y"]) == step and max(r["y"]) == pytest.approx(step + 0.9 * 2)  # ridge height: 0.9 × gap
+        assert pane["kind"] == "histogram" and pane["data"]["steps"] == [1, 2, 4, 6, 8, 10]
+        for h in pane["data"]["histograms"]:
+            values = truth[h["step"]][k].astype(np.float64)
+            counts, edges = np.histogram(values, bins=30)
+            nz = np.flatnonzero(counts)  # the read API drops empty outer buckets
+            assert [b[2] for b in h["buckets"]] == counts[nz[0]:nz[-1] + 1].tolist()
+            assert h["min"] == pytest.approx(values.min()) and h["max"] == pytest.approx(values.max())
+            assert h["num"] == values.size and h["sum"] == pytest.approx(values.sum())
     client.close_connection(timeout=5)
 
 

@@ -24,7 +24,7 @@ class ModelWatch:
 
     def __init__(self, model: Any, client: Any, optimizer: Any = None, every: int = 100, env: str | None = None,
                  max_layers: int = 20, sample: Any = None, prefix: str = "model", alerts: bool = True,
-                 rank: int | str = 0, histograms: int = 4, hist_steps: int = 20,
+                 rank: int | str = 0, histograms: int = 4,
                  feature_maps: list[str] | None = None) -> None:
         self.model, self.client, self.optimizer, self.env = model, client, optimizer, env
         self.every, self.prefix = max(int(every), 1), prefix
@@ -47,9 +47,8 @@ class ModelWatch:
         layers.sort(key=lambda t: -t[0])
         self.layers = [(name, params) for _, name, params in layers[:max_layers]]
         self._all_params = [p for p in model.parameters() if p.requires_grad]
-        # histograms of the `histograms` largest layers (0: off); ridgelines of the last `hist_steps` logs
-        self._hist = LayerHistograms(client, env, prefix, self.layers[:max(int(histograms), 0)],
-                                     keep=hist_steps) if histograms else None
+        # histograms of the `histograms` largest layers (0: off), every logged step kept in the pane
+        self._hist = LayerHistograms(client, env, prefix, self.layers[:max(int(histograms), 0)]) if histograms else None
         self._fmaps = FeatureMaps(client, env, prefix, model, list(feature_maps), sample) if feature_maps else None
         if optimizer is not None:
             self._handles.append(optimizer.register_step_pre_hook(self._on_step))

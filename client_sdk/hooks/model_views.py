@@ -1,8 +1,8 @@
-"""Model watch extras: weight/gradient histograms over steps (ridgeline figures), conv kernels and feature maps."""
+"""Model watch extras: weight/gradient histograms over steps, conv kernels and feature maps."""
 
 from __future__ import annotations
 
-from collections import deque
+import time
 from typing import Any
 
 import numpy as np
@@ -14,32 +14,13 @@ def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
 
 
-def ridgeline(hists: list[tuple[float, np.ndarray, np.ndarray]], title: str, height: float) -> dict[str, Any]:
-    """Plotly figure: one filled ridge per (step, counts, edges), baseline at y=step, counts in customdata."""
-    data = []
-    for step, counts, edges in reversed(hists):  # newest first: older (lower) ridges are drawn over it
-        centers = (edges[:-1] + edges[1:]) / 2
-        peak = max(int(counts.max()), 1)
-        data.append({
-            "type": "scatter", "mode": "lines", "fill": "toself", "name": f"step {step:g}", "showlegend": False,
-            "x": [float(edges[0]), *centers.tolist(), float(edges[-1])],
-            "y": [step, *(step + height * counts / peak).tolist(), step],
-            "customdata": [0, *counts.tolist(), 0], "line": {"width": 1},
-            "hovertemplate": f"step {step:g}<br>value %{{x:.4g}}: %{{customdata}}<extra></extra>"})
-    layout = {"title": {"text": title}, "xaxis": {"title": {"text": "value"}},
-              "yaxis": {"title": {"text": "step"}}, "margin": {"l": 50, "r": 10, "t": 40, "b": 40}}
-    return {"data": data, "layout": layout}
-
-
 class LayerHistograms:
-    """Per-layer weight and gradient histograms of the last `keep` logged steps, one ridgeline pane each."""
+    """Per-layer weight and gradient histograms at every logged step, one histogram-over-steps pane each."""
 
     def __init__(self, client: Any, env: str | None, prefix: str, layers: list[tuple[str, list[Any]]],
-                 bins: int = 30, keep: int = 20) -> None:
+                 bins: int = 30) -> None:
         self.client, self.env, self.prefix, self.layers = client, env, prefix, layers
-        self.bins, self.keep = int(bins), max(int(keep), 1)
-        self.hists: dict[tuple[str, str], deque[tuple[float, np.ndarray, np.ndarray]]] = {}
-        self._last_step: float | None = None
+        self.bins = int(bins)
 
     def _values(self, params: list[Any], kind: str) -> np.ndarray | None:
         import torch
@@ -52,21 +33,24 @@ class LayerHistograms:
 
     @contained("watch(model) histograms")
     def log(self, step: float) -> None:
-        """Histogram every layer's weights and gradients now and resend their ridgeline panes."""
-        gap = step - self._last_step if self._last_step is not None and step > self._last_step else 1.0
-        self._last_step = step
+        """Histogram every layer's weights and gradients now: one record appended to each layer's pane."""
         for name, params in self.layers:
             for kind in ("weight", "grad"):
                 vals = self._values(params, kind)
                 if vals is None or not vals.size:
                     continue
-                vals = vals[np.isfinite(vals)]  # a NaN gradient is the alert's job; keep the histogram drawable
-                counts, edges = np.histogram(vals, bins=self.bins) if vals.size else (np.zeros(1), np.zeros(2))
-                hist = self.hists.setdefault((name, kind), deque(maxlen=self.keep))
-                hist.append((float(step), counts.astype(np.int64), edges))
-                fig = ridgeline(list(hist), f"{kind} histogram: {name} (last {self.keep} logged steps)", 0.9 * gap)
-                self.client._figure(fig["data"], fig["layout"], f"{self.prefix}_hist_{kind}_{_safe(name)}",
-                                    self.env, {"title": f"{kind} histogram: {name}"})
+                vals = vals[np.isfinite(vals)].astype(np.float64)  # NaN gradients are the alert's job
+                if not vals.size:
+                    continue
+                counts, edges = np.histogram(vals, bins=self.bins)
+                record = {"step": step, "min": float(vals.min()), "max": float(vals.max()), "num": int(vals.size),
+                          "sum": float(vals.sum()), "sum_squares": float(vals @ vals),
+                          "limits": edges[1:].tolist(), "counts": counts.tolist()}
+                self.client.transport.put({
+                    "t": time.time(), "op": "update", "mode": "append", "kind": "histogram",
+                    "env": self.client.env if self.env is None else self.env,
+                    "win": f"{self.prefix}_hist_{kind}_{_safe(name)}",
+                    "opts": {"title": f"{kind} histogram: {name}"}, "records": [record]})
 
 
 def _tiles(a: np.ndarray, min_px: int = 32) -> np.ndarray:
