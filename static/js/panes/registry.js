@@ -9,6 +9,7 @@ import * as embeddings from "./embeddings.js";
 import * as histogram from "./histogram.js";
 import * as media from "./media.js";
 import * as prCurve from "./pr_curve.js";
+import * as modelGraph from "./model_graph.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -30,6 +31,7 @@ const KINDS = new Map([
   ["histogram", histogram],
   ["media", media],
   ["pr_curve", prCurve],
+  ["model_graph", modelGraph],
 ]);
 
 const unsupported = {

@@ -1,0 +1,319 @@
+// panes/model_graph.js — model graphs (TensorBoard's Graphs): a layered DAG, top to bottom, of traced ops grouped
+// by module scope. Modules start collapsed to the top level (box = module, with the shapes it outputs); a click
+// expands one, its frame's title collapses it again. Edges carry tensor shapes. SVG built with DOM calls (CSP-safe).
+const NS = "http://www.w3.org/2000/svg";
+const LAYER_GAP = 84;
+const NODE_GAP = 28;
+const NODE_H = 38;
+const FRAME_PAD = 10;
+const COLORS = { group: "#e8eef7", op: "#ffffff", input: "#e6f4ea", output: "#fdecea", parameter: "#f5f5f5" };
+
+function svg(tag, attrs, text) {
+  const el = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+const lastPart = (scope) => scope.slice(scope.lastIndexOf("/") + 1);
+
+/** The unit a node is drawn as: its deepest collapsed ancestor module ("g:<scope>") or itself ("n:<id>"). */
+function unitOf(node, root, expanded) {
+  const parts = node.scope ? node.scope.split("/") : [];
+  for (let k = 1; k <= parts.length; k += 1) {
+    const prefix = parts.slice(0, k).join("/");
+    if (prefix === root) continue; // the model itself is always open
+    if (!expanded.has(prefix)) return `g:${prefix}`;
+  }
+  return `n:${node.id}`;
+}
+
+/** Units, edges between them (labelled with the shapes that cross), layers by longest path, x by barycenter. */
+export function layoutGraph(nodes, root, expanded, showParams) {
+  const shown = nodes.filter((n) => showParams || n.op !== "parameter");
+  const byId = new Map(shown.map((n) => [n.id, n]));
+  const units = new Map(); // key -> {key, kind, scope, label, members, out: Set(shapes), order}
+  const unitKey = new Map();
+  for (const n of shown) {
+    const key = unitOf(n, root, expanded);
+    unitKey.set(n.id, key);
+    if (!units.has(key)) {
+      const group = key.startsWith("g:");
+      units.set(key, { key, group, scope: group ? key.slice(2) : n.scope, node: group ? null : n,
+        label: group ? lastPart(key.slice(2)) : String(n.label || n.op), members: 0, out: new Set(), order: units.size });
+    }
+    units.get(key).members += 1;
+  }
+  const edges = new Map(); // "a\tb" -> {from, to, shapes: Set}
+  for (const n of shown) {
+    const to = unitKey.get(n.id);
+    for (const src of n.inputs || []) {
+      const s = byId.get(src);
+      if (!s) continue;
+      const from = unitKey.get(src);
+      if (from === to) continue;
+      const k = `${from}\t${to}`;
+      if (!edges.has(k)) edges.set(k, { from, to, shapes: new Set() });
+      if (s.shape) edges.get(k).shapes.add(s.shape);
+      if (units.get(from).group && s.shape) units.get(from).out.add(s.shape);
+    }
+  }
+  // Longest-path layers (Kahn); a cycle made by collapsing (a → b → a through a module) is broken at the
+  // unit with the fewest unplaced inputs, so every unit still gets a layer.
+  const list = [...units.values()];
+  const preds = new Map(list.map((u) => [u.key, []]));
+  const succs = new Map(list.map((u) => [u.key, []]));
+  for (const e of edges.values()) { preds.get(e.to).push(e.from); succs.get(e.from).push(e.to); }
+  const indeg = new Map(list.map((u) => [u.key, preds.get(u.key).length]));
+  const layer = new Map();
+  const queue = list.filter((u) => indeg.get(u.key) === 0).map((u) => u.key);
+  while (layer.size < list.length) {
+    if (!queue.length) {
+      let best = null;
+      for (const u of list) if (!layer.has(u.key) && (best === null || indeg.get(u.key) < indeg.get(best))) best = u.key;
+      indeg.set(best, 0);
+      queue.push(best);
+    }
+    const k = queue.shift();
+    if (layer.has(k)) continue;
+    let l = 0;
+    for (const p of preds.get(k)) if (layer.has(p)) l = Math.max(l, layer.get(p) + 1);
+    layer.set(k, l);
+    for (const s of succs.get(k)) {
+      indeg.set(s, indeg.get(s) - 1);
+      if (indeg.get(s) === 0 && !layer.has(s)) queue.push(s);
+    }
+  }
+  const layers = [];
+  for (const u of list) {
+    u.layer = layer.get(u.key);
+    (layers[u.layer] ||= []).push(u);
+    u.w = Math.max(90, 7 * Math.max(u.label.length, ...[...u.out].slice(0, 2).map((s) => s.length), (u.node && u.node.shape ? u.node.shape.length : 0)) + 22);
+  }
+  // Siblings side by side (scope order), then two barycenter sweeps against the layer above.
+  const place = (row) => {
+    let x = 0;
+    for (const u of row) { u.x = x + u.w / 2; x += u.w + NODE_GAP; }
+    const shift = (x - NODE_GAP) / 2;
+    for (const u of row) u.x -= shift;
+  };
+  for (const row of layers) {
+    if (!row) continue;
+    row.sort((a, b) => (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.order - b.order));
+    place(row);
+  }
+  const byKey = new Map(list.map((u) => [u.key, u]));
+  for (let sweep = 0; sweep < 2; sweep += 1) {
+    for (const row of layers.slice(1)) {
+      if (!row) continue;
+      for (const u of row) {
+        const ps = preds.get(u.key).map((p) => byKey.get(p)).filter((p) => p.layer < u.layer);
+        u.bary = ps.length ? ps.reduce((a, p) => a + p.x, 0) / ps.length : u.x;
+      }
+      row.sort((a, b) => a.bary - b.bary || a.order - b.order);
+      place(row);
+      // Keep each unit near its inputs' mean instead of packed around 0, without overlaps.
+      for (let i = 0; i < row.length; i += 1) {
+        const min = i ? row[i - 1].x + row[i - 1].w / 2 + NODE_GAP + row[i].w / 2 : -Infinity;
+        row[i].x = Math.max(min, row[i].bary);
+      }
+    }
+  }
+  for (const u of list) u.y = u.layer * LAYER_GAP;
+  return { units: list, edges: [...edges.values()], byKey };
+}
+
+/** Scopes of every module in the graph (prefixes of node scopes below the root), for expand/collapse-all. */
+function moduleScopes(nodes, root) {
+  const out = new Set();
+  for (const n of nodes) {
+    const parts = n.scope ? n.scope.split("/") : [];
+    for (let k = 1; k <= parts.length; k += 1) {
+      const p = parts.slice(0, k).join("/");
+      if (p !== root) out.add(p);
+    }
+  }
+  return out;
+}
+
+function graphRoot(nodes, name) {
+  const firsts = new Set(nodes.filter((n) => n.scope).map((n) => n.scope.split("/")[0]));
+  if (firsts.size === 1) return [...firsts][0];
+  return firsts.has(name) ? name : null;
+}
+
+export function render(el, pane, ctx) {
+  const bar = document.createElement("div");
+  bar.className = "mg-bar";
+  const box = document.createElement("div");
+  box.className = "mg-view";
+  const root = svg("svg", { class: "mg-svg", width: "100%", height: "100%" });
+  const defs = svg("defs");
+  const marker = svg("marker", { id: `mg-arrow-${Math.random().toString(36).slice(2)}`, viewBox: "0 0 10 10", refX: 9, refY: 5,
+    markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+  marker.append(svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#8a94a0" }));
+  defs.append(marker);
+  const world = svg("g");
+  root.append(defs, world);
+  box.append(root);
+  el.append(bar, box);
+
+  let nodes = [];
+  let name = "";
+  let top = null;
+  let expanded = new Set();
+  let showParams = false;
+  let view = { k: 1, x: 0, y: 0 };
+  let bounds = null;
+
+  const apply = () => world.setAttribute("transform", `translate(${view.x},${view.y}) scale(${view.k})`);
+  function fit() {
+    if (!bounds) return;
+    const W = box.clientWidth || 600;
+    const H = box.clientHeight || 400;
+    const k = Math.min(2, Math.max(0.05, Math.min(W / (bounds.w + 40), H / (bounds.h + 40))));
+    view = { k, x: W / 2 - k * (bounds.x + bounds.w / 2), y: 20 - k * bounds.y };
+    apply();
+  }
+
+  function button(text, title, onclick) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "btn mg-btn";
+    b.textContent = text;
+    b.title = title;
+    b.addEventListener("click", onclick);
+    return b;
+  }
+  const paramsBox = document.createElement("input");
+  paramsBox.type = "checkbox";
+  paramsBox.addEventListener("change", () => { showParams = paramsBox.checked; draw(); });
+  const paramsLabel = document.createElement("label");
+  paramsLabel.append(paramsBox, " parameters");
+  bar.append(button("fit", "fit the graph to the pane", fit),
+    button("expand all", "open every module", () => { expanded = moduleScopes(nodes, top); draw(); fit(); }),
+    button("collapse all", "back to the top-level modules", () => { expanded = new Set(); draw(); fit(); }), paramsLabel);
+
+  function toggle(scope, open) {
+    if (open) expanded.add(scope);
+    else for (const s of [...expanded]) if (s === scope || s.startsWith(`${scope}/`)) expanded.delete(s);
+    draw();
+  }
+
+  function draw() {
+    const { units, edges, byKey } = layoutGraph(nodes, top, expanded, showParams);
+    world.replaceChildren();
+    const frames = svg("g", { class: "mg-frames" });
+    const edgeLayer = svg("g", { class: "mg-edges" });
+    const nodeLayer = svg("g", { class: "mg-nodes" });
+    world.append(frames, edgeLayer, nodeLayer);
+    let x0 = Infinity; let x1 = -Infinity; let y0 = Infinity; let y1 = -Infinity;
+    for (const u of units) {
+      x0 = Math.min(x0, u.x - u.w / 2); x1 = Math.max(x1, u.x + u.w / 2);
+      y0 = Math.min(y0, u.y); y1 = Math.max(y1, u.y + NODE_H);
+    }
+    // Frames of expanded modules (deepest last, so they sit on top), titled; the title collapses the module.
+    for (const scope of [...expanded].sort((a, b) => a.split("/").length - b.split("/").length)) {
+      const inside = units.filter((u) => u.scope === scope || u.scope.startsWith(`${scope}/`));
+      if (!inside.length) continue;
+      const fx0 = Math.min(...inside.map((u) => u.x - u.w / 2)) - FRAME_PAD;
+      const fx1 = Math.max(...inside.map((u) => u.x + u.w / 2)) + FRAME_PAD;
+      const fy0 = Math.min(...inside.map((u) => u.y)) - FRAME_PAD - 14;
+      const fy1 = Math.max(...inside.map((u) => u.y + NODE_H)) + FRAME_PAD;
+      const g = svg("g", { class: "mg-frame", "data-scope": scope });
+      g.append(svg("rect", { x: fx0, y: fy0, width: fx1 - fx0, height: fy1 - fy0, rx: 8, fill: "rgba(76,120,168,0.05)",
+        stroke: "#9fb3cc", "stroke-dasharray": "4 3" }));
+      const title = svg("text", { x: fx0 + 8, y: fy0 + 12, "font-size": 11, fill: "#3b5b85", class: "mg-frame-title" },
+        `▾ ${lastPart(scope)}`);
+      title.style.cursor = "pointer";
+      title.addEventListener("click", (ev) => { ev.stopPropagation(); if (!dragged) toggle(scope, false); });
+      g.append(title);
+      frames.append(g);
+      x0 = Math.min(x0, fx0); x1 = Math.max(x1, fx1); y0 = Math.min(y0, fy0); y1 = Math.max(y1, fy1);
+    }
+    for (const e of edges) {
+      const a = byKey.get(e.from);
+      const b = byKey.get(e.to);
+      const sx = a.x; const sy = a.y + NODE_H; const tx = b.x; const ty = b.y;
+      const bend = Math.max(30, Math.abs(ty - sy) / 2);
+      edgeLayer.append(svg("path", { d: `M ${sx} ${sy} C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, fill: "none",
+        stroke: "#8a94a0", "stroke-width": 1.2, "marker-end": `url(#${marker.id})`, "data-from": e.from, "data-to": e.to }));
+      const shapes = [...e.shapes];
+      if (shapes.length) {
+        const label = shapes.length > 1 ? `${shapes[0]} +${shapes.length - 1}` : shapes[0];
+        edgeLayer.append(svg("text", { x: (sx + tx) / 2 + 4, y: (sy + ty) / 2, "font-size": 9, fill: "#5f6b7a",
+          class: "mg-edge-label" }, label));
+      }
+    }
+    for (const u of units) {
+      const kind = u.group ? "group" : u.node.op;
+      const g = svg("g", { class: `mg-node ${u.group ? "mg-group" : "mg-op"}`, "data-unit": u.key, "data-scope": u.scope,
+        "data-kind": u.group ? "group" : "op", transform: `translate(${u.x - u.w / 2},${u.y})` });
+      g.append(svg("rect", { width: u.w, height: NODE_H, rx: u.group ? 8 : 4, fill: COLORS[kind] || COLORS.op,
+        stroke: u.group ? "#4c78a8" : "#9aa3ad", "stroke-width": u.group ? 1.5 : 1 }));
+      const sub = u.group ? [...u.out].slice(0, 2).join(", ") + (u.out.size > 2 ? " …" : "") : (u.node.shape || "");
+      g.append(svg("text", { x: u.w / 2, y: 15, "text-anchor": "middle", "font-size": 11, "font-weight": u.group ? 600 : 400,
+        fill: "#1d2733" }, u.label));
+      g.append(svg("text", { x: u.w / 2, y: 30, "text-anchor": "middle", "font-size": 9, fill: "#5f6b7a" }, sub));
+      const tip = u.group ? `${u.scope}\n${u.members} nodes — click to expand${u.out.size ? `\noutputs ${[...u.out].join(", ")}` : ""}`
+        : `${u.node.op}${u.scope ? `\n${u.scope}` : ""}${u.node.shape ? `\nshape ${u.node.shape}` : ""}${u.node.attr ? `\n${u.node.attr}` : ""}`;
+      g.append(svg("title", {}, tip));
+      if (u.group) {
+        g.style.cursor = "pointer";
+        g.addEventListener("click", (ev) => { ev.stopPropagation(); if (!dragged) toggle(u.scope, true); });
+      }
+      nodeLayer.append(g);
+    }
+    bounds = units.length ? { x: x0, y: y0, w: x1 - x0, h: y1 - y0 } : null;
+    const ops = nodes.filter((n) => n.op !== "parameter" && n.op !== "input" && n.op !== "output").length;
+    ctx.setInfo(`${ops} ops · ${units.filter((u) => u.group).length} modules shown`, name);
+  }
+
+  // Pan with the mouse, zoom with the wheel around the pointer.
+  let drag = null;
+  let dragged = false; // the click that ends a pan must not expand the module under the pointer
+  root.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0) return;
+    drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y, moved: false };
+  });
+  root.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x; const dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 3) return; // a click, not a drag
+    drag.moved = true;
+    view.x = drag.vx + dx; view.y = drag.vy + dy;
+    apply();
+  });
+  root.addEventListener("pointerup", () => { dragged = Boolean(drag && drag.moved); drag = null; });
+  root.addEventListener("pointerleave", () => { drag = null; });
+  root.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = root.getBoundingClientRect();
+    const px = ev.clientX - r.left; const py = ev.clientY - r.top;
+    const k = Math.min(4, Math.max(0.03, view.k * Math.exp(-ev.deltaY * 0.0015)));
+    view = { k, x: px - (px - view.x) * (k / view.k), y: py - (py - view.y) * (k / view.k) };
+    apply();
+  }, { passive: false });
+
+  async function update(p) {
+    const d = p.data || {};
+    nodes = (Array.isArray(d.nodes) ? d.nodes : []).filter((n) => n && typeof n.id === "string");
+    name = typeof d.name === "string" ? d.name : "";
+    top = graphRoot(nodes, name);
+    const known = moduleScopes(nodes, top);
+    expanded = new Set([...expanded].filter((s) => known.has(s))); // a new graph keeps what still exists open
+    const h = Number((p.opts || {}).height);
+    box.style.height = h >= 120 && h <= 2000 ? `${h}px` : "";
+    draw();
+    fit();
+  }
+
+  return {
+    ready: update(pane),
+    update,
+    extend: () => ctx.refetch(),
+    destroy() {
+      el.replaceChildren();
+    },
+  };
+}
