@@ -48,6 +48,12 @@ def scalars_page() -> str:
     return _page("scalars", None)
 
 
+@bp.get("/hparams")
+def hparams_page() -> str:
+    """HParams view: sessions of the envs in ?envs=a,b, every env with hparams when absent (static/js/hparams.js)."""
+    return _page("hparams", None)
+
+
 @bp.get("/env/<path:name>")
 def env_page(name: str) -> str:
     try:

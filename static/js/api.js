@@ -86,3 +86,5 @@ export const envPath = (env) => `api/v1/envs/${enc(env)}`;
 export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join(",")}`);
 /** The Scalars view of these runs (all runs when `envs` is empty). */
 export const scalarsPageUrl = (envs) => url(envs.length ? `scalars?envs=${envs.map(enc).join(",")}` : "scalars");
+/** The HParams view of these envs (every env with hparams when `envs` is empty). */
+export const hparamsPageUrl = (envs) => url(envs.length ? `hparams?envs=${envs.map(enc).join(",")}` : "hparams");

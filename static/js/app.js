@@ -6,6 +6,7 @@ import { loadPlotly } from "./panes/xy.js";
 import { envListPage } from "./envlist.js";
 import { comparePage } from "./compare.js";
 import { scalarsPage } from "./scalars.js";
+import { hparamsPage } from "./hparams.js";
 import { workspace } from "./workspace.js";
 import { pool, visibility } from "./lazy.js";
 import { fmtInt, h, relTime, timeEl } from "./dom.js";
@@ -341,4 +342,5 @@ function envPage(env) {
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) envPage(String(boot.env));
 else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice });
 else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice });
+else if (boot.page === "hparams") hparamsPage({ connect, notice });
 else envListPage({ connect, notice });

@@ -39,7 +39,10 @@ export function envListPage({ connect, notice }) {
   const scalarsBtn = h("button", { type: "button", class: "btn scalars-btn", onclick: () => {
     window.location.href = api.scalarsPageUrl([...selected]);
   } }, "Scalars");
-  $("tools").replaceChildren(search, compareBtn, scalarsBtn);
+  const hparamsBtn = h("button", { type: "button", class: "btn hparams-btn", onclick: () => {
+    window.location.href = api.hparamsPageUrl([...selected]);
+  } }, "HParams");
+  $("tools").replaceChildren(search, compareBtn, scalarsBtn, hparamsBtn);
   $("main").replaceChildren(h("div", { class: "env-list" }, h("table", { class: "envs" }, h("thead", null, head), body), empty));
 
   async function act(fn) {
