@@ -16,7 +16,8 @@ from .web.auth import is_loopback, new_token
 def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dash-server",
-        description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]")
+        description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]; "
+                    "imports: dash-server import-tb LOGDIR, dash-server import-visdom PATH")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
@@ -32,6 +33,12 @@ def _server_parser() -> argparse.ArgumentParser:
                    help="password for --username (default $PANEBOARD_PASSWORD)")
     p.add_argument("--max-request-mb", type=float, default=64.0,
                    help="largest HTTP body or websocket message accepted, in MB (default 64)")
+    p.add_argument("--logdir", default=None,
+                   help="TensorBoard log directory to import and keep watching (runs become envs, new events "
+                        "arrive live; see also: dash-server import-tb LOGDIR)")
+    p.add_argument("--stall-after", type=float, default=60.0, metavar="SECONDS",
+                   help="alert when a connected job sends nothing for this long and 10x its usual interval "
+                        "(default 60; 0 turns the server-side stall alert off)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
                    help="print the ssh command that forwards this server to your machine, then exit")
     return p
@@ -99,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["db"]:
         return db_command(argv[1:])
+    if argv[:1] == ["import-tb"]:  # needs the tensorboard package (extra: paneboard[tensorboard])
+        from .tb_import import main as import_tb
+
+        return import_tb(argv[1:])
     if argv[:1] == ["import-visdom"]:
         from .visdom_import import main as import_visdom  # only this command needs it
 
@@ -120,4 +131,5 @@ def main(argv: list[str] | None = None) -> int:
               f"  scripts: PANEBOARD_TOKEN={token}", flush=True)
     return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
-                          max_request_bytes=int(args.max_request_mb * 1024 * 1024)))
+                          max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
+                          stall_after_s=args.stall_after))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from .live import Hub
 from .peers import Peers
 from .settings import Settings
+from .stall_watch import StallWatch
 from .store import Store, open_store
 from .store.dialect import supports_peers
 from .store.schema import ensure_schema
@@ -23,6 +25,8 @@ class Services:
     writer: Writer
     hub: Hub
     peers: Peers | None = None   # other dash-server processes on the same PostgreSQL database
+    tb_watcher: Any = None       # tb_import.TbWatcher when settings.logdir is set
+    stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     started: bool = False
 
     @classmethod
@@ -33,17 +37,31 @@ class Services:
         engine = getattr(store, "engine", None)
         peers = Peers(engine, hub.publish_threadsafe) if engine is not None and supports_peers(engine) else None
         publish = peers.publish if peers else hub.publish_threadsafe
-        return cls(settings=settings, store=store, writer=Writer(store, publish), hub=hub, peers=peers)
+        writer = Writer(store, publish)
+        stall = StallWatch(writer, store, min_s=settings.stall_after_s)
+        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall)
 
     def start(self) -> None:
         if not self.started:
             self.writer.start()
+            if self.stall is not None:
+                self.stall.start()
             if self.peers:
                 self.peers.start()
+            if self.settings.logdir:
+                from .tb_import import TbWatcher  # loads tensorboard's protos: only with --logdir
+
+                self.tb_watcher = TbWatcher(self.writer, self.store, self.settings.logdir)
+                self.tb_watcher.start()
             self.started = True
 
     def stop(self) -> None:
         if self.started:
+            if self.stall is not None:
+                self.stall.stop()
+            if self.tb_watcher is not None:
+                self.tb_watcher.stop()  # its last pass goes through the writer: stop it first
+                self.tb_watcher = None
             self.writer.stop()  # drains the queue: everything accepted gets committed
             if self.peers:
                 self.peers.stop()

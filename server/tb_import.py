@@ -1,0 +1,364 @@
+"""TensorBoard logdir → envs, exactly once: `dash-server import-tb LOGDIR` and the `--logdir` watcher.
+
+Runs: every directory under LOGDIR that holds an event file (name containing "tfevents") or a
+projector_config.pbtxt. A run's env is its path relative to LOGDIR's *parent* ("runs/exp1" for
+`import-tb runs`), the name `paneboard.SummaryWriter(log_dir="runs/exp1")` uses live.
+
+Exactly once: each event file is one writer client ("tb:" + sha1 of its absolute path) whose sequence numbers
+are byte offsets: a batch of complete records [a, b) becomes one writer job with seq b, committed in the same
+transaction as its data, so the client's committed `last_seq` is where to resume after a restart or a crash. A
+short trailing record is a writer still writing: it is read again later from the same offset.
+
+Restarted runs (one rule): every record is kept, in file order (a run's files in name order); a step that goes
+backwards is kept as a new point; purge_step's SessionLog START purges nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .events import Command, EventError
+from .panes import parse_event
+from .writer import Job, JobResult, Writer
+
+log = logging.getLogger("paneboard.tb")
+
+BATCH_BYTES = 64 << 20     # file bytes per writer job (a job is one transaction)
+MAX_IN_FLIGHT = 3          # jobs queued at the writer: parse the next batch while it commits this one
+POLL_SECONDS = 1.5
+BAR = 30
+
+
+def client_id(path: str) -> str:
+    return "tb:" + hashlib.sha1(os.path.abspath(path).encode()).hexdigest()
+
+
+def env_name(logdir: Path, run_dir: Path) -> str:
+    """The run's path relative to the logdir's parent: `runs/exp1` for logdir `runs`."""
+    root = logdir.resolve()
+    rel = run_dir.resolve().relative_to(root.parent if root.parent != root else root)
+    return rel.as_posix() if str(rel) != "." else (root.name or "root")
+
+
+def find_runs(logdir: Path) -> dict[Path, list[Path]]:
+    """Run directories → their event files in name order (TensorBoard's order). Unreadable dirs are warnings."""
+    runs: dict[Path, list[Path]] = {}
+
+    def onerror(exc: OSError) -> None:
+        log.warning("cannot read %s: %s", exc.filename, exc.strerror)
+
+    for dirpath, dirnames, filenames in os.walk(logdir, onerror=onerror, followlinks=True):
+        dirnames.sort()
+        files = sorted(f for f in filenames if "tfevents" in f)
+        if files or "projector_config.pbtxt" in filenames:
+            runs[Path(dirpath)] = [Path(dirpath, f) for f in files]
+    return runs
+
+
+@dataclass
+class Stats:
+    bytes: int = 0
+    records: int = 0
+    events: int = 0
+    problems: int = 0
+
+
+@dataclass
+class _File:
+    client_id: str
+    offset: int           # next byte to read (all before it is committed or queued at the writer)
+    broken: bool = False  # a corrupt length: nothing after it can be framed
+    shrunk: bool = False
+
+
+@dataclass
+class _Run:
+    state: object                               # tb_decode.RunState
+    files: dict[str, _File] = field(default_factory=dict)
+    embeddings: dict[str, int] = field(default_factory=dict)  # client id -> seq imported (or found committed)
+
+
+class TbImporter:
+    """Imports whatever is new in a logdir on each `import_pass`; keeps per-file offsets and per-run state."""
+
+    def __init__(self, writer: Writer, store, logdir: str | Path) -> None:
+        from .tb_decode import RunState  # tensorboard's protos: only servers that import logs load them
+
+        self._RunState = RunState
+        self.writer = writer
+        self.store = store
+        self.logdir = Path(logdir)
+        self.runs: dict[Path, _Run] = {}
+        self.stats = Stats()
+        self._slots = threading.Semaphore(MAX_IN_FLIGHT)
+        self._idle = threading.Condition()
+        self._in_flight = 0
+
+    # -- discovery ---------------------------------------------------------------------------------------------
+    def pending(self) -> tuple[dict[Path, list[Path]], int]:
+        """The runs and how many bytes of their files are not imported yet."""
+        runs = find_runs(self.logdir)
+        total = 0
+        for run_dir, files in runs.items():
+            run = self._run(run_dir)
+            for path in files:
+                f = self._file(run, path)
+                try:
+                    total += max(0, os.path.getsize(path) - f.offset)
+                except OSError:
+                    pass
+        return runs, total
+
+    def _run(self, run_dir: Path) -> _Run:
+        run = self.runs.get(run_dir)
+        if run is None:
+            run = self.runs[run_dir] = _Run(self._RunState(env_name(self.logdir, run_dir)))
+        return run
+
+    def _file(self, run: _Run, path: Path) -> _File:
+        f = run.files.get(str(path))
+        if f is None:
+            cid = client_id(str(path))
+            f = run.files[str(path)] = _File(cid, self.store.client_last_seq(cid))
+        return f
+
+    # -- importing ---------------------------------------------------------------------------------------------
+    def import_pass(self, progress=None) -> Stats:
+        """One pass over the logdir: new runs, new files and new bytes; returns once everything is committed."""
+        before = Stats(**vars(self.stats))
+        runs, _ = self.pending()
+        for run_dir, files in runs.items():
+            try:
+                self._import_run(run_dir, files, progress)
+            except Exception:  # one run's surprise must not stop the others
+                log.exception("%s: import failed", run_dir)
+                self.stats.problems += 1
+        self.wait()
+        return Stats(*(getattr(self.stats, k) - getattr(before, k) for k in vars(before)))
+
+    def _import_run(self, run_dir: Path, files: list[Path], progress) -> None:
+        from .tb_records import read_frames
+
+        run = self._run(run_dir)
+        sizes = {}
+        for path in files:
+            f = self._file(run, path)
+            try:
+                sizes[str(path)] = os.path.getsize(path)
+            except OSError as exc:
+                log.warning("%s: %s", path, exc)
+        new = [p for p in files if str(p) in sizes and sizes[str(p)] > run.files[str(p)].offset]
+        if new and not run.state.restored:
+            self._restore(run, files)
+        for path in files:
+            f = run.files[str(path)]
+            size = sizes.get(str(path))
+            if size is None or f.broken:
+                continue
+            if size < f.offset and not f.shrunk:
+                f.shrunk = True  # rewritten or truncated: re-reading it would duplicate what is stored
+                log.warning("%s: the file shrank below the %d bytes already imported; it is not read again",
+                            path, f.offset)
+            while f.offset < size and not f.broken:
+                try:
+                    frames = read_frames(str(path), f.offset, BATCH_BYTES)
+                except OSError as exc:
+                    log.warning("%s: %s", path, exc)
+                    break
+                if frames.broken:
+                    log.warning("%s: %s; the rest of the file is skipped", path, frames.broken)
+                    f.broken = True
+                    self.stats.problems += 1
+                for off in frames.skipped:
+                    log.warning("%s: skipped a record with a bad CRC at offset %d", path, off)
+                    self.stats.problems += 1
+                if frames.end == f.offset:
+                    break  # only a partial record: the writer is still writing it
+                self._submit(run, f, frames)
+                if progress is not None:
+                    progress(frames.end - frames.base)
+        self._projector(run_dir, run)
+
+    def _restore(self, run: _Run, files: list[Path]) -> None:
+        """Replay the run's already imported bytes into its state (plugin metadata, hparams, last scalars)
+        without emitting: needed once per process when a run imported earlier grows."""
+        from .tb_decode import Batch
+        from .tb_records import read_frames
+
+        run.state.restored = True
+        for path in files:
+            f = run.files[str(path)]
+            off = 0
+            while off < f.offset:
+                frames = read_frames(str(path), off, min(BATCH_BYTES, f.offset - off))
+                if frames.end == off:
+                    break
+                batch = Batch(run.state, emit=False)
+                batch.add_frames(frames)
+                batch.events()
+                off = frames.end
+
+    def _submit(self, run: _Run, f: _File, frames) -> None:
+        from .tb_decode import Batch
+
+        batch = Batch(run.state)
+        batch.add_frames(frames)
+        commands = []
+        for raw in batch.events():
+            commands += self._parse(run, raw)
+        for cmd in commands:
+            cmd.seq = frames.end
+        self.stats.records += len(frames)
+        self.stats.events += len(commands)
+        self.stats.bytes += frames.end - frames.base
+        f.offset = frames.end
+        self._slots.acquire()
+        with self._idle:
+            self._in_flight += 1
+
+        def done(result: JobResult, f: _File = f, env: str = run.state.env) -> None:
+            if result.failed:
+                log.error("%s: a batch could not be stored (%s); it is read again on the next pass", env,
+                          result.failed)
+                f.offset = min(f.offset, frames.base)
+                self.stats.problems += 1
+            for err in result.errors:
+                run.state.warn_once(f"store:{err['error']}", "not stored: %s", err["error"])
+            self._slots.release()
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+        # The job's ack_seq moves the file's last_seq to frames.end in the transaction that stores its data:
+        # a batch that decodes to nothing (headers only) still moves it.
+        self.writer.submit(Job(commands, client_id=f.client_id, ack_seq=frames.end, done=done))
+
+    def _parse(self, run: _Run, raw: dict) -> list[Command]:
+        try:
+            return [parse_event(raw)]
+        except EventError as exc:
+            records = raw.get("records")
+            if isinstance(records, list) and len(records) > 1:  # keep the good records of a chunk
+                return [c for rec in records for c in self._parse(run, {**raw, "records": [rec]})]
+            run.state.warn_once(f"parse:{raw.get('kind') or raw.get('op')}:{exc}", "%s %r skipped: %s",
+                                raw.get("kind") or raw.get("op"), raw.get("win"), exc)
+            self.stats.problems += 1
+            return []
+
+    def _projector(self, run_dir: Path, run: _Run) -> None:
+        from . import tb_projector
+
+        for emb in tb_projector.embeddings(str(run_dir)):
+            if emb.client_id not in run.embeddings:
+                run.embeddings[emb.client_id] = self.store.client_last_seq(emb.client_id)
+            if run.embeddings[emb.client_id] >= emb.seq:
+                continue  # imported already (and not rewritten since)
+            run.embeddings[emb.client_id] = emb.seq
+            try:
+                commands = self._parse(run, tb_projector.event(run.state.env, emb))
+            except (OSError, ValueError) as exc:
+                run.state.warn_once(f"projector:{emb.win}:{exc}", "embedding %s skipped: %s", emb.win, exc)
+                continue
+            for cmd in commands:
+                cmd.seq = emb.seq
+            result = self._wait_job(Job(commands, client_id=emb.client_id, ack_seq=emb.seq))
+            if result.failed:
+                log.error("%s: embedding %s could not be stored (%s)", run.state.env, emb.win, result.failed)
+
+    def _wait_job(self, job: Job) -> JobResult:
+        box: list[JobResult] = []
+        ready = threading.Event()
+        job.done = lambda r: (box.append(r), ready.set())
+        self.writer.submit(job)
+        ready.wait()
+        return box[0]
+
+    def wait(self) -> None:
+        """Until every submitted job is committed (or failed)."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._in_flight == 0)
+
+
+class TbWatcher:
+    """`dash-server --logdir`: an import pass at start, then one every POLL_SECONDS, and a last one at stop."""
+
+    def __init__(self, writer: Writer, store, logdir: str, interval: float = POLL_SECONDS) -> None:
+        self.importer = TbImporter(writer, store, logdir)
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="paneboard-tb-watch", daemon=True)
+
+    def start(self) -> None:
+        log.info("watching TensorBoard logdir %s", self.importer.logdir)
+        self._thread.start()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while True:
+            stopping = self._stop.is_set()
+            try:
+                got = self.importer.import_pass()
+                if got.records:
+                    log.info("logdir: imported %d records (%d events)", got.records, got.events)
+            except Exception:
+                log.exception("logdir pass failed")
+            if stopping or self._stop.wait(self.interval):
+                if not stopping:
+                    continue  # one last pass after stop(): what training wrote since the previous pass
+                return
+
+
+def _progress(done: int, total: int, label: str) -> None:
+    filled = BAR * min(done, total) // max(total, 1)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (BAR - filled)}] {done / 1e6:.1f}/{total / 1e6:.1f} MB {label[:50]:50s}")
+    sys.stderr.flush()
+
+
+def main(argv: list[str]) -> int:
+    from .services import Services
+    from .settings import Settings, default_db_path
+
+    p = argparse.ArgumentParser(prog="dash-server import-tb",
+                                description="import a TensorBoard logdir (every run → an env; safe to re-run: "
+                                            "only what is new is imported)")
+    p.add_argument("logdir", help="TensorBoard log directory (its runs become envs named from its parent)")
+    p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+    if not os.path.isdir(args.logdir):
+        print(f"dash-server import-tb: {args.logdir}: not a directory", file=sys.stderr)
+        return 2
+    services = Services.open(Settings(db=args.db))
+    services.start()
+    t0 = time.perf_counter()
+    try:
+        importer = TbImporter(services.writer, services.store, args.logdir)
+        runs, total = importer.pending()
+        done = [0]
+
+        def progress(n: int) -> None:
+            done[0] += n
+            if not args.quiet:
+                _progress(done[0], total, "")
+
+        stats = importer.import_pass(progress)
+        if not args.quiet:
+            _progress(total, total, "done")
+            sys.stderr.write("\n")
+    finally:
+        services.stop()
+    print(f"imported {stats.records} records ({stats.events} events, {stats.bytes / 1e6:.1f} MB) from "
+          f"{len(runs)} runs in {time.perf_counter() - t0:.2f} s ({stats.problems} problems)")
+    return 0
