@@ -70,6 +70,7 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     outbox: asyncio.Queue[tuple[bytes, bool] | None] = asyncio.Queue()
     slots = asyncio.Semaphore(MAX_INFLIGHT_BATCHES)
     client_id: str | None = None
+    conn = object()  # this connection, for the stall watch (a reconnect is a new one)
 
     async def pump() -> None:
         while (item := await outbox.get()) is not None:
@@ -104,8 +105,13 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                 say({"error": 'expected {"hello": ...} or {"batch": [...]}'})
                 continue
             await slots.acquire()
-            services.writer.submit(_batch_job(msg["batch"], client_id, loop, outbox, slots))
+            job = _batch_job(msg["batch"], client_id, loop, outbox, slots)
+            services.writer.submit(job)
+            if services.stall is not None:
+                services.stall.batch(conn, {cmd.env for cmd in job.commands})
     finally:
+        if services.stall is not None:
+            services.stall.closed(conn)
         # Batches already handed to the writer are committed regardless; their acks just go nowhere.
         await outbox.put(None)
         await pump_task

@@ -1,0 +1,92 @@
+"""Server-side stall alert: a real SDK job frozen with SIGSTOP raises it; a job that ends cleanly does not."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+JOB = textwrap.dedent("""
+    import sys, time
+    import paneboard
+    client = paneboard.Client(port=int(sys.argv[1]), env=sys.argv[2], spool_dir=False)
+    end = time.monotonic() + float(sys.argv[3])
+    step = 0
+    while time.monotonic() < end:  # a steady training loop: one loss every 20 ms
+        client.line(X=[step], Y=[1.0 / (step + 1)], win="loss", update="append")
+        step += 1
+        time.sleep(0.02)
+    client.close_connection(timeout=10)
+""")
+
+
+@pytest.fixture
+def stall_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    srv = ServerProcess(db=tmp_path / "paneboard.db", extra_args=["--stall-after", "1"]).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def start_job(server: ServerProcess, env: str, seconds: float) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", JOB, str(server.port), env, str(seconds)])
+
+
+def alerts_html(server: ServerProcess, env: str) -> str:
+    try:
+        return server.get_json(f"/api/v1/envs/{env}/panes/alerts")["data"]["html"]
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return ""
+        raise
+
+
+def wait_points(server: ServerProcess, env: str, n: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if server.get_json(f"/api/v1/envs/{env}/panes/loss")["data"]["traces"][0]["total"] >= n:
+                return
+        except urllib.error.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{env}: fewer than {n} points after {timeout}s")
+
+
+def test_a_frozen_job_raises_the_stall_alert(stall_server):
+    job = start_job(stall_server, "frozen", 60)
+    try:
+        wait_points(stall_server, "frozen", 40)  # the rhythm is known (>= 10 batches)
+        job.send_signal(signal.SIGSTOP)          # the whole process freezes: its socket stays open
+        stopped = time.monotonic()
+        deadline = stopped + 15
+        while "stalled" not in alerts_html(stall_server, "frozen") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        html = alerts_html(stall_server, "frozen")
+        assert "<b>stalled</b>" in html and "may be hung" in html, stall_server.log()[-2000:]
+        assert time.monotonic() - stopped >= 1.0  # not before the configured silence
+        assert html.count("stalled") == 1  # once per silence, not every check
+    finally:
+        job.send_signal(signal.SIGCONT)
+        job.kill()
+        job.wait(10)
+
+
+def test_a_healthy_job_that_ends_cleanly_raises_nothing(stall_server):
+    job = start_job(stall_server, "healthy", 1.5)
+    assert job.wait(30) == 0
+    wait_points(stall_server, "healthy", 40)
+    time.sleep(2.5)  # well past the 1 s stall threshold: the closed socket means the job ended
+    assert alerts_html(stall_server, "healthy") == ""
