@@ -135,8 +135,11 @@ export function render(el, pane, ctx) {
     return b;
   });
   const div = document.createElement("div");
-  div.className = "xy-plot hist-plot";
-  el.append(bar, div);
+  div.className = "stepped-plot hist-plot";
+  const wrap = document.createElement("div");
+  wrap.className = "stepped-pane"; // a flex column: the plot takes the card's height left by the mode buttons
+  wrap.append(bar, div);
+  el.append(wrap);
   let first = true;
   let destroyed = false;
 
@@ -169,8 +172,7 @@ export function render(el, pane, ctx) {
     destroy() {
       destroyed = true;
       if (window.Plotly) window.Plotly.purge(div);
-      div.remove();
-      bar.remove();
+      wrap.remove();
     },
   };
 }

@@ -12,7 +12,10 @@ export function render(el, pane, ctx) {
   cap.className = "media-caption";
   box.append(content, cap);
   const steps = stepper(ctx, show);
-  el.append(box, steps.el);
+  const wrap = document.createElement("div");
+  wrap.className = "stepped-pane"; // a flex column: the slider stays in view below a tall image or text
+  wrap.append(box, steps.el);
+  el.append(wrap);
 
   let kind = null; // the element type shown now: one <img> or <audio> is reused across steps
   let media = null;
@@ -82,7 +85,7 @@ export function render(el, pane, ctx) {
     extend: () => ctx.refetch(), // new records come as `pane` messages; anything else: refetch
     destroy() {
       steps.destroy();
-      box.remove();
+      wrap.remove();
     },
   };
 }

@@ -15,9 +15,12 @@ function layout() {
 
 export function render(el, pane, ctx) {
   const div = document.createElement("div");
-  div.className = "xy-plot";
+  div.className = "stepped-plot";
   const steps = stepper(ctx, draw);
-  el.append(div, steps.el);
+  const wrap = document.createElement("div");
+  wrap.className = "stepped-pane"; // a flex column: the plot takes the card's height left by the step slider
+  wrap.append(div, steps.el);
+  el.append(wrap);
   let first = true;
   let destroyed = false;
 
@@ -57,7 +60,7 @@ export function render(el, pane, ctx) {
       destroyed = true;
       steps.destroy();
       if (window.Plotly) window.Plotly.purge(div);
-      div.remove();
+      wrap.remove();
     },
   };
 }
