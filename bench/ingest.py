@@ -37,7 +37,8 @@ def call_cost(port: int, n: int) -> dict:
         costs[i] = clock() - t0
     client.flush(timeout=120)
     client.close_connection(timeout=10)
-    return {"median_us": float(np.median(costs)) / 1e3, "p99_us": float(np.percentile(costs, 99)) / 1e3}
+    return {"median_us": float(np.median(costs)) / 1e3, "p99_us": float(np.percentile(costs, 99)) / 1e3,
+            "mean_us": float(costs.mean()) / 1e3}
 
 
 def sustained(port: int, n: int) -> dict:
