@@ -26,7 +26,7 @@ function relUnit(span) {
   return [3600, "h"];
 }
 
-/** Ids of the controls (tests and CSS find them by class). */
+/** One labelled control of the side bar. */
 function control(label, input, cls) {
   return h("label", { class: `sc-control ${cls}` }, h("span", { class: "sc-label", text: label }), input);
 }
@@ -237,22 +237,27 @@ export function scalarsPage({ connect, points, notice }) {
   }
 
   // ---- data
+  let fetchSeq = 0; // a (re)connect's load and a live refresh may overlap: only the newest read is drawn
   async function fetchCharts() {
+    const seq = ++fetchSeq;
     const shown = shownRuns();
+    let next;
     if (!shown.length) {
-      res = { panes: [] };
+      next = { panes: [] };
     } else {
       const q = `envs=${shown.map(encodeURIComponent).join(",")}&points=${points | 0}&walls=1`;
       try {
-        res = await api.getJson(`api/v1/compare?${q}`);
+        next = await api.getJson(`api/v1/compare?${q}`);
       } catch (err) {
         if (err.status !== 404) throw err;
         await loadRuns(); // a run was deleted meanwhile: read the run list again and retry once
         const again = shownRuns();
-        res = again.length ? await api.getJson(`api/v1/compare?envs=${again.map(encodeURIComponent).join(",")}`
+        next = again.length ? await api.getJson(`api/v1/compare?envs=${again.map(encodeURIComponent).join(",")}`
           + `&points=${points | 0}&walls=1`) : { panes: [] };
       }
     }
+    if (seq !== fetchSeq) return;
+    res = next;
     await redraw();
   }
 
