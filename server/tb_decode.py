@@ -264,24 +264,20 @@ class Batch:
     def _hparams(self, content: bytes) -> None:
         data = hparams_pb2.HParamsPluginData.FromString(content)
         which = data.WhichOneof("data")
-        hp = self.state.hparams or {"hparams": {}, "domains": {}, "metric_tags": []}
+        hp = self.state.hparams or {"hparams": {}, "domains": {}, "types": {}, "metric_tags": []}
         if which == "experiment":
             exp = data.experiment
             for info in exp.hparam_infos:
-                dom: dict[str, Any] = {"type": {api_pb2.DATA_TYPE_BOOL: "bool", api_pb2.DATA_TYPE_STRING: "string",
-                                                api_pb2.DATA_TYPE_FLOAT64: "float"}.get(info.type)}
-                if info.HasField("domain_discrete"):
-                    dom["discrete"] = [_pvalue(x) for x in info.domain_discrete.values]
-                elif info.HasField("domain_interval"):
-                    dom["interval"] = [info.domain_interval.min_value, info.domain_interval.max_value]
-                hp["domains"][info.name] = dom
+                hp["types"][info.name] = info.type
+                if info.HasField("domain_discrete"):  # interval domains have no place in the op: not sent
+                    hp["domains"][info.name] = [_pvalue(x) for x in info.domain_discrete.values]
             hp["metric_tags"] = [m.name.tag for m in exp.metric_infos]
         elif which == "session_start_info":
             hp["hparams"] = {k: _pvalue(v) for k, v in data.session_start_info.hparams.items()}
         else:
             return  # session_end_info: the status is not shown
-        for name, dom in hp["domains"].items():  # the proto says bool: keep bool (numbers 0/1 included)
-            if dom.get("type") == "bool" and isinstance(hp["hparams"].get(name), float):
+        for name, typ in hp["types"].items():  # the proto says bool: keep bool (numbers 0/1 included)
+            if typ == api_pb2.DATA_TYPE_BOOL and isinstance(hp["hparams"].get(name), float):
                 hp["hparams"][name] = bool(hp["hparams"][name])
         self.state.hparams = hp
         self.hparams_changed = True
@@ -340,6 +336,11 @@ class Batch:
         if hp is not None and (self.hparams_changed or any(t in self.scalars or t in self.slow_scalars
                                                            for t in hp["metric_tags"])):
             metrics = {t: self.state.last_scalar[t] for t in hp["metric_tags"] if t in self.state.last_scalar}
-            out.append({"op": "hparams", "env": env, "t": self.last_wall, "session": ".",
-                        "hparams": hp["hparams"], "metrics": metrics, "domains": hp["domains"]})
+            values = hp["hparams"]
+            # Domains only for hparams this session has, with values of the hparam's own type (torch writes a
+            # bool hparam as 1.0 but may keep True/False in its domain): the op refuses anything else.
+            domains = {k: v for k, v in hp["domains"].items() if k in values and v
+                       and all(type(x) is type(values[k]) for x in v)}
+            out.append({"op": "hparams", "env": env, "t": self.last_wall, "session": ".", "hparams": values,
+                        "metrics": metrics, "domains": domains or None})
         return out
