@@ -43,8 +43,10 @@ class LayerHistograms:
                 if not vals.size:
                     continue
                 counts, edges = np.histogram(vals, bins=self.bins)
+                # einsum, not `vals @ vals`: a BLAS dot wakes OpenBLAS's thread pool, which costs milliseconds
+                # in the training thread when the cores are busy (measured 37 ms vs 0.01 ms on 2 loaded cores)
                 record = {"step": step, "min": float(vals.min()), "max": float(vals.max()), "num": int(vals.size),
-                          "sum": float(vals.sum()), "sum_squares": float(vals @ vals),
+                          "sum": float(vals.sum()), "sum_squares": float(np.einsum("i,i->", vals, vals)),
                           "limits": edges[1:].tolist(), "counts": counts.tolist()}
                 self.client.transport.put({
                     "t": time.time(), "op": "update", "mode": "append", "kind": "histogram",
