@@ -249,8 +249,27 @@ def tensorflow_bins() -> np.ndarray:
     return _TF_BINS
 
 
+# dash-server's limit on the buckets of one histogram record (WIRE.md "Stepped kinds").
+MAX_BUCKETS = 20_000
+
+
+def _merge_bins(counts: np.ndarray, limits: np.ndarray, sub: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sum each run of `sub` adjacent bins (the last run padded with empty bins), as torch's max_bins does."""
+    if len(counts) % sub:
+        counts = np.pad(counts, [[0, sub - len(counts) % sub]], mode="constant", constant_values=0)
+    counts = counts.reshape(-1, sub).sum(axis=-1)
+    new_limits = np.empty(counts.size + 1, limits.dtype)
+    new_limits[:-1] = limits[:-1:sub]
+    new_limits[-1] = limits[-1]
+    return counts, new_limits
+
+
 def make_histogram(values: Any, bins: Any = "tensorflow", max_bins: int | None = None) -> dict[str, Any]:
-    """TensorBoard's HistogramProto fields as a record: right edges `limits`, `counts`, empty ends trimmed."""
+    """TensorBoard's HistogramProto fields as a record: right edges `limits`, `counts`, empty ends trimmed.
+
+    More than MAX_BUCKETS bins (e.g. bins="fd" with a far outlier) are merged into runs of adjacent bins until
+    they fit, since the server refuses larger records; torch would write them.
+    """
     v = make_np(values, "values").astype(float).reshape(-1)
     if v.size == 0:
         raise ValueError("The input has no element.")
@@ -259,14 +278,9 @@ def make_histogram(values: Any, bins: Any = "tensorflow", max_bins: int | None =
     counts, limits = np.histogram(v, bins=bins)
     n = len(counts)
     if max_bins is not None and n > max_bins:
-        sub = n // max_bins
-        if n % sub:
-            counts = np.pad(counts, [[0, sub - n % sub]], mode="constant", constant_values=0)
-        counts = counts.reshape(-1, sub).sum(axis=-1)
-        new_limits = np.empty(counts.size + 1, limits.dtype)
-        new_limits[:-1] = limits[:-1:sub]
-        new_limits[-1] = limits[-1]
-        limits = new_limits
+        counts, limits = _merge_bins(counts, limits, n // max_bins)  # torch's rule (may leave max_bins + 1)
+    if len(counts) > MAX_BUCKETS - 1:  # room for the empty bucket kept on the left
+        counts, limits = _merge_bins(counts, limits, math.ceil(len(counts) / (MAX_BUCKETS - 1)))
     # Keep the support plus one empty bucket on the left: TensorBoard stores only right edges.
     cum = np.cumsum(np.greater(counts, 0))
     start, end = np.searchsorted(cum, [0, cum[-1] - 1], side="right")
@@ -276,7 +290,7 @@ def make_histogram(values: Any, bins: Any = "tensorflow", max_bins: int | None =
     if counts.size == 0 or limits.size == 0:
         raise ValueError("The histogram is empty")
     return {"min": float(v.min()), "max": float(v.max()), "num": int(v.size), "sum": float(v.sum()),
-            "sum_squares": float(v.dot(v)), "limits": limits.astype(np.float64).tolist(),
+            "sum_squares": float(np.einsum("i,i->", v, v)), "limits": limits.astype(np.float64).tolist(),
             "counts": counts.astype(np.float64).tolist()}
 
 
