@@ -245,3 +245,36 @@ def test_pr_curve_pane_with_step_slider(server, tab):
     assert curve["x"] == pytest.approx(pr_record(0)["recall"]) and curve["y"] == pytest.approx(pr_record(0)["precision"])
     assert shown(tab, "pr") == (0, "step 0")
     assert tab.errors == []
+
+
+def test_summary_writer_run_renders_every_stepped_kind_and_its_scalars(server, tab):
+    """The real paneboard.SummaryWriter (torch's API) feeding the same panes and the Scalars view."""
+    import paneboard
+
+    w = paneboard.SummaryWriter("tbw", server="http://127.0.0.1", port=server.port)
+    rng = np.random.default_rng(0)
+    for step in range(5):
+        w.add_scalar("loss/train", 1.0 / (step + 1), step, walltime=T0 + 60 * step)
+        w.add_histogram("hist/w", rng.normal(step, 1, 500), step)
+        w.add_image("img/x", np.full((3, 4, 4), step / 5.0), step)
+        w.add_audio("snd/a", np.sin(np.arange(800) / 10.0) * 0.5, step, sample_rate=8000)
+        w.add_text("txt/t", f"*step {step}*", step)
+        w.add_pr_curve("pr/c", rng.integers(0, 2, 100), rng.random(100), step)
+    assert w.close(timeout=10)
+    tab.open(env_url(server, "tbw"))
+    views = {"img/x": "img", "snd/a": "audio", "txt/t": ".media-text em", "pr/c": ".js-plotly-plot"}
+    for win, sel in views.items():
+        wait_step(tab, win, 4)  # the newest of the 5 steps
+        tab.wait("s => !!document.querySelector(s)", f'[data-win="{win}"] {sel}')
+    assert tab.page.locator('[data-win="txt/t"] .media-text em').inner_text() == "step 4"
+    tab.page.locator('[data-win="hist/w"]').scroll_into_view_if_needed()
+    wait_mode(tab, "hist/w", "offset")
+    assert len(plot_data(tab, "hist/w")) == 5
+
+    tab.open(f"{server.url}/scalars?envs=tbw")
+    card = "document.querySelector('[data-tag=\"loss/train\"] .js-plotly-plot')"
+    tab.wait(f"() => !!({card} && {card}.data && {card}.data.length === 2)")
+    tab.page.locator("select.x-axis").select_option("relative")
+    tab.wait(f"() => {card}.layout.xaxis.title.text === 'relative (min)'")
+    assert tab.js(f"() => Array.from({card}.data[0].x)") == [0, 1, 2, 3, 4]
+    assert tab.errors == []
