@@ -29,9 +29,10 @@ def _finite_or_none(v: float) -> float | None:
 
 def chunk_row(trace_id: int, seq: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
     """A chunk row with the summary columns the downsampler reads instead of the blobs."""
+    full = len(x) >= CHUNK_POINTS  # compact encoding only for rows that are never rewritten by a tail merge
     row = {"trace_id": trace_id, "seq": seq, "n": len(x), "x0": None, "x1": None, "ymin": None, "ymax": None,
            "x_ymin": None, "x_ymax": None,
-           "xs": codec.encode(x), "ys": codec.encode(y), "walls": codec.encode(w)}
+           "xs": codec.encode(x, full), "ys": codec.encode(y, full), "walls": codec.encode(w, full)}
     fx = np.isfinite(x)
     if fx.any():
         row["x0"] = float(x[fx].min())
