@@ -46,7 +46,8 @@ class SummaryWriter:
         if not log_dir:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
-        self.log_dir = str(log_dir)
+        # "runs/x/" and "runs/x" are one directory for torch, so they are one env here.
+        self.log_dir = str(log_dir).rstrip("/") or str(log_dir)
         self.purge_step = purge_step
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, filename_suffix
         if client is not None and not isinstance(client, Client):

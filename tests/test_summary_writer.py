@@ -41,7 +41,7 @@ def records(server, env: str, win: str) -> list[dict]:
     while True:
         page = server.get_json(f"/api/v1/envs/{q(env)}/panes/{q(win)}/steps?i0={len(out)}&i1={len(out) + 100}")
         out += page["records"]
-        if len(out) >= page["count"]:
+        if len(out) >= page["count"] or not page["records"]:
             return out
 
 
@@ -457,7 +457,8 @@ def test_default_logdir_close_reopen_and_shared_client(server) -> None:
     assert exported(server, w.get_logdir(), "s")["s"]["x"] == [10, 5]
 
     client = Client(server="http://127.0.0.1", port=server.port)
-    a, b = SummaryWriter(Path("exp/a"), client=client), SummaryWriter("exp/b", client=client)
+    a, b = SummaryWriter(Path("exp/a"), client=client), SummaryWriter("exp/b/", client=client)
+    assert b.get_logdir() == "exp/b"
     a.add_scalar("loss", 1.0, 0)
     b.add_scalar("loss", 2.0, 0)
     a.close()  # a borrowed client stays open for the other writer
