@@ -167,12 +167,14 @@ export function render(el, pane, ctx) {
   let bounds = null;
 
   const apply = () => world.setAttribute("transform", `translate(${view.x},${view.y}) scale(${view.k})`);
-  function fit() {
+  /** Whole graph in view; `readable` keeps text legible for tall graphs instead (top part shown, pan for more). */
+  function fit(readable = false) {
     if (!bounds) return;
     const W = box.clientWidth || 600;
     const H = box.clientHeight || 400;
-    const k = Math.min(2, Math.max(0.05, Math.min(W / (bounds.w + 40), H / (bounds.h + 40))));
-    view = { k, x: W / 2 - k * (bounds.x + bounds.w / 2), y: 20 - k * bounds.y };
+    let k = Math.min(1.5, Math.max(0.05, Math.min(W / (bounds.w + 40), H / (bounds.h + 40))));
+    if (readable) k = Math.max(k, Math.min(0.6, W / (bounds.w + 40)));
+    view = { k, x: W / 2 - k * (bounds.x + bounds.w / 2), y: Math.max(20, (H - k * bounds.h) / 2) - k * bounds.y };
     apply();
   }
 
@@ -190,7 +192,7 @@ export function render(el, pane, ctx) {
   paramsBox.addEventListener("change", () => { showParams = paramsBox.checked; draw(); });
   const paramsLabel = document.createElement("label");
   paramsLabel.append(paramsBox, " parameters");
-  bar.append(button("fit", "fit the graph to the pane", fit),
+  bar.append(button("fit", "fit the graph to the pane", () => fit()),
     button("expand all", "open every module", () => { expanded = moduleScopes(nodes, top); draw(); fit(); }),
     button("collapse all", "back to the top-level modules", () => { expanded = new Set(); draw(); fit(); }), paramsLabel);
 
@@ -236,19 +238,25 @@ export function render(el, pane, ctx) {
       const b = byKey.get(e.to);
       const sx = a.x; const sy = a.y + NODE_H; const tx = b.x; const ty = b.y;
       const bend = Math.max(30, Math.abs(ty - sy) / 2);
-      edgeLayer.append(svg("path", { d: `M ${sx} ${sy} C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, fill: "none",
+      // An edge that skips layers (a residual) bows out to the side, so it is not hidden behind the chain.
+      const span = Math.abs(b.layer - a.layer);
+      const off = span > 1 ? Math.max(a.w, b.w) / 2 + 24 + 12 * Math.min(span, 8) : 0;
+      edgeLayer.append(svg("path", { d: span > 1
+        ? `M ${sx} ${sy} C ${sx + off} ${sy + 20}, ${tx + off} ${ty - 20}, ${tx} ${ty}`
+        : `M ${sx} ${sy} C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, fill: "none",
         stroke: "#8a94a0", "stroke-width": 1.2, "marker-end": `url(#${marker.id})`, "data-from": e.from, "data-to": e.to }));
       const shapes = [...e.shapes];
       if (shapes.length) {
         const label = shapes.length > 1 ? `${shapes[0]} +${shapes.length - 1}` : shapes[0];
-        edgeLayer.append(svg("text", { x: (sx + tx) / 2 + 4, y: (sy + ty) / 2, "font-size": 9, fill: "#5f6b7a",
+        // At the curve's middle: a bowed cubic passes 3/4 of its offset out.
+        edgeLayer.append(svg("text", { x: (sx + tx) / 2 + 0.75 * off + 4, y: (sy + ty) / 2, "font-size": 9, fill: "#5f6b7a",
           class: "mg-edge-label" }, label));
       }
     }
     for (const u of units) {
       const kind = u.group ? "group" : u.node.op;
       const g = svg("g", { class: `mg-node ${u.group ? "mg-group" : "mg-op"}`, "data-unit": u.key, "data-scope": u.scope,
-        "data-kind": u.group ? "group" : "op", transform: `translate(${u.x - u.w / 2},${u.y})` });
+        "data-kind": u.group ? "group" : "op", "data-op": u.group ? null : u.node.op, transform: `translate(${u.x - u.w / 2},${u.y})` });
       g.append(svg("rect", { width: u.w, height: NODE_H, rx: u.group ? 8 : 4, fill: COLORS[kind] || COLORS.op,
         stroke: u.group ? "#4c78a8" : "#9aa3ad", "stroke-width": u.group ? 1.5 : 1 }));
       const sub = u.group ? [...u.out].slice(0, 2).join(", ") + (u.out.size > 2 ? " …" : "") : (u.node.shape || "");
@@ -305,7 +313,7 @@ export function render(el, pane, ctx) {
     const h = Number((p.opts || {}).height);
     box.style.height = h >= 120 && h <= 2000 ? `${h}px` : "";
     draw();
-    fit();
+    fit(true);
   }
 
   return {

@@ -1,0 +1,111 @@
+"""Model graph pane and HParams view in Chromium against a real server: module boxes that expand on click; the
+hparams table sorting, parcoords dimensions, brushing and CSV download."""
+
+from __future__ import annotations
+
+import pytest
+import test_browser as tb
+from test_browser import env_url, http
+
+browser, tab = tb.browser, tb.tab  # the browser suite's Chromium and tab fixtures
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.e2e,
+]
+
+GRAPH = '[data-win="graph"]'
+GROUPS = f"() => [...document.querySelectorAll('{GRAPH} .mg-group')].map((g) => g.dataset.scope).sort()"
+TOP = ["Net/Block[res]", "Net/Linear[head]", "Net/Sequential[features]"]
+
+
+def test_graph_pane_shows_top_level_modules_and_expands_one_on_click(server, tab):
+    torch = pytest.importorskip("torch")
+    from test_model_graph import Net
+
+    import paneboard
+
+    w = paneboard.SummaryWriter("graphrun", server="http://127.0.0.1", port=server.port)
+    w.add_graph(Net(), torch.randn(2, 3, 32, 32))
+    assert w.flush(timeout=10)
+    w.close()
+
+    tab.open(env_url(server, "graphrun"))
+    tab.wait(f"() => document.querySelectorAll('{GRAPH} .mg-group').length === 3")
+    assert tab.js(GROUPS) == TOP
+    ops = tab.js(f"() => [...document.querySelectorAll('{GRAPH} .mg-op')].map((g) => g.dataset.op).sort()")
+    assert ops == ["aten::flatten", "input", "output"]  # flatten sits in Net itself, outside every module
+    # Module boxes show what they output; edges carry the shapes that cross them.
+    features = f'{GRAPH} .mg-group[data-scope="Net/Sequential[features]"]'
+    texts = tab.js(f"() => [...document.querySelectorAll('{features} text')].map((t) => t.textContent)")
+    assert texts == ["Sequential[features]", "[2, 8, 16, 16]"]
+    labels = tab.js(f"() => [...document.querySelectorAll('{GRAPH} .mg-edge-label')].map((t) => t.textContent)")
+    assert sorted(labels) == ["[2, 10]", "[2, 2048]", "[2, 3, 32, 32]", "[2, 8, 16, 16]", "[2, 8, 16, 16]"]
+
+    tab.page.click(features)
+    tab.wait(f"() => !document.querySelector('{features}')")
+    assert tab.js(GROUPS) == ["Net/Block[res]", "Net/Linear[head]", "Net/Sequential[features]/Conv2d[0]",
+                              "Net/Sequential[features]/MaxPool2d[2]", "Net/Sequential[features]/ReLU[1]"]
+    assert tab.js(f"() => !!document.querySelector('{GRAPH} .mg-frame[data-scope=\"Net/Sequential[features]\"]')")
+    # Layers run top to bottom: conv above relu above pool.
+    ys = tab.js(f"""() => ["Conv2d[0]", "ReLU[1]", "MaxPool2d[2]"].map((m) => document.querySelector(
+        '{GRAPH} .mg-group[data-scope="Net/Sequential[features]/' + m + '"]').getBoundingClientRect().top)""")
+    assert ys[0] < ys[1] < ys[2]
+
+    tab.page.click(f'{GRAPH} .mg-frame[data-scope="Net/Sequential[features]"] .mg-frame-title')
+    tab.wait(f"() => document.querySelectorAll('{GRAPH} .mg-group').length === 3")
+    assert tab.errors == []
+
+
+def _hparams(env: str, session: str, lr: float, opt: str, bn: bool, acc: float, loss: float) -> dict:
+    return {"op": "hparams", "env": env, "session": session, "hparams": {"lr": lr, "opt": opt, "bn": bn},
+            "metrics": {"acc": acc, "loss": loss}, "domains": {"opt": ["sgd", "adam", "lamb"]}}
+
+
+def rows(tab) -> list[str]:
+    return tab.js("() => [...document.querySelectorAll('.hp-table tbody tr')]"
+                  ".map((r) => r.dataset.env + '/' + r.dataset.session)")
+
+
+def test_hparams_table_sorts_filters_and_parcoords_has_a_dimension_per_column(server, tab):
+    res = http(server, "POST", "/api/v1/events", {"events": [
+        _hparams("hp_a", "s1", 0.1, "sgd", True, 0.80, 0.5),
+        _hparams("hp_a", "s2", 0.01, "adam", False, 0.95, 0.2),
+        _hparams("hp_b", ".", 0.001, "lamb", True, 0.90, 0.3),
+    ]})
+    assert res["ok"], res
+
+    tab.open(server.url + "/hparams")
+    tab.wait("() => document.querySelectorAll('.hp-table tbody tr').length === 3")
+    heads = tab.js("() => [...document.querySelectorAll('.hp-table th')].map((t) => t.dataset.col)")
+    assert heads == ["env", "session", "h:lr", "h:opt", "h:bn", "m:acc", "m:loss"]
+
+    tab.page.click('.hp-table th[data-col="m:acc"]')
+    assert rows(tab) == ["hp_a/s1", "hp_b/.", "hp_a/s2"]
+    tab.page.click('.hp-table th[data-col="m:acc"]')
+    assert rows(tab) == ["hp_a/s2", "hp_b/.", "hp_a/s1"]
+    assert tab.js("() => document.querySelector('.hp-table tbody tr td:nth-child(5)').textContent") == "false"
+
+    tab.wait("() => { const p = document.querySelector('.hp-parcoords'); return !!(p && p.data && p.data.length); }")
+    dims = tab.js("() => document.querySelector('.hp-parcoords').data[0].dimensions"
+                  ".map((d) => ({label: d.label, ticks: d.ticktext || null}))")
+    assert [d["label"] for d in dims] == ["lr", "opt", "bn", "acc", "loss"]
+    assert dims[1]["ticks"] == ["sgd", "adam", "lamb"] and dims[2]["ticks"] == ["false", "true"]
+
+    # Brushing the acc axis (what a drag on the plot does) filters the table.
+    tab.js("() => window.Plotly.restyle(document.querySelector('.hp-parcoords'), "
+           "{'dimensions[3].constraintrange': [[0.85, 1.0]]})")
+    tab.wait("() => document.querySelectorAll('.hp-table tbody tr').length === 2")
+    assert rows(tab) == ["hp_a/s2", "hp_b/."]
+    assert tab.js("() => document.querySelector('.hp-count').textContent") == "2 of 3 sessions"
+
+    # Hiding a column drops it from the table and from the CSV, which holds what the table shows.
+    tab.page.click(".hp-columns summary")
+    tab.page.uncheck('.hp-column-list input[data-col="h:bn"]')
+    assert "h:bn" not in tab.js("() => [...document.querySelectorAll('.hp-table th')].map((t) => t.dataset.col)")
+    with tab.page.expect_download() as dl:
+        tab.page.click(".hp-csv")
+    with open(dl.value.path()) as f:
+        csv = f.read()
+    assert csv == "env,session,lr,opt,acc,loss\nhp_a,s2,0.01,adam,0.95,0.2\nhp_b,.,0.001,lamb,0.9,0.3\n"
+    assert tab.errors == []
