@@ -182,3 +182,26 @@ def test_blobs_are_content_addressed(store):
     assert a == b
     assert store.get_blob(a) == ("image/png", b"hello")
     assert store.get_blob("0" * 64) is None
+
+
+def test_step_records_and_wall_lookups_on_both_databases(store):
+    with store.transaction() as tx:
+        pane = tx.put_pane("e", "h", "histogram", "", {}, {"count": 0})
+        blob = tx.put_blob(b"\x89PNG fake", "image/png")
+        tx.append_steps(pane, 0, [(float(s), 1000.0 + s, {"v": [s, s * 2]}, blob if s == 3 else None)
+                                  for s in range(5)])
+    steps, walls = store.step_index(pane)
+    assert steps.tolist() == [0, 1, 2, 3, 4] and walls.tolist() == [1000, 1001, 1002, 1003, 1004]
+    rows = store.read_steps(pane, [4, 3])
+    assert [r.idx for r in rows] == [3, 4] and rows[0].data == {"v": [3, 6]} and rows[0].blob == blob
+    with store.transaction() as tx:
+        tx.fork_env("e", "f")
+        tx.clear_steps(tx.get_pane("e", "h"))
+    assert store.step_index(store.get_pane("e", "h"))[0].tolist() == []
+    assert store.step_index(store.get_pane("f", "h"))[0].tolist() == [0, 1, 2, 3, 4]
+    trace = make_line(store)
+    x = np.arange(3 * CHUNK_POINTS, dtype=float)
+    with store.transaction() as tx:
+        tx.append_points(trace, x, np.sin(x), 5000.0 + x / 10)
+    got = store.read_walls(trace, np.array([0.0, 2049.0, 6143.0, 99999.0]))
+    assert got[:3].tolist() == [5000.0, 5204.9, 5614.3] and np.isnan(got[3])
