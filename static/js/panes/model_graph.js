@@ -84,6 +84,13 @@ export function layoutGraph(nodes, root, expanded, showParams) {
       if (indeg.get(s) === 0 && !layer.has(s)) queue.push(s);
     }
   }
+  // Sources other than the model's inputs (parameters, constants-free ops) sit just above their first consumer,
+  // not all in the top row.
+  for (const u of list) {
+    const outs = succs.get(u.key);
+    if (preds.get(u.key).length || !outs.length || (u.node && u.node.op === "input")) continue;
+    layer.set(u.key, Math.max(0, Math.min(...outs.map((k) => layer.get(k))) - 1));
+  }
   const layers = [];
   for (const u of list) {
     u.layer = layer.get(u.key);
