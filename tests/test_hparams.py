@@ -119,3 +119,22 @@ def test_invalid_ops_are_rejected_and_store_nothing(api, bad, message):
     res = events(api, {"op": "hparams", "env": "bad", **bad})
     assert not res["ok"] and message in res["errors"][0]["error"], res
     assert api.get("/api/v1/envs/bad").status_code == 404  # nothing written, not even the env
+
+
+@pytest.mark.e2e
+def test_summary_writer_add_hparams_reaches_the_api(server):
+    import paneboard
+
+    w = paneboard.SummaryWriter("sdk_run", server="http://127.0.0.1", port=server.port)
+    w.add_hparams({"lr": 0.1, "bn": True, "opt": "sgd", "skip": None}, {"hparam/acc": 0.75},
+                  hparam_domain_discrete={"opt": ["sgd", "adam"]}, run_name="trial1")
+    w.add_hparams({"lr": 0.2, "bn": False, "opt": "adam"}, {"hparam/acc": 0.5}, run_name="trial2")
+    assert w.flush(timeout=10)
+    w.close()
+    out = server.get_json("/api/v1/hparams?envs=sdk_run")
+    assert {c["name"]: (c["type"], c["domain"]) for c in out["hparams"]} == {
+        "lr": ("number", None), "bn": ("bool", None), "opt": ("string", ["sgd", "adam"])}
+    rows = by_key(out["sessions"])
+    assert rows[("sdk_run", "trial1")]["hparams"] == {"lr": 0.1, "bn": True, "opt": "sgd"}
+    assert rows[("sdk_run", "trial1")]["metrics"] == {"hparam/acc": 0.75}
+    assert rows[("sdk_run", "trial2")]["metrics"] == {"hparam/acc": 0.5}
