@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException
 from . import STATIC_DIR, TEMPLATES_DIR
 from .services import Services
 from .settings import Settings
-from .web import api, auth, envs_api, hparams_api, openapi, pages, sockets
+from .web import api, auth, envs_api, hparams_api, openapi, pages, projector_api, sockets
 from .web.common import ApiError, json_response
 from .web.visdom_compat import bp as visdom_bp
 from .web.visdom_socket import bp as visdom_socket_bp
@@ -39,6 +39,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(hparams_api.bp)
+    app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 
