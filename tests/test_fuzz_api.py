@@ -22,6 +22,8 @@ def fuzz_server(tmp_path_factory):
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="main", spool_dir=False)
     client.line(X=list(range(100)), Y=[float(i) for i in range(100)], win="w")
     client.text("<b>t</b>", win="t")
+    client.transport.put({"op": "update", "mode": "append", "kind": "histogram", "env": "main", "win": "h",
+                          "records": [{"step": s, "limits": [1.0, 2.0, 3.0], "counts": [0, s, 1]} for s in range(5)]})
     assert client.flush(timeout=30)
     client.close_connection(timeout=5)
     yield srv

@@ -52,7 +52,12 @@ def spec() -> dict[str, Any]:
                 "get": _op("One pane, at most about `points` points per trace in [x0, x1]", [
                     _ENV, _WIN, _POINTS,
                     {"name": "x0", "in": "query", "required": False, "schema": {"type": "number"}},
-                    {"name": "x1", "in": "query", "required": False, "schema": {"type": "number"}}]),
+                    {"name": "x1", "in": "query", "required": False, "schema": {"type": "number"}},
+                    {"name": "walls", "in": "query", "required": False, "schema": {"type": "string", "enum": ["1"]},
+                     "description": "x/y panes: the wall time of every returned point"},
+                    {"name": "steps", "in": "query", "required": False,
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 2000},
+                     "description": "histogram panes: records with buckets (default 51)"}]),
                 "delete": _op("Close a pane", [_ENV, _WIN]),
             },
             "/api/v1/envs/{env}/panes/{win}/export": {"get": _op("Every stored point of a pane", [
@@ -60,6 +65,18 @@ def spec() -> dict[str, Any]:
                              "schema": {"type": "string", "enum": ["csv", "json"]}}], ok={
                 "description": "csv (trace,x,y,wall) or json", "content": {
                     "text/csv": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object"}}}})},
+            "/api/v1/envs/{env}/panes/{win}/steps": {"get": _op(
+                "Records of a stepped pane (histogram, media, pr_curve): indices [i0, i1) (100 at most) or ?step=", [
+                    _ENV, _WIN, {"name": "i0", "in": "query", "required": False, "schema": {"type": "integer"}},
+                    {"name": "i1", "in": "query", "required": False, "schema": {"type": "integer"}},
+                    {"name": "step", "in": "query", "required": False, "schema": {"type": "number"}}])},
+            "/api/v1/hparams": {"get": _op("HParams sessions across envs (every env with hparams when envs is absent)", [
+                {"name": "envs", "in": "query", "required": False, "schema": {"type": "string"},
+                 "description": "comma-separated env names"}])},
+            "/api/v1/compare": {"get": _op("x/y panes of several envs grouped by title, traces labelled by env", [
+                {"name": "envs", "in": "query", "required": True, "schema": {"type": "string"},
+                 "description": "comma-separated env names"}, _POINTS,
+                {"name": "walls", "in": "query", "required": False, "schema": {"type": "string", "enum": ["1"]}}])},
             "/api/v1/blobs/{sha256}": {"get": _op("Content-addressed bytes (images)", [
                 {"name": "sha256", "in": "path", "required": True, "schema": {"type": "string"}}], ok={
                 "description": "the bytes", "content": {"image/png": {"schema": {"type": "string",
