@@ -122,6 +122,16 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def rss_parts_mb(pid: int) -> dict[str, float]:
+    """RssAnon (heap, Python objects) and RssFile (mapped files: libraries, SQLite pages) of a process."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key = line.split(":")[0]
+        if key in ("RssAnon", "RssFile"):
+            out[key] = int(line.split()[1]) / 1024
+    return out
+
+
 def tree_rss_mb(pid: int) -> float:
     """RSS of a process and its direct children (TensorBoard's data server is a child)."""
     total = rss_mb(pid)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import free_port, rss_mb, start_server, stop, timed_get
+from common import free_port, rss_mb, rss_parts_mb, start_server, stop, timed_get
 from ingest import bulk
 
 import paneboard
@@ -115,6 +115,7 @@ def memory(tmp: Path, panes: int, per_pane: int, per_call: int) -> dict[str, Any
                     samples.append((done / total, rss_mb(proc.pid)))
         ok = client.flush(timeout=600)
         rate = total / (time.perf_counter() - t0)
+        parts = rss_parts_mb(proc.pid)
         client.close_connection(timeout=10)
         # The pages hold what a browser would ask for first: one pane opened, as after a restart.
         _, body = timed_get(f"http://127.0.0.1:{port}/api/v1/envs/bench_mem/panes?points=2000")
@@ -125,6 +126,7 @@ def memory(tmp: Path, panes: int, per_pane: int, per_call: int) -> dict[str, Any
     return {"points": total, "panes": panes, "all_acked": ok, "points_per_s": rate,
             "rss_idle_mb": samples[0][1], "rss_samples": [[f, m] for f, m in samples],
             "rss_final_mb": samples[-1][1], "rss_after_open_all_mb": after_open,
+            "rss_anon_mb": parts.get("RssAnon"), "rss_file_mb": parts.get("RssFile"),
             "db_bytes": size, "db_bytes_per_point": size / total, "rendered_bytes": len(body)}
 
 

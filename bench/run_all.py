@@ -46,14 +46,14 @@ from common import (  # noqa: E402
 
 FULL = {"runs": 3, "call_n": 90_000, "sw_n": 20_000, "tb_n": 100_000, "visdom_n": 1000, "sustained_n": 100_000,
         "bulk_total": 5_000_000, "bulk_per_call": 100_000, "visdom_bulk": [50, 1000], "tb_points": 200_000,
-        "live_rates": [100, 1000, 10_000], "live_s": 5.0, "visdom_live": [100, 3.0],
+        "live_rates": [100, 1000, 10_000], "live_s": 3.0, "visdom_live": [100, 3.0],
         "open_sizes": [200_000, 10_000_000], "open_reps": 5, "mem": [100, 100_000, 50_000],
-        "conc": [16, 10_000, 60.0, 1], "profile_s": 15.0}
+        "conc": [16, 10_000, 60.0, 1], "conc_runs": 1, "profile_s": 10.0}
 QUICK = {"runs": 1, "call_n": 5000, "sw_n": 2000, "tb_n": 5000, "visdom_n": 100, "sustained_n": 10_000,
          "bulk_total": 200_000, "bulk_per_call": 10_000, "visdom_bulk": [5, 1000], "tb_points": 20_000,
          "live_rates": [100, 1000, 10_000], "live_s": 0.5, "visdom_live": [100, 1.0],
          "open_sizes": [20_000, 200_000], "open_reps": 3, "mem": [4, 25_000, 25_000],
-         "conc": [4, 1000, 5.0, 1], "profile_s": 3.0}
+         "conc": [4, 1000, 5.0, 1], "conc_runs": 1, "profile_s": 3.0}
 HAVE_VISDOM = has_module("visdom")
 NO_VISDOM = {"na": "visdom is not installed"}
 
@@ -224,7 +224,8 @@ def main() -> None:
             section(run, "import", lambda: import_section(cfg, tmp, logdir))
             section(run, "open", lambda: open_section(cfg, tmp, logdir))
             section(run, "memory", lambda: ours.memory(tmp, *cfg["mem"]))
-            section(run, "concurrency", lambda: conc_section(cfg, tmp))
+            if i < cfg["conc_runs"]:  # 60 s of load plus the backlog's flush: once per suite, not per run
+                section(run, "concurrency", lambda: conc_section(cfg, tmp))
             results["runs"].append(run)
             for f in tmp.glob("*.db*"):
                 f.unlink()  # each run starts from empty databases; keeps temp disk bounded

@@ -45,7 +45,8 @@ def top_frames(raw: str, n: int = 8) -> dict[str, Any]:
     # Inclusive shares of the outermost frames are ~100% and say nothing: keep frames of our own code.
     ours = collections.Counter({f: c for f, c in incl_c.items()
                                 if any(k in f for k in ("server/", "client_sdk/", "paneboard/", "store/",
-                                                        "web/", "panes/"))})
+                                                        "web/", "panes/"))
+                                and not any(k in f for k in ("<module>", "server/cli.py", "AsgiApp.__call__"))})
     return {"samples": total, "self": pct(self_c), "inclusive": pct(ours)}
 
 
