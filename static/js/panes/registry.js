@@ -10,6 +10,7 @@ import * as histogram from "./histogram.js";
 import * as media from "./media.js";
 import * as prCurve from "./pr_curve.js";
 import * as modelGraph from "./model_graph.js";
+import * as projector from "./projector.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -32,6 +33,7 @@ const KINDS = new Map([
   ["media", media],
   ["pr_curve", prCurve],
   ["model_graph", modelGraph],
+  ["projector", projector],
 ]);
 
 const unsupported = {
