@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -77,7 +78,10 @@ _results = LRU(RESULT_CACHE_BYTES)
 _jobs: dict[tuple, Future] = {}
 _jobs_lock = threading.Lock()
 # One worker: a t-SNE uses a core for seconds; queued requests wait instead of starving the server's other work.
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="projection")
+# A daemon thread (not a ThreadPoolExecutor, whose workers are joined at exit): a stopping server must not wait
+# minutes for a t-SNE nobody will read.
+_queue: queue.SimpleQueue = queue.SimpleQueue()
+_worker: threading.Thread | None = None
 
 
 def matrix(sha: str, n: int, d: int, load: Callable[[], bytes | None]) -> np.ndarray:
@@ -242,19 +246,32 @@ def cached_or_run(key: tuple, compute: Callable[[], dict], wait: float) -> dict 
         if job is None:
             if len(_jobs) >= MAX_PENDING_JOBS:
                 raise Busy(f"{len(_jobs)} projections are already being computed; try again shortly")
-            job = _executor.submit(_run, key, compute)
+            job = Future()
             _jobs[key] = job
+            _start_worker()
+            _queue.put((key, compute, job))
     try:
         return job.result(timeout=wait)
     except FutureTimeout:
         return None
 
 
-def _run(key: tuple, compute: Callable[[], dict]) -> dict:
-    try:
-        result = compute()
-        _results.put(key, result, result_bytes(result))
-        return result
-    finally:
-        with _jobs_lock:
-            _jobs.pop(key, None)
+def _start_worker() -> None:
+    global _worker
+    if _worker is None or not _worker.is_alive():
+        _worker = threading.Thread(target=_work, name="projection", daemon=True)
+        _worker.start()
+
+
+def _work() -> None:
+    while True:
+        key, compute, job = _queue.get()
+        try:
+            result = compute()
+            _results.put(key, result, result_bytes(result))
+            job.set_result(result)
+        except BaseException as exc:  # the waiting request reports it; the worker goes on with the next job
+            job.set_exception(exc)
+        finally:
+            with _jobs_lock:
+                _jobs.pop(key, None)

@@ -263,3 +263,22 @@ def test_invalid_events_are_refused_with_a_message_and_store_nothing(srv: Server
     assert body["errors"][0]["error"].startswith("projector: ") and fragment in body["errors"][0]["error"], body
     status, _ = request(srv, f"/api/v1/envs/{env}")
     assert status == 404  # nothing stored: not even the env
+
+
+def test_randomized_pca_of_a_large_sample_matches_the_exact_svd() -> None:
+    from paneboard.server import projection as pj
+
+    rng = np.random.default_rng(6)
+    # 3,000 × 800 is past the exact-SVD size: a low-rank signal plus noise, like real embeddings
+    x = (rng.normal(size=(3000, 12)) * np.geomspace(20, 2, 12)) @ rng.normal(size=(12, 800)) \
+        + rng.normal(size=(3000, 800))
+    mean, vt, ratio, approximate = pj.fit_pca(x, 10)
+    c = x - x.mean(0)
+    _, s, want = np.linalg.svd(c, full_matrices=False)
+    assert approximate
+    np.testing.assert_allclose(ratio, (s**2 / (s**2).sum())[:10], rtol=1e-3)
+    np.testing.assert_allclose(np.abs((vt * want[:10]).sum(axis=1)), 1.0, atol=1e-3)  # same axes up to sign
+    assert pj.sample_indices(10, 20).tolist() == list(range(10))
+    picked = pj.sample_indices(100_000, 500)
+    assert len(set(picked.tolist())) == 500 and (np.diff(picked) > 0).all()
+    assert (pj.sample_indices(100_000, 500) == picked).all()  # seeded: every request shows the same points
