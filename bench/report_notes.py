@@ -70,7 +70,8 @@ def _method(cfg: dict[str, Any]) -> list[str]:
         "VmRSS after each quarter is acked; DB bytes = SQLite file(s) after a clean stop ÷ points.",
         f"7. Concurrency (once per suite: {cfg.get('conc_runs', 1)} run): `bench/soak.py`'s run_soak: {w} writer processes (real SDK) × {rate:,} ev/s for "
         f"{secs:.0f} s with {subs} /ws subscriber(s); committed ev/s = points stored ÷ (first call → last ack); "
-        "errors = lost + duplicated points (every pane exported and checked) + writers that never reported; "
+        "errors = points neither stored nor counted as SDK drops + duplicated points (every pane exported and "
+        "checked) + writers that never reported; "
         "ack latency = every 50th call → the ack covering it (bench-side instrumentation of the SDK's ack "
         "handler).",
     ]
@@ -87,7 +88,10 @@ def _load_table(results: dict[str, Any]) -> list[str]:
 
 def _profiles(results: dict[str, Any]) -> list[str]:
     out: list[str] = []
-    for key, procs in (results.get("profiles") or {}).items():
+    profiles = dict(results.get("profiles") or {})
+    for key in dict.fromkeys(r["key"] for r in results["table"] if r["pass"] == "miss" and r.get("key")):
+        profiles.setdefault(key, {"na": "no CPU profile for this measure (see the text above)"})
+    for key, procs in profiles.items():
         missed = [r["measure"] for r in results["table"] if r.get("key") == key and r["pass"] == "miss"]
         out += ["", f"### {key}: {'; '.join(missed)}", ""]
         if key in LIMITS:
@@ -137,8 +141,8 @@ def markdown(results: dict[str, Any]) -> str:
     ]
     if na:
         lines += ["n/a cells, with their reasons: " + "; ".join(sorted({c[5:] for c in na})) + ".", ""]
-    lines += ["## How each figure is measured", ""] + [f"- {m}" for m in _method(cfg)]
-    lines += ["", "## Machine load per section", ""] + _load_table(results)
+    lines += ["## How each figure is measured", ""] + [f"- {m}" for m in _method(cfg)] + [""]
+    lines += ["## Machine load per section", ""] + _load_table(results)
     prof = _profiles(results)
     lines += ["", "## Notes: what limits the missed goals", ""]
     if prof:
