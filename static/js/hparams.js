@@ -1,9 +1,10 @@
 // hparams.js — the HParams view (TensorBoard's HParams dashboard): one row per session across envs with its
-// hparams and final metrics; sortable table with column picker, Plotly parallel coordinates whose brushing
-// filters the table, CSV download of what the table shows. Data: GET api/v1/hparams (WIRE.md §3).
+// hparams and final metrics; sortable table with column picker, parallel coordinates (Plotly's, or SVG without
+// WebGL) whose brushing filters the table, CSV download of what the table shows. Data: GET api/v1/hparams (WIRE.md §3).
 import * as api from "./api.js";
 import { h } from "./dom.js";
 import { loadPlotly } from "./panes/xy.js";
+import { drawParcoords, hasWebGL } from "./parcoords_svg.js";
 
 const REFRESH_MS = 500; // live changes refetch at most this often
 
@@ -98,6 +99,7 @@ export function hparamsPage({ connect, notice }) {
   let sort = { key: null, dir: "asc" };
   let ranges = new Map(); // column key -> constraintrange from brushing
   let dims = []; // column keys of the parcoords dimensions, in order
+  let noWebGL = false; // Plotly failed to draw parcoords once: SVG from then on
 
   const visibleCols = () => cols.filter((c) => !hidden.has(c.key));
   function filtered() {
@@ -147,7 +149,6 @@ export function hparamsPage({ connect, notice }) {
       return;
     }
     plot.hidden = false;
-    const Plotly = await loadPlotly();
     const dimensions = dimCols.map((c) => {
       const d = dimensionOf(c, res.sessions);
       if (ranges.has(c.key)) d.constraintrange = ranges.get(c.key);
@@ -155,10 +156,28 @@ export function hparamsPage({ connect, notice }) {
     });
     const colorCol = dimCols.find((c) => c.kind === "metric") || dimCols[dimCols.length - 1];
     const color = dimensionOf(colorCol, res.sessions).values.map((v) => (Number.isFinite(v) ? v : 0));
+    const drawSvg = () => { // Plotly's parcoords is WebGL only: the SVG version has the same brushing semantics
+      const byIndex = new Map(dims.map((k, i) => [i, ranges.get(k)]).filter(([, r]) => r));
+      drawParcoords(plot, dimensions, color, byIndex, (brushed) => {
+        ranges = new Map([...brushed].map(([i, r]) => [dims[i], r]));
+        drawTable();
+      });
+    };
+    if (noWebGL || !hasWebGL()) {
+      drawSvg();
+      return;
+    }
+    const Plotly = await loadPlotly();
     const trace = { type: "parcoords", dimensions, line: { color, colorscale: "Viridis", showscale: true,
       colorbar: { title: { text: colorCol.label }, thickness: 10 } } };
     await Plotly.react(plot, [trace], { margin: { l: 60, r: 60, t: 40, b: 20 }, height: 360, font: { size: 11 } },
       { responsive: true, displaylogo: false });
+    if (plot.querySelector(".no-webgl")) { // a context exists but Plotly's regl could not use it (software GL)
+      noWebGL = true;
+      Plotly.purge(plot);
+      drawSvg();
+      return;
+    }
     if (!plot.dataset.bound) {
       plot.dataset.bound = "1";
       // Brushing restyles `dimensions[i].constraintrange`: read them all back and filter the table.
