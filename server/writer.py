@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from . import envops
 from .deltas import Deltas
 from .events import Command, EventError
+from .memtrim import Trimmer
 from .panes import coalesce, kind_module
 from .store import Store, StoreTx
 
@@ -60,6 +61,7 @@ class Writer:
         self._thread = threading.Thread(target=self._run, name="paneboard-writer", daemon=True)
         self._dirty_envs: dict[str, float] = {}   # env -> when it last changed
         self._sent_envs: dict[str, float] = {}    # env -> when its summary was last published
+        self._trimmer = Trimmer()
 
     # -- producer side ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -97,9 +99,12 @@ class Writer:
         stopping = False
         while not stopping:
             try:
-                first = self._queue.get(timeout=ENV_SUMMARY_INTERVAL if self._dirty_envs else None)
+                waits = [w for w in (ENV_SUMMARY_INTERVAL if self._dirty_envs else None, self._trimmer.due_in())
+                         if w is not None]
+                first = self._queue.get(timeout=min(waits) if waits else None)
             except queue.Empty:
                 self._publish_env_summaries(force=True)
+                self._trimmer.maybe_trim()  # idle: give the heap pages of the last burst back
                 continue
             jobs: list[Job] = []
             if first is None:
@@ -119,6 +124,9 @@ class Writer:
                 ncmd += len(nxt.commands)
             if jobs:
                 self._process(jobs)
+                self._trimmer.note_work()
+                if self._queue.empty():  # the burst is over (for now): give its heap pages back
+                    self._trimmer.maybe_trim()
         self._publish_env_summaries(force=True)
 
     def _process(self, jobs: list[Job]) -> None:
