@@ -38,6 +38,8 @@ PANE_MODULES: list[ModuleType] = [xy, text, image, figure, properties, network, 
                                   pr_curve, projector]
 
 _BY_KIND = {kind: module for module in PANE_MODULES for kind in module.KINDS}
+# Looked up once per event by the writer's coalesce (a hot loop): only kinds that can fold runs of commands.
+_MERGEABLE = {kind: module.mergeable for kind, module in _BY_KIND.items() if hasattr(module, "mergeable")}
 
 
 def kind_module(kind: object) -> ModuleType | None:
@@ -61,9 +63,9 @@ def coalesce(commands: list[Command]) -> list[Command]:
             continue
         key = (cmd.env, cmd.win)
         at = open_run.get(key)
-        module = kind_module(cmd.kind)
-        if at is not None and module is not None and hasattr(module, "mergeable") \
-                and runs[at][-1].kind == cmd.kind and module.mergeable(runs[at][-1], cmd):
+        mergeable = _MERGEABLE.get(cmd.kind)
+        if at is not None and mergeable is not None and runs[at][-1].kind == cmd.kind \
+                and mergeable(runs[at][-1], cmd):
             runs[at].append(cmd)
             continue
         open_run[key] = len(runs)

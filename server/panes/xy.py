@@ -77,10 +77,13 @@ def _walls(cmd: Command, td: TraceData) -> np.ndarray:
 
 def mergeable(a: Command, b: Command) -> bool:
     """Two appends that a single append of their concatenated points reproduces exactly."""
-    return (a.op == b.op == "update" and a.mode == b.mode == "append" and a.kind == b.kind
-            and a.env == b.env and a.win == b.win and a.name == b.name and a.opts == b.opts
-            and len(a.payload) == len(b.payload)
-            and all(ta.name == tb.name and ta.style == tb.style for ta, tb in zip(a.payload, b.payload, strict=True)))
+    if not (a.op == b.op == "update" and a.mode == b.mode == "append" and a.kind == b.kind
+            and a.env == b.env and a.win == b.win and a.name == b.name and a.opts == b.opts):
+        return False
+    pa, pb = a.payload, b.payload
+    if len(pa) == len(pb) == 1:  # the common case, without a generator per pair (the writer calls this per event)
+        return pa[0].name == pb[0].name and pa[0].style == pb[0].style
+    return len(pa) == len(pb) and all(ta.name == tb.name and ta.style == tb.style for ta, tb in zip(pa, pb, strict=True))
 
 
 def merge(run: list[Command]) -> Command:
@@ -89,8 +92,12 @@ def merge(run: list[Command]) -> Command:
     traces = []
     for i, td in enumerate(first.payload):
         parts = [c.payload[i] for c in run]
+        if all(p.wall is None for p in parts):  # each call's wall time repeated over its points, in one go
+            wall = np.repeat(np.fromiter((c.wall for c in run), np.float64, len(run)), [len(p.x) for p in parts])
+        else:
+            wall = np.concatenate([_walls(c, p) for c, p in zip(run, parts, strict=True)])
         traces.append(TraceData(td.name, np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]),
-                                td.style, np.concatenate([_walls(c, c.payload[i]) for c in run])))
+                                td.style, wall))
     return Command(op=first.op, env=first.env, win=first.win, kind=first.kind, seq=run[-1].seq, wall=run[-1].wall,
                    mode=first.mode, name=first.name, opts=first.opts, payload=traces)
 
