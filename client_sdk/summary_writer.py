@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import tb_convert as tc
+from . import tb_summaries as ts
 from .client import Client
 
 
@@ -207,8 +208,8 @@ class SummaryWriter:
         num_thresholds = min(int(num_thresholds), 127)
         if num_thresholds < 2:
             raise ValueError(f"num_thresholds must be >= 2, got {num_thresholds}")
-        data = tc.compute_curve(lab, pred, num_thresholds, weights)
-        self._record("pr_curve", tag, tc.pr_record(data), global_step, walltime)
+        data = ts.compute_curve(lab, pred, num_thresholds, weights)
+        self._record("pr_curve", tag, ts.pr_record(data), global_step, walltime)
 
     def add_pr_curve_raw(self, tag: str, true_positive_counts: Any, false_positive_counts: Any,
                          true_negative_counts: Any, false_negative_counts: Any, precision: Any, recall: Any,
@@ -221,7 +222,7 @@ class SummaryWriter:
             (precision, "precision"), (recall, "recall"))]
         if len({len(a) for a in arrays}) != 1 or not len(arrays[0]):
             raise ValueError(f"the six PR arrays need one equal, non-zero length; got {[len(a) for a in arrays]}")
-        self._record("pr_curve", tag, tc.pr_record(np.stack(arrays)), global_step, walltime)
+        self._record("pr_curve", tag, ts.pr_record(np.stack(arrays)), global_step, walltime)
 
     # ----------------------------------------------------------------------------------- whole panes
 
@@ -233,7 +234,7 @@ class SummaryWriter:
         """
         if not isinstance(tag, str):
             raise TypeError(f"tag must be a string, got {type(tag).__name__}")
-        fig = tc.mesh_figure(vertices, colors, faces)
+        fig = ts.mesh_figure(vertices, colors, faces)
         opts: dict[str, Any] = {"title": tag, "step": tc.step_of(global_step)}
         if config_dict is not None:
             opts["mesh_config"] = config_dict
@@ -251,12 +252,12 @@ class SummaryWriter:
             raise TypeError(f"mat must be numeric, got dtype {m.dtype}")
         n = m.shape[0]
         step = tc.step_of(global_step)
-        meta = None if metadata is None else tc.metadata_table(metadata, metadata_header, n)
+        meta = None if metadata is None else ts.metadata_table(metadata, metadata_header, n)
         sprite = None
         if label_img is not None:
             if tc.make_np(label_img, "label_img").shape[0] != n:
                 raise ValueError("#images should equal with #data points")
-            data, dim = tc.make_sprite(label_img)
+            data, dim = ts.make_sprite(label_img)
             sprite = {"data": data, "single_image_dim": dim}
         raw = np.ascontiguousarray(m, dtype="<f4").tobytes()
         self._put({"t": _now(), "op": "set", "env": self.env, "win": f"projector/{tag}/{step:05d}",
@@ -291,7 +292,7 @@ class SummaryWriter:
                     or not all(isinstance(d, type(hparam_dict[k])) for d in v):
                 raise TypeError(f"parameter: hparam_domain_discrete[{k}] should be a list of same type as "
                                 f"hparam_dict[{k}].")
-        hparams = {str(k): tc.hparam_value(k, v) for k, v in hparam_dict.items() if v is not None}
+        hparams = {str(k): ts.hparam_value(k, v) for k, v in hparam_dict.items() if v is not None}
         metrics = {str(k): tc.scalar_value(v, f"metric_dict[{k!r}]") for k, v in metric_dict.items()}
         session = run_name or "."
         t = _now()
