@@ -37,7 +37,7 @@ def test_weight_and_gradient_histograms_keep_every_logged_step(server):
     model = small_model()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x, y = torch.randn(16, 1, 8, 8), torch.randint(0, 3, (16,))
-    paneboard.watch(model, client, optimizer=opt, every=2)
+    paneboard.watch(model, client, optimizer=opt, every=1, hist_every=2)
     truth = {}
     for step in range(1, 11):
         opt.zero_grad()

@@ -18,16 +18,21 @@ def _count(n: int) -> str:
 class ModelWatch:
     """Hooks on an optimizer's step: every `every` steps, norms and learning rates go to line panes.
 
+    Weight/gradient histograms cost about ten times more than the norms, so they are logged every `hist_every`
+    steps (default 10 × `every`, and at the first logged step), like TensorBoard users log histograms less often.
+
     In a distributed job only rank `rank` logs (default 0: DDP gradients are identical after all-reduce);
     rank="all" logs from every rank with traces labelled "host/rankN".
     """
 
     def __init__(self, model: Any, client: Any, optimizer: Any = None, every: int = 100, env: str | None = None,
                  max_layers: int = 20, sample: Any = None, prefix: str = "model", alerts: bool = True,
-                 rank: int | str = 0, histograms: int = 4,
+                 rank: int | str = 0, histograms: int = 4, hist_every: int | None = None,
                  feature_maps: list[str] | None = None) -> None:
         self.model, self.client, self.optimizer, self.env = model, client, optimizer, env
         self.every, self.prefix = max(int(every), 1), prefix
+        self.hist_every = max(int(hist_every), 1) if hist_every is not None else 10 * self.every
+        self._hist_logged = False
         self.steps = 0
         self._logged = False
         self.ri = rank_info()
@@ -100,7 +105,9 @@ class ModelWatch:
             lrs = [float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
             append_point(c, f"{p}_lr", env, step, lrs, [lab(f"group {i}") for i in range(len(lrs))],
                          "learning rate", "lr", by_name=sh)
-        if self._hist is not None and (not sh or self.ri.rank == 0):  # figures are per pane, not per trace
+        hist_due = step % self.hist_every == 0 or not self._hist_logged
+        if self._hist is not None and hist_due and (not sh or self.ri.rank == 0):  # one pane per layer, rank 0
+            self._hist_logged = True
             self._hist.log(step)
         if self._fmaps is not None and (not sh or self.ri.rank == 0):
             self._fmaps.log(step)
