@@ -41,6 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--only", choices=["dataloader", "monitor", "watch"], help="measure one hook alone")
     args = ap.parse_args()
     torch.set_num_threads(1)
     port, tmp = free_port(), tempfile.mkdtemp()
@@ -70,22 +71,27 @@ def main() -> None:
         plain_model, plain_opt = make()
         model, opt = make()
         plain_loader = DataLoader(ds, batch_size=32, shuffle=True)
-        loader = paneboard.watch_dataloader(DataLoader(ds, batch_size=32, shuffle=True), client, every=50)
-        mon = paneboard.SystemMonitor(client, interval=1.0)
-        w = paneboard.watch(model, client, optimizer=opt, every=100)
+        use = {args.only} if args.only else {"dataloader", "monitor", "watch"}
+        loader = DataLoader(ds, batch_size=32, shuffle=True)
+        if "dataloader" in use:
+            loader = paneboard.watch_dataloader(loader, client, every=50)
+        mon = paneboard.SystemMonitor(client, interval=1.0) if "monitor" in use else None
+        w = paneboard.watch(model, client, optimizer=opt, every=100) if "watch" in use else None
         run(plain_loader, plain_model, plain_opt, 100)  # warm-up, both paths
         run(loader, model, opt, 100)
         base, hooked = [], []
         for _ in range(args.rounds):
             base.append(run(plain_loader, plain_model, plain_opt, args.steps))
             hooked.append(run(loader, model, opt, args.steps))
-        w.unwatch()
-        mon.stop()
+        if w is not None:
+            w.unwatch()
+        if mon is not None:
+            mon.stop()
         client.flush(timeout=30)
         b, h = min(base), min(hooked)
         print(f"without hooks: {b * 1e3:.3f} ms/step   with hooks: {h * 1e3:.3f} ms/step   "
               f"ratio: {h / b:.3f}  (goal <= 1.02; best of {args.rounds} alternating rounds of {args.steps} steps; "
-              f"hooks: watch_dataloader(every=50) + SystemMonitor(1 s) + watch(model, every=100))")
+              f"hooks: {args.only or 'watch_dataloader(every=50) + SystemMonitor(1 s) + watch(model, every=100)'})")
         client.close_connection(timeout=5)
     finally:
         srv.terminate()
