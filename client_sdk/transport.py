@@ -6,6 +6,7 @@ import atexit
 import json
 import logging
 import os
+import sys
 import threading
 import time
 import uuid
@@ -68,6 +69,7 @@ class Transport(SenderMixin, SpoolingMixin):
         self._start()
 
     def _init_state(self) -> None:
+        self._exiting = False  # set by the atexit flush: no sender thread is started after it
         self.client_id = self._given_client_id or uuid.uuid4().hex
         path = self._spool_path
         if path is None and self._spool_dir is not False:
@@ -96,6 +98,11 @@ class Transport(SenderMixin, SpoolingMixin):
 
     def _start(self) -> None:
         self._stop = self._closed = False
+        if self._exiting or sys.is_finalizing():
+            # After our exit flush (e.g. a suspended watched-DataLoader loop finalized during shutdown logs its
+            # last window): Thread.start() would block forever there, so the events stay queued, unsent.
+            self._closed = True
+            return
         atexit.register(self._atexit)
         if self._thread is not None and self._thread.is_alive():
             return  # a closing sender that has not exited yet simply carries on
@@ -234,6 +241,7 @@ class Transport(SenderMixin, SpoolingMixin):
         return ok
 
     def _atexit(self) -> None:
+        self._exiting = True
         try:
             self.close(self.exit_timeout)
         except Exception:  # never fail the interpreter's exit

@@ -122,3 +122,33 @@ def test_alert_rows_of_two_processes_share_the_pane(server):
     assert "step 5" in rows and "step 9" in rows  # the second process's first row did not replace the first's
     a.close_connection(timeout=5)
     b.close_connection(timeout=5)
+
+
+EXIT_MID_EPOCH = """
+import sys, torch
+from torch.utils.data import DataLoader, TensorDataset
+import paneboard
+client = paneboard.Client(port=int(sys.argv[1]), env="exit_mid_epoch", spool_dir=False, exit_timeout=5)
+loader = paneboard.watch_dataloader(DataLoader(TensorDataset(torch.rand(640, 3), torch.randint(0, 4, (640,))),
+                                               batch_size=8), client, every=5)
+it = iter(loader)
+for _ in range(12):
+    next(it)  # the loop stops mid-epoch: the generator stays suspended until the interpreter finalizes it
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("server_up", [True, False])
+def test_a_script_leaving_a_watched_loader_mid_epoch_exits(server, server_up):
+    """Regression: finalizing the suspended loader at shutdown logged its last window, which restarted the
+    sender thread after the exit flush; Thread.start() blocks forever there, so the script never exited."""
+    import subprocess
+    import sys
+
+    port = server.port if server_up else 9  # 9: nothing listens (discard)
+    proc = subprocess.run([sys.executable, "-c", EXIT_MID_EPOCH, str(port)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and "done" in proc.stdout, proc.stderr[-2000:]
+    if server_up:
+        wait = server.get_json("/api/v1/envs/exit_mid_epoch/panes/data_wait_fraction")["data"]["traces"][0]
+        assert wait["x"][:2] == [5, 10]  # windows logged before the exit flush were delivered

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import sys
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -127,9 +128,12 @@ class WatchedLoader:
                 yield batch  # the loop body (compute) runs while we are suspended here
                 self._w_compute += perf() - handed
         finally:
-            if self._w_steps:
-                self._flush_window()
-            self._epoch_end(i)
+            # A loop left mid-epoch keeps this generator suspended until the interpreter finalizes it: by then
+            # nothing can be sent, and touching tensors during finalization can abort torch. Report only if alive.
+            if not sys.is_finalizing():
+                if self._w_steps:
+                    self._flush_window()
+                self._epoch_end(i)
 
     # -------------------------------------------------------------------------------- per batch
 
