@@ -110,6 +110,5 @@ def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: fl
            options: Mapping[str, str] | None = None) -> dict:
     out, n = stepped.render_index(store, pane)
     out["type"] = (pane.content or {}).get("type")
-    last = store.read_steps(pane, [n - 1]) if n else []
-    out["latest"] = render_record(last[0]) if last else None
+    out["latest"] = stepped.latest(store, pane, n, render_record)
     return out

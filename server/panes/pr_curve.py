@@ -58,6 +58,5 @@ def render_record(row: StepRow) -> dict:
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
            options: Mapping[str, str] | None = None) -> dict:
     out, n = stepped.render_index(store, pane)
-    last = store.read_steps(pane, [n - 1]) if n else []
-    out["latest"] = render_record(last[0]) if last else None
+    out["latest"] = stepped.latest(store, pane, n, render_record)
     return out

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import io
 import math
 
@@ -16,6 +14,7 @@ from ..deltas import Deltas
 from ..events import Command, EventError
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .image import decode_base64
 
 KINDS = ("projector",)
 UPDATE_MODES = ("replace",)  # an embedding is replaced whole (a new step is a new pane: projector/<tag>/<step>)
@@ -23,17 +22,6 @@ MAX_POINTS = 1_000_000
 MAX_DIMS = 10_000
 MAX_COLUMNS = 100
 MAX_SPRITE_PX = 8192  # TensorBoard's projector limit on the sprite's side
-
-
-def _b64(value: object, what: str, max_bytes: int) -> bytes:
-    if not isinstance(value, str):
-        raise EventError(f"projector: {what}.data must be a base64 string")
-    if len(value) > max_bytes * 4 // 3 + 4:
-        raise EventError(f"projector: {what}.data is larger than {max_bytes} bytes")
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise EventError(f"projector: {what}.data is not valid base64 ({exc})") from None
 
 
 def _count(value: object, what: str, low: int, high: int) -> int:
@@ -57,7 +45,7 @@ def _matrix(raw: object) -> tuple[int, int, bytes]:
         size = len(text) // 4 * 3 - len(text[-2:]) + len(text[-2:].rstrip("="))
         if size != need:
             raise EventError(f"projector: matrix.data has {size} bytes; shape {n}×{d} of float32 needs {need}")
-    data = _b64(text, "matrix", need)
+    data = decode_base64(text, "projector: matrix", need)
     if len(data) != need:
         raise EventError(f"projector: matrix.data has {len(data)} bytes; shape {n}×{d} of float32 needs {need}")
     bad = ~np.isfinite(np.frombuffer(data, dtype="<f4").reshape(n, d)).all(axis=1)
@@ -95,7 +83,7 @@ def _sprite(raw: object, n: int) -> tuple[bytes, list[int], list[int]] | None:
         raise EventError(f"projector: sprite.single_image_dim must be [w, h]; got {dim!r}")
     w = _count(dim[0], "sprite.single_image_dim w", 1, MAX_SPRITE_PX)
     h = _count(dim[1], "sprite.single_image_dim h", 1, MAX_SPRITE_PX)
-    data = _b64(raw.get("data"), "sprite", 64 * 1024 * 1024)
+    data = decode_base64(raw.get("data"), "projector: sprite", 64 * 1024 * 1024)
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt, (width, height) = img.format, img.size

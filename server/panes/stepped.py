@@ -10,7 +10,7 @@ import numpy as np
 
 from ..deltas import Deltas
 from ..events import Command, EventError
-from ..store import PaneRecord, Store, StoreTx
+from ..store import PaneRecord, StepRow, Store, StoreTx
 from .common import merged_opts, title_of
 
 UPDATE_MODES = ("append",)
@@ -110,6 +110,12 @@ def render_index(store: Store, pane: PaneRecord) -> tuple[dict, int]:
     ints = np.all(steps == np.round(steps)) if len(steps) else True
     step_list = steps.astype(np.int64).tolist() if ints else steps.tolist()
     return {"count": len(steps), "steps": step_list, "walls": walls.tolist()}, len(steps)
+
+
+def latest(store: Store, pane: PaneRecord, n: int, render_record: Callable[[StepRow], dict]) -> dict | None:
+    """The newest of a pane's n records, rendered (None for an empty pane)."""
+    rows = store.read_steps(pane, [n - 1]) if n else []
+    return render_record(rows[0]) if rows else None
 
 
 def int_option(options: Mapping[str, str] | None, key: str, default: int, hi: int) -> int:
