@@ -220,3 +220,26 @@ def test_live_points_and_new_runs(server, tab):
     time.sleep(0.2)
     assert tab.js("() => [...document.querySelectorAll('.sc-section')].map(s => s.dataset.section)") == ["opt", "train"]
     assert tab.errors == []
+
+
+def test_custom_scalars_layout_adds_multiline_and_margin_charts(server, tab):
+    x = [0.0, 1.0, 2.0]
+    events = [{"op": "set", "env": "sc_cs", "win": w, "kind": "line", "t": T0, "opts": {"title": w},
+               "traces": [{"name": None, "x": x, "y": ys}]}
+              for w, ys in (("loss/train", [3, 2, 1]), ("loss/val", [4, 3, 2]), ("acc/train", [0, 1, 1]),
+                            ("m/mid", [1, 1, 1]), ("m/lo", [0, 0, 0]), ("m/hi", [2, 2, 2]))]
+    events.append({"op": "custom_scalars", "env": "sc_cs", "layout": {
+        "Losses": {"both": ["Multiline", ["loss/.*", "nope[("]]},  # an invalid regex matches nothing
+        "Bands": {"mid": ["Margin", ["m/mid", "m/lo", "m/hi"]]}}})
+    assert http(server, "POST", "/api/v1/events", {"events": events})["errors"] == []
+    tab.open(f"{server.url}/scalars?envs=sc_cs")
+    wait_traces(tab, "custom: Losses/both", 4)  # loss/train and loss/val (raw + smoothed each), not acc/train
+    labels = tab.js(f"() => {CARD.format(tag='custom: Losses/both')}.data.map(s => s.name)")
+    assert [n for n in labels if "(raw)" not in n] == ["sc_cs · loss/train", "sc_cs · loss/val"]
+    wait_traces(tab, "custom: Bands/mid", 6)
+    margin = tab.js(f"() => {CARD.format(tag='custom: Bands/mid')}.data.filter(s => s.meta.role === 'smoothed')"
+                    ".map(s => s.name)")
+    assert margin == ["sc_cs · value", "sc_cs · lower", "sc_cs · upper"]
+    sections = tab.js("() => [...document.querySelectorAll('.sc-section')].map(s => s.dataset.section)")
+    assert {"custom: Bands", "custom: Losses", "loss", "m"} <= set(sections)
+    assert tab.errors == []

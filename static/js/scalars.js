@@ -2,6 +2,7 @@
 import * as api from "./api.js";
 import { h } from "./dom.js";
 import { loadPlotly } from "./panes/xy.js";
+import { customPanes, loadLayouts } from "./custom_scalars.js";
 import { regexMatcher, robustRange, smooth } from "./smoothing.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -237,6 +238,16 @@ export function scalarsPage({ connect, points, notice }) {
   }
 
   // ---- data
+  // Custom-scalars layouts live in each run's meta and change rarely: read again when the runs change, or after 5 s.
+  let layoutCache = { key: null, at: 0, layout: {} };
+  async function layoutsOf(shown) {
+    const key = shown.join("\n");
+    if (key !== layoutCache.key || Date.now() - layoutCache.at > 5000) {
+      layoutCache = { key, at: Date.now(), layout: await loadLayouts(shown) };
+    }
+    return layoutCache.layout;
+  }
+
   let fetchSeq = 0; // a (re)connect's load and a live refresh may overlap: only the newest read is drawn
   async function fetchCharts() {
     const seq = ++fetchSeq;
@@ -256,6 +267,7 @@ export function scalarsPage({ connect, points, notice }) {
           + `&points=${points | 0}&walls=1`) : { panes: [] };
       }
     }
+    if (shown.length) next = { ...next, panes: [...(next.panes || []), ...customPanes(next.panes || [], await layoutsOf(shown))] };
     if (seq !== fetchSeq) return;
     res = next;
     await redraw();
