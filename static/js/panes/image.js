@@ -5,6 +5,18 @@ import { reportKeys, sendEvent } from "./visdom_events.js";
 
 const SMALL = 256; // images narrower than this are scaled up by an integer factor, pixelated (MNIST-sized grids)
 
+/** Give `img` its natural size; small pictures are scaled up by an integer factor, pixelated (MNIST grids). */
+export function sizeImage(img, width, height) {
+  const w = Number(width) || 0;
+  const h = Number(height) || 0;
+  if (!(w > 0 && h > 0)) return;
+  img.width = w;
+  img.height = h;
+  const k = w < SMALL ? Math.max(1, Math.floor(SMALL / w)) : 1;
+  img.style.width = k > 1 ? `${w * k}px` : "";
+  img.classList.toggle("pixelated", k > 1);
+}
+
 export function render(el, pane, ctx) {
   const fig = document.createElement("figure");
   fig.className = "image-pane";
@@ -60,15 +72,7 @@ export function render(el, pane, ctx) {
 
   function show(p, d, fromSlider) {
     const src = typeof d.src === "string" && d.src ? (/^(data|blob):/.test(d.src) ? d.src : ctx.url(d.src)) : "";
-    const w = Number(d.width) || 0;
-    const h = Number(d.height) || 0;
-    if (w > 0 && h > 0) {
-      img.width = w;
-      img.height = h;
-      const k = w < SMALL ? Math.max(1, Math.floor(SMALL / w)) : 1;
-      img.style.width = k > 1 ? `${w * k}px` : "";
-      img.classList.toggle("pixelated", k > 1);
-    }
+    sizeImage(img, d.width, d.height);
     if (src && img.getAttribute("src") !== src) img.src = src;
     const c = fromSlider ? d.caption : p.opts && p.opts.caption;
     const caption = c != null ? String(c) : "";
@@ -76,6 +80,8 @@ export function render(el, pane, ctx) {
     cap.textContent = caption;
     cap.hidden = !caption;
     img.alt = caption || p.title || p.win || "image";
+    const w = Number(d.width) || 0;
+    const h = Number(d.height) || 0;
     ctx.setInfo(w && h ? `${w}×${h}` : "", d.mime || "");
   }
 

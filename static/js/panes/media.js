@@ -1,7 +1,7 @@
 // panes/media.js — media panes (TensorBoard images, audio, text per step): the record at the slider's step, newest by default.
+import { sizeImage } from "./image.js";
 import { stepper } from "./stepper.js";
 
-const SMALL = 256; // images narrower than this are scaled up by an integer factor, pixelated (as panes/image.js)
 
 export function render(el, pane, ctx) {
   const box = document.createElement("figure");
@@ -46,15 +46,7 @@ export function render(el, pane, ctx) {
     const type = rec.type || pane.data?.type || "image";
     const m = element(type);
     if (type === "image") {
-      const w = Number(rec.width) || 0;
-      const h = Number(rec.height) || 0;
-      if (w > 0 && h > 0) {
-        m.width = w;
-        m.height = h;
-        const k = w < SMALL ? Math.max(1, Math.floor(SMALL / w)) : 1;
-        m.style.width = k > 1 ? `${w * k}px` : "";
-        m.classList.toggle("pixelated", k > 1);
-      }
+      sizeImage(m, rec.width, rec.height);
       const src = srcOf(rec);
       if (m.getAttribute("src") !== src) m.src = src;
       m.alt = rec.caption ? String(rec.caption) : `step ${rec.step}`;
