@@ -104,8 +104,7 @@ def quantiles(data: dict) -> list[float | None]:
 
 def render_record(row: StepRow) -> dict:
     data = row.data or {}
-    return {"index": row.idx, "step": stepped.step_number(row.step), "wall": row.wall,
-            **{k: data.get(k) for k in _STATS}, "buckets": buckets(data)}
+    return {**stepped.record_head(row), **{k: data.get(k) for k in _STATS}, "buckets": buckets(data)}
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
@@ -116,6 +115,6 @@ def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: fl
     dist_idx = stepped.spread(n, min(budget, MAX_DISTRIBUTION))
     rows = {r.idx: r for r in store.read_steps(pane, sorted(set(shown) | set(dist_idx)))}
     out["histograms"] = [render_record(rows[i]) for i in shown if i in rows]
-    out["distribution"] = [{"index": i, "step": stepped.step_number(rows[i].step), "wall": rows[i].wall,
-                            "q": quantiles(rows[i].data or {})} for i in dist_idx if i in rows]
+    out["distribution"] = [{**stepped.record_head(rows[i]), "q": quantiles(rows[i].data or {})}
+                            for i in dist_idx if i in rows]
     return out

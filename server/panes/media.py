@@ -97,7 +97,7 @@ def _html(data: dict) -> str:
 
 def render_record(row: StepRow) -> dict:
     data = row.data or {}
-    out = {"index": row.idx, "step": stepped.step_number(row.step), "wall": row.wall, "type": data.get("type")}
+    out = {**stepped.record_head(row), "type": data.get("type")}
     if data.get("type") == "text":
         out.update(html=_html(data), format=data.get("format"))
     else:

@@ -51,8 +51,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
 
 def render_record(row: StepRow) -> dict:
     data = row.data or {}
-    return {"index": row.idx, "step": stepped.step_number(row.step), "wall": row.wall,
-            **{k: data.get(k) for k in (*FIELDS, "thresholds")}}
+    return {**stepped.record_head(row), **{k: data.get(k) for k in (*FIELDS, "thresholds")}}
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,

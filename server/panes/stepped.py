@@ -131,5 +131,10 @@ def int_option(options: Mapping[str, str] | None, key: str, default: int, hi: in
     return value
 
 
+def record_head(row: StepRow) -> dict:
+    """The fields every rendered record starts with: its index, step and wall time."""
+    return {"index": row.idx, "step": step_number(row.step), "wall": row.wall}
+
+
 def step_number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
