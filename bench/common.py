@@ -21,6 +21,22 @@ os.environ.setdefault("NO_PROXY", "127.0.0.1,localhost")
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+def paced(n: int, rate: float, call: Callable[[int], Any]) -> tuple[list[float], float]:
+    """call(i) for i < n at `rate` per second; returns each call's start time (perf_counter) and seconds taken.
+
+    Sleeps, never spins: a spinning caller would starve the SDK's and the reader's threads of the GIL.
+    """
+    sent = [0.0] * n
+    t0 = time.perf_counter()
+    for i in range(n):
+        delay = t0 + i / rate - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        sent[i] = time.perf_counter()
+        call(i)
+    return sent, time.perf_counter() - t0
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -20,7 +20,7 @@ import numpy as np
 import paneboard
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import free_port, start_server  # noqa: E402,F401  (free_port: re-exported for older imports)
+from common import free_port, paced, start_server  # noqa: E402,F401  (free_port: re-exported for older imports)
 
 
 def call_cost(port: int, n: int) -> dict:
@@ -87,7 +87,6 @@ def live_latency(port: int, rate: float, seconds: float) -> dict:
     client.line(X=[-1], Y=[0.0], win="w")
     client.flush(timeout=30)
     n = int(rate * seconds)
-    sent = np.zeros(n)
     arrived = np.full(n, np.nan)
     ws = connect(f"ws://127.0.0.1:{port}/ws", open_timeout=10, compression=None).__enter__()
     ws.send(json.dumps({"subscribe": env}))
@@ -110,15 +109,8 @@ def live_latency(port: int, rate: float, seconds: float) -> dict:
 
     th = threading.Thread(target=reader, daemon=True)
     th.start()
-    t0 = time.perf_counter()
-    for i in range(n):
-        # Sleep, never spin: a spinning caller would starve the SDK's and the reader's threads of the GIL.
-        delay = t0 + i / rate - time.perf_counter()
-        if delay > 0:
-            time.sleep(delay)
-        sent[i] = time.perf_counter()
-        client.line(X=[i], Y=[1.0], win="w", update="append")
-    t_sent = time.perf_counter() - t0
+    times, t_sent = paced(n, rate, lambda i: client.line(X=[i], Y=[1.0], win="w", update="append"))
+    sent = np.array(times)
     th.join(timeout=30)
     ws.close()
     client.close_connection(timeout=10)

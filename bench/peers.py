@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import has_module, start_tensorboard, stop, timed_get, tree_rss_mb
+from common import has_module, paced, start_tensorboard, stop, timed_get, tree_rss_mb
 
 TB_TAG, TB_RUN = "loss", "run1"
 
@@ -97,15 +97,9 @@ def visdom_live(port: int, rate: float, seconds: float) -> dict[str, Any]:
 
     th = threading.Thread(target=reader, daemon=True)
     th.start()
-    sent = np.zeros(n)
-    t0 = time.perf_counter()
-    for i in range(n):
-        delay = t0 + i / rate - time.perf_counter()
-        if delay > 0:
-            time.sleep(delay)
-        sent[i] = time.perf_counter()
-        vis.line(X=np.array([i]), Y=np.array([1.0]), win="w", update="append")
-    achieved = n / (time.perf_counter() - t0)
+    times, took = paced(n, rate, lambda i: vis.line(X=np.array([i]), Y=np.array([1.0]), win="w", update="append"))
+    sent = np.array(times)
+    achieved = n / took
     th.join(timeout=30)
     ws.close()
     lat = (np.array(arrived[:n]) - sent[:len(arrived)]) * 1e3
