@@ -111,3 +111,28 @@ def test_three_jobs_survive_two_kill_9_restarts_without_gaps_or_duplicates(tmp_p
         for job in jobs:
             job.kill()
         srv.stop()
+
+
+_BACKLOG_RSS = """
+import paneboard
+def rss_kb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4
+client = paneboard.Client(server="http://127.0.0.1", port={port}, env="mem", spool_dir=False, max_queue=50_000)
+client.line(X=[0], Y=[0.0], win="w")
+before = rss_kb()
+for i in range(40_000):
+    client.line(X=[i], Y=[0.5], win="w", update="append")
+print(rss_kb() - before, client.transport.pending_count())
+"""
+
+
+def test_a_backlog_of_queued_events_costs_memory_in_proportion_to_their_size(tmp_path):
+    # While the server is away every call stays queued. Each event is ~180 bytes of JSON; keeping the
+    # encoder's whole output buffer instead used a page per event (40k events: ~160 MB, was a fault per call).
+    port = ServerProcess(db=tmp_path / "unused.db").port  # a free port nobody listens on
+    out = subprocess.run([sys.executable, "-c", _BACKLOG_RSS.replace("{port}", str(port))], capture_output=True,
+                         text=True, timeout=120, check=True).stdout.split()
+    grown_kb, pending = int(out[0]), int(out[1])
+    assert pending == 40_001
+    assert grown_kb < 40_000 * 0.5, f"40k queued events grew RSS by {grown_kb / 1024:.0f} MB"
