@@ -91,10 +91,11 @@ def serve(settings: Settings) -> int:
         print(f"demo: streaming into {url}env/demo", flush=True)
         threading.Thread(target=start_demo_when_ready, args=(settings,), daemon=True, name="demo").start()
     # Ingest allocates many short-lived containers per event. Freezing the start-up heap (modules,
-    # SQLAlchemy) keeps full collections from rescanning it, and a larger first generation makes
-    # collections rarer; measured here: JSON decoding of a batch took half the time.
+    # SQLAlchemy) keeps full collections from rescanning it. A first generation of 100k makes collections
+    # rare, and one then finds little alive: commands waiting for the writer are freed by refcount, not GC
+    # (20k: 3.2 µs of GC per ingested event; 100k with batches decoded under jsonio.gc_paused: 0.4 µs).
     gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
+    gc.set_threshold(100_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
                             ws_max_size=settings.max_request_bytes)

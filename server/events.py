@@ -16,7 +16,7 @@ class EventError(ValueError):
     """An event that cannot be applied; the message is reported to its producer."""
 
 
-@dataclass
+@dataclass(slots=True)  # no per-instance __dict__: half the objects the garbage collector tracks per event
 class Command:
     """One validated change, ready for the writer thread."""
 

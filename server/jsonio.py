@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -27,3 +30,20 @@ def loads(data: str | bytes) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         return json.loads(data)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (decoding and parsing one ingest batch).
+
+    A batch of 2,000 events decodes into ~15 containers each, all alive until parsed, so collections that start
+    meanwhile scan them all and find nothing (decoded JSON has no cycles): measured 3 µs of GC per event, more
+    than the decoding. Dropped before the block ends, they never reach a collection at all.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

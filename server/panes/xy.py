@@ -18,7 +18,7 @@ UPDATE_MODES = ("append", "replace", "remove")
 MAX_POINTS_PER_EVENT = 20_000_000
 
 
-@dataclass
+@dataclass(slots=True)  # no per-instance __dict__: half the objects the garbage collector tracks per event
 class TraceData:
     name: str | None
     x: np.ndarray

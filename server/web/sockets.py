@@ -86,11 +86,16 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     pump_task = asyncio.create_task(pump())
     try:
         while (frame := await ws.receive()) is not None:
-            try:
-                msg = jsonio.loads(frame)
-            except ValueError as exc:
-                say({"error": f"frame is not valid JSON: {exc}"})
-                continue
+            job = None
+            with jsonio.gc_paused():
+                try:
+                    msg = jsonio.loads(frame)
+                except ValueError as exc:
+                    say({"error": f"frame is not valid JSON: {exc}"})
+                    continue
+                if isinstance(msg, dict) and "hello" not in msg and isinstance(msg.get("batch"), list):
+                    job = _batch_job(msg["batch"], client_id, loop, outbox, slots)
+                    msg = None  # the decoded events die here, before collections resume
             if isinstance(msg, dict) and "hello" in msg:
                 hello = msg["hello"] if isinstance(msg["hello"], dict) else {}
                 cid = hello.get("client")
@@ -101,11 +106,10 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
                 say({"welcome": {"server": "paneboard", "version": __version__, "last_seq": last}})
                 continue
-            if not isinstance(msg, dict) or not isinstance(msg.get("batch"), list):
+            if job is None:
                 say({"error": 'expected {"hello": ...} or {"batch": [...]}'})
                 continue
-            await slots.acquire()
-            job = _batch_job(msg["batch"], client_id, loop, outbox, slots)
+            await slots.acquire()  # released by the batch's ack: bounds the batches waiting for the writer
             services.writer.submit(job)
             if services.stall is not None:
                 services.stall.batch(conn, {cmd.env for cmd in job.commands})
