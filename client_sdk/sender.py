@@ -248,9 +248,13 @@ class SenderMixin:
                 while infl and infl[0].last_s <= s:
                     infl.popleft()
                 self._cond.notify_all()
-                wake, self._idle = self._idle, False
+                # Wake an idle sender only for queued events that waited for this window slot; with nothing
+                # queued the next put() wakes it (a wake per ack cost a thread switch and GIL hand-off each).
+                wake = self._idle and bool(self._queue)
+                if wake:
+                    self._idle = False
             if wake:
-                self._wake.set()  # a window slot opened
+                self._wake.set()
             for err in m.get("errors") or ():
                 if isinstance(err, dict):
                     log.warning("paneboard: server rejected event s=%s: %s", err.get("s"), err.get("error"))

@@ -64,6 +64,7 @@ class Transport(SenderMixin, SpoolingMixin):
         self.window = window  # unacked batches allowed in flight (pipelining bound)
         self.max_event_bytes = max_event_bytes
         self.linger = linger
+        self._local = threading.local()  # .deferred: this thread's puts do not wake the sender (see deferred())
         self._init_state()
         _LIVE.add(self)
         self._start()
@@ -151,11 +152,20 @@ class Transport(SenderMixin, SpoolingMixin):
                 self._dropped_total += 1
                 self._cond.notify_all()
             q.append((s, data))
-            wake = self._idle
-            self._idle = False
+            wake = self._idle and not getattr(self._local, "deferred", False)
+            if wake:
+                self._idle = False
         if wake:
             self._wake.set()
         return s
+
+    def deferred(self) -> _Deferred:
+        """Context: events put inside it ride the next batch instead of waking the sender (sent within ~1 s).
+
+        For the training hooks' telemetry: each wake-up costs the training thread a few GIL hand-offs and thread
+        switches (~0.5 ms per send on a small VM, 1.6% of a 0.75 ms step when a window was sent every 50 steps).
+        """
+        return _Deferred(self._local)
 
     def pending_events(self) -> list[dict[str, Any]]:
         """Decoded copies of every event not yet acknowledged, oldest first (for tests and diagnostics)."""
@@ -192,6 +202,7 @@ class Transport(SenderMixin, SpoolingMixin):
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every event enqueued before this call is acked; False on timeout. Never raises."""
         try:
+            self._wake.set()  # deferred events wait for no timer now
             with self._cond:
                 target = self._seq
                 if self._done_locked(target):
@@ -250,3 +261,20 @@ class Transport(SenderMixin, SpoolingMixin):
             self.close(self.exit_timeout)
         except Exception:  # never fail the interpreter's exit
             pass
+
+
+class _Deferred:
+    """Transport.deferred(): marks the calling thread's puts as not urgent (re-entrant)."""
+
+    __slots__ = ("_local", "_prev")
+
+    def __init__(self, local: threading.local) -> None:
+        self._local = local
+        self._prev = False
+
+    def __enter__(self) -> None:
+        self._prev = getattr(self._local, "deferred", False)
+        self._local.deferred = True
+
+    def __exit__(self, *exc: object) -> None:
+        self._local.deferred = self._prev

@@ -136,3 +136,30 @@ def test_a_backlog_of_queued_events_costs_memory_in_proportion_to_their_size(tmp
     grown_kb, pending = int(out[0]), int(out[1])
     assert pending == 40_001
     assert grown_kb < 40_000 * 0.5, f"40k queued events grew RSS by {grown_kb / 1024:.0f} MB"
+
+
+def test_deferred_telemetry_waits_for_the_sender_tick_or_a_flush_and_arrives_once(server):
+    client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="deferred", spool_dir=False)
+    client.line(X=[0], Y=[0.0], win="w")
+    assert client.flush(timeout=10)
+    with client.transport.deferred():  # what the training hooks log: no wake-up of the sender per call
+        client.line(X=[1], Y=[1.0], win="w", update="append")
+    time.sleep(0.2)
+    assert client.transport.pending_count() == 1, "a deferred event woke the sender"
+    deadline = time.monotonic() + 5  # the sender's idle tick (1 s) takes it without any flush
+    while client.transport.pending_count() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert client.transport.pending_count() == 0
+    with client.transport.deferred():
+        client.line(X=[2], Y=[2.0], win="w", update="append")
+    client.line(X=[3], Y=[3.0], win="w", update="append")  # an ordinary call still goes at once, taking it along
+    t0 = time.monotonic()
+    assert client.flush(timeout=10)
+    assert time.monotonic() - t0 < 0.9
+    with client.transport.deferred():
+        client.line(X=[4], Y=[4.0], win="w", update="append")
+    t0 = time.monotonic()
+    assert client.flush(timeout=10)  # flush() does not wait for the tick either
+    assert time.monotonic() - t0 < 0.9
+    assert xs_of(server, "deferred", "w") == [0.0, 1.0, 2.0, 3.0, 4.0]
+    client.close_connection(timeout=5)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -33,16 +34,31 @@ def contained(key: str, default: Any = None) -> Callable[[F], F]:
     return deco
 
 
+def deferred(client: Any) -> contextlib.AbstractContextManager:
+    """Telemetry context: the client's calls inside ride its next batch (within ~1 s) instead of waking its sender
+    at once; alerts stay outside it. A no-op for clients without a paneboard transport."""
+    transport = getattr(client, "transport", None)
+    return transport.deferred() if hasattr(transport, "deferred") else contextlib.nullcontext()
+
+
 def append_point(client: Any, win: str, env: str | None, x: float, values: Sequence[float],
                  names: Sequence[str], title: str, ylabel: str = "", xlabel: str = "step",
                  by_name: bool = False) -> None:
     """Append one x with one y per named trace to line pane `win` (one event, or one per trace when by_name)."""
     if not values:
         return
+    with deferred(client):
+        _append(client, win, env, x, values, names, title, ylabel, xlabel, by_name)
+
+
+def _append(client: Any, win: str, env: str | None, x: float, values: Sequence[float], names: Sequence[str],
+            title: str, ylabel: str, xlabel: str, by_name: bool) -> None:
     if by_name:  # several processes share the pane: match traces by name, not by position (Visdom's default)
         opts = {"title": title, "xlabel": xlabel, "ylabel": ylabel}
         for v, n in zip(values, names, strict=True):
             client.line(Y=[float(v)], X=[float(x)], win=win, env=env, update="append", name=n, opts=opts)
         return
-    client.line(Y=[[float(v) for v in values]], X=[float(x)], win=win, env=env, update="append",
-                opts={"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel})
+    opts = {"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel}
+    # One value: a flat Y takes the SDK's no-numpy fast path (about 3 µs instead of 25 for Y=[[v]]).
+    y = [float(values[0])] if len(values) == 1 else [[float(v) for v in values]]
+    client.line(Y=y, X=[float(x)], win=win, env=env, update="append", opts=opts)

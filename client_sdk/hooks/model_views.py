@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._util import contained, warn_once
+from ._util import contained, deferred, warn_once
 
 
 def _safe(name: str) -> str:
@@ -101,18 +101,19 @@ class FeatureMaps:
                 self.model.train(was_training)
                 for h in handles:
                     h.remove()
-        for name, mod in self.modules:
-            w = getattr(mod, "weight", None)
-            if w is not None and w.ndim == 4:
-                k = w.detach()[: self.max_maps].float().cpu().numpy()
-                k = k if k.shape[1] == 3 else k[:, :1]  # RGB kernels as colour, else each kernel's first input
-                self.client.images(_tiles(k), nrow=8, win=f"{self.prefix}_kernels_{_safe(name)}", env=self.env,
-                                   opts={"title": f"kernels: {name}", "caption": f"step {step:g}"})
-            out = outs.get(name)
-            if out is not None and out.ndim == 4:
-                maps = out[0, : self.max_maps, None].float().cpu().numpy()
-                self.client.images(_tiles(maps), nrow=8, win=f"{self.prefix}_fmap_{_safe(name)}", env=self.env,
-                                   opts={"title": f"feature maps: {name}", "caption": f"step {step:g}"})
+        with deferred(self.client):
+            for name, mod in self.modules:
+                w = getattr(mod, "weight", None)
+                if w is not None and w.ndim == 4:
+                    k = w.detach()[: self.max_maps].float().cpu().numpy()
+                    k = k if k.shape[1] == 3 else k[:, :1]  # RGB kernels as colour, else each kernel's first input
+                    self.client.images(_tiles(k), nrow=8, win=f"{self.prefix}_kernels_{_safe(name)}", env=self.env,
+                                       opts={"title": f"kernels: {name}", "caption": f"step {step:g}"})
+                out = outs.get(name)
+                if out is not None and out.ndim == 4:
+                    maps = out[0, : self.max_maps, None].float().cpu().numpy()
+                    self.client.images(_tiles(maps), nrow=8, win=f"{self.prefix}_fmap_{_safe(name)}", env=self.env,
+                                       opts={"title": f"feature maps: {name}", "caption": f"step {step:g}"})
 
     @staticmethod
     def _grab(name: str, outs: dict[str, Any]) -> Any:
