@@ -14,6 +14,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,6 +95,23 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Any]:
+    """The in-process layer: a Flask test client over real services on a temp SQLite file.
+
+    test_api.py overrides it to run the same tests on SQLite and PostgreSQL.
+    """
+    from paneboard.server.app import create_app
+    from paneboard.server.services import Services
+    from paneboard.server.settings import Settings
+
+    settings = Settings(db=str(tmp_path / "api.db"))
+    svc = Services.open(settings)
+    svc.start()
+    yield create_app(settings, svc).test_client()
+    svc.stop()
 
 
 @pytest.fixture(autouse=True)

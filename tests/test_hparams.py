@@ -4,19 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from paneboard.server.app import create_app
-from paneboard.server.services import Services
-from paneboard.server.settings import Settings
-
-
-@pytest.fixture
-def api(tmp_path):
-    settings = Settings(db=str(tmp_path / "hparams.db"))
-    svc = Services.open(settings)
-    svc.start()
-    yield create_app(settings, svc).test_client()
-    svc.stop()
-
 
 def events(api, *evs) -> dict:
     r = api.post("/api/v1/events", json={"events": list(evs)})

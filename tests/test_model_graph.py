@@ -8,9 +8,6 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 from paneboard.graph_trace import trace_model_graph  # noqa: E402
-from paneboard.server.app import create_app  # noqa: E402
-from paneboard.server.services import Services  # noqa: E402
-from paneboard.server.settings import Settings  # noqa: E402
 from paneboard.server.tb_graphdef import GraphDefError, graph_from_graphdef  # noqa: E402
 
 HIDDEN_OPS = {"prim::Constant", "prim::GetAttr", "prim::ListConstruct", "prim::TupleConstruct"}
@@ -137,15 +134,6 @@ def test_graphdef_reader_rejects_garbage():
 
 
 # ------------------------------------------------------------------------------------------ the pane, via the API
-
-@pytest.fixture
-def api(tmp_path):
-    settings = Settings(db=str(tmp_path / "graph.db"))
-    svc = Services.open(settings)
-    svc.start()
-    yield create_app(settings, svc).test_client()
-    svc.stop()
-
 
 def send(api, graph, win="graph") -> dict:
     r = api.post("/api/v1/events", json={"events": [{"op": "set", "env": "g", "win": win, "kind": "model_graph",
