@@ -13,6 +13,7 @@ from typing import Any
 
 from ._util import contained, log
 from .dist import rank_info
+from .stall import StallDetector
 
 ALERTS_WIN = "alerts"
 _registry: weakref.WeakKeyDictionary[Any, Alerts] = weakref.WeakKeyDictionary()
@@ -36,10 +37,14 @@ class Alerts:
         self.fired: dict[str, int] = {}           # kind -> how many times the rule triggered
         self._last_row: dict[str, float] = {}     # kind -> monotonic time of its last pane row (cooldown)
         self._losses: deque[float] = deque(maxlen=200)
-        self._beats: dict[str, tuple[float, deque[float]]] = {}  # source -> (last beat, recent intervals)
+        # Step sources of the stall watchdog: counts of beat() calls, and hooks' own step counters it reads
+        self._counts: dict[str, int] = {}
+        self._tracked: dict[str, tuple[weakref.ref, str]] = {}  # key -> (owner, name of its step attribute)
+        self._detector = StallDetector()
+        self._pauses = 0
+        self._paused_counts: dict[str, int] = {}  # the counts at the last pause(): the watchdog's new baseline
         self._last_step: Any = None
         self._stalled = False
-        self._paused = True
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._watchdog: threading.Thread | None = None
@@ -131,46 +136,68 @@ class Alerts:
     # ---------------------------------------------------------------------------------- watchdog
 
     def beat(self, source: str, step: Any = None) -> None:
-        """A training step happened (from `source`): feeds the stall watchdog, started on the first beat."""
-        now = time.monotonic()
-        last, ivs = self._beats.get(source, (None, None))
-        if ivs is None:
-            ivs = deque(maxlen=50)
-        elif last is not None:
-            ivs.append(now - last)
-        self._beats[source] = (now, ivs)
-        self._last_step = step if step is not None else self._last_step
-        self._paused = False
-        if self._stalled:
-            self._stalled = False
+        """A training step happened (from `source`, e.g. "loss"): counts it for the stall watchdog (started on the
+        first beat), which reads the counts every tick; nothing is timed here."""
+        self._counts[source] = self._counts.get(source, 0) + 1
+        if step is not None:
+            self._last_step = step
         if self._watchdog is None:
-            self._watchdog = threading.Thread(target=self._watch, name="paneboard-stall-watchdog", daemon=True)
-            self._watchdog.start()
+            self._start_watchdog()
+
+    def track(self, source: str, owner: Any, attr: str) -> None:
+        """Make `owner.<attr>`, a step count the owner keeps anyway, a step source: the watchdog reads it every
+        tick, so the training hooks cost the training thread nothing per step. Held weakly."""
+        self._tracked[f"{source}#{id(owner)}"] = (weakref.ref(owner), attr)
+        if self._watchdog is None:
+            self._start_watchdog()
 
     def pause(self) -> None:
-        """Stop expecting steps (end of an epoch or of training) until the next beat; drops interval history."""
-        self._paused = True
-        self._beats = {k: (None, ivs) for k, (_, ivs) in self._beats.items()}
+        """Stop expecting steps (end of an epoch or of training) until some source moves again."""
+        counts = self._read_counts()
+        with self._lock:
+            self._pauses += 1
+            self._paused_counts = counts
 
     def stall_threshold(self) -> float | None:
         """Seconds of silence that count as a stall, from the slowest source's median step interval."""
-        meds = [statistics.median(ivs) for _, ivs in list(self._beats.values()) if len(ivs) >= 5]
-        return max(self.stall_factor * max(meds), self.min_stall_s) if meds else None
+        return self._detector.threshold(self.stall_factor, self.min_stall_s)
+
+    def _read_counts(self) -> dict[str, int]:
+        counts = dict(self._counts)
+        for key, (ref, attr) in list(self._tracked.items()):
+            owner = ref()
+            if owner is None:
+                self._tracked.pop(key, None)
+            else:
+                counts[key] = int(getattr(owner, attr))
+        return counts
+
+    def _start_watchdog(self) -> None:
+        with self._lock:
+            if self._watchdog is not None:
+                return
+            self._watchdog = threading.Thread(target=self._watch, name="paneboard-stall-watchdog", daemon=True)
+        self._watchdog.start()
 
     def _watch(self) -> None:
+        det, pauses = self._detector, 0
         while not self._stop.wait(0.05 if self.min_stall_s < 1 else 0.5):
             try:
-                if self._paused or self._stalled:
-                    continue
-                thr = self.stall_threshold()
-                lasts = [t for t, _ in list(self._beats.values()) if t is not None]
-                if thr is None or not lasts:
-                    continue
-                silent = time.monotonic() - max(lasts)
-                if silent > thr:
-                    self._stalled = True  # one alert per stall; the next beat re-arms it
-                    self.alert("stall", self._last_step, f"no training step for {silent:.1f} s "
-                                                         f"(threshold {thr:.2f} s)")
+                with self._lock:
+                    if self._pauses != pauses:
+                        pauses = self._pauses
+                        det.rebase(self._paused_counts)
+                now = time.monotonic()
+                if det.observe(now, self._read_counts()):
+                    self._stalled = False  # steps again: the next stall alerts again
+                if self._stalled or det.moved_at is None:
+                    continue  # alerted already, or paused (no source moved since)
+                thr = det.threshold(self.stall_factor, self.min_stall_s)
+                silent = now - det.moved_at
+                if thr is not None and silent > thr:
+                    self._stalled = True  # one alert per stall
+                    step = self._last_step if self._last_step is not None else det.last_count
+                    self.alert("stall", step, f"no training step for {silent:.1f} s (threshold {thr:.2f} s)")
             except Exception as e:  # noqa: BLE001 - a watchdog bug must not kill anything
                 log.debug("paneboard stall watchdog: %s", e)
 

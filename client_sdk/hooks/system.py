@@ -70,6 +70,7 @@ class SystemMonitor:
         self.gpu_note: str | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._proc: Any = None  # psutil.Process once the first start() has set up psutil and NVML
         if start:
             self.start()
 
@@ -97,7 +98,11 @@ class SystemMonitor:
 
     def _run(self) -> None:
         try:
-            self._setup()
+            if self._proc is None:
+                self._setup()
+            else:  # a restart after stop(): psutil and NVML are set up already; only re-prime the CPU counters
+                self._proc.cpu_percent(None)
+                self._ps.cpu_percent(None)
         except Exception as e:  # noqa: BLE001 - a monitor must never take the job down
             warn_once("system monitor setup", f"paneboard: system monitor disabled: {type(e).__name__}: {e}")
             return
@@ -113,8 +118,8 @@ class SystemMonitor:
         import psutil
 
         self._ps = psutil
-        self._proc = psutil.Process()
-        self._proc.cpu_percent(None)  # the first call only primes the counters
+        proc = psutil.Process()
+        proc.cpu_percent(None)  # the first call only primes the counters
         psutil.cpu_percent(None)
         self._t0 = time.monotonic()
         self._last_io: tuple[float, Any, Any] | None = None
@@ -133,6 +138,7 @@ class SystemMonitor:
         if self.gpu_note:
             note = f"{self.ri.label}: {self.gpu_note}" if self.ri.distributed else self.gpu_note
             self.client.text(note, win=self.ri.win(NOTE_WIN), env=self.env, opts={"title": "system monitor"})
+        self._proc = proc  # last: set up once, and completely, before a restart may skip this
 
     def _line(self, win: str, x: float, values: list[float], names: list[str], title: str, unit: str,
               xl: str) -> None:

@@ -1,0 +1,93 @@
+"""The hooks' cheap paths give what the plain ones gave: direct line events, fused norms, bulk label counts, stall
+detection from step counters."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+import paneboard
+from paneboard.hooks._util import append_point
+from paneboard.hooks.dataloader import _int_labels
+from paneboard.hooks.model import _combined, _norms
+from paneboard.hooks.stall import StallDetector
+
+
+def offline_client(env: str = "cost") -> paneboard.Client:
+    """A client whose server never answers: every event stays readable in transport.pending_events()."""
+    return paneboard.Client(server="http://127.0.0.1", port=9, env=env, spool_dir=False, exit_timeout=0)
+
+
+def events_without_time(client: paneboard.Client) -> list[dict]:
+    return [{k: v for k, v in e.items() if k not in ("t", "s")} for e in client.transport.pending_events()]
+
+
+@pytest.mark.parametrize("by_name", [False, True])
+@pytest.mark.parametrize("values", [[0.25], [1.0, float("nan"), 3]])
+def test_append_point_sends_the_events_client_line_sends(values, by_name):
+    names = [f"trace {i}" for i in range(len(values))]
+    direct, via_line = offline_client(), offline_client()
+    append_point(direct, "w", None, 7, values, names, "a title", "unit", by_name=by_name)
+    opts = {"title": "a title", "xlabel": "step", "ylabel": "unit"}
+    if by_name:
+        for v, n in zip(values, names, strict=True):
+            via_line.line(Y=[float(v)], X=[7.0], win="w", update="append", name=n, opts=opts)
+    else:
+        y = [float(values[0])] if len(values) == 1 else [[float(v) for v in values]]
+        via_line.line(Y=y, X=[7.0], win="w", update="append", opts={**opts, "legend": names})
+    got, want = events_without_time(direct), events_without_time(via_line)
+    assert got == want and len(got) == (len(values) if by_name else 1)
+    if len(values) > 1:  # NaN goes as null either way
+        assert (got[1]["traces"][0] if by_name else got[0]["traces"][1])["y"] == [None]
+
+
+def test_fused_norms_match_per_tensor_norms_for_mixed_dtypes_sparse_and_nan():
+    tensors = [torch.randn(3, 4), torch.randn(5, dtype=torch.float64), torch.randn(2, 2).half(),
+               torch.randn(4, 4).to_sparse()]
+    want = [t.to_dense().double().norm().item() for t in tensors]
+    assert _norms(torch, tensors) == pytest.approx(want, rel=2e-3)  # half precision for the third
+    assert _combined([3.0, 4.0]) == 5.0
+    bad = _norms(torch, [torch.tensor([1.0, float("nan")]), torch.tensor([float("inf")])])
+    assert math.isnan(bad[0]) and math.isinf(bad[1]) and not math.isfinite(_combined(bad))
+
+
+def test_label_counts_of_tensors_zero_dim_targets_numpy_and_non_labels():
+    ys = [torch.randint(0, 7, (32,)) for _ in range(300)]
+    assert np.array_equal(_int_labels(ys), torch.cat(ys).numpy())
+    assert list(_int_labels([torch.tensor(3), torch.tensor(5)])) == [3, 5]  # batch_size=None: 0-d targets
+    assert list(_int_labels([np.array([1, 2]), np.array([2])])) == [1, 2, 2]
+    assert _int_labels([torch.rand(4)]) is None  # regression targets
+    assert _int_labels([torch.randint(0, 2, (4, 3))]) is None  # multi-label / segmentation
+
+
+def test_labels_counted_in_bulk_mid_epoch_still_match_the_sampler_exactly():
+    """600 batches: counted at 256-batch marks and at the epoch's end; the histogram is still exact."""
+    client = offline_client("bulk")
+    ds = TensorDataset(torch.zeros(1200, 2), torch.randint(0, 5, (1200,)))
+    loader = paneboard.watch_dataloader(DataLoader(ds, batch_size=2, shuffle=True), client, every=50, alerts=False)
+    served = torch.cat([y for _, y in loader])
+    bar = next(e for e in client.transport.pending_events() if e["win"] == "data_labels")["figure"]["data"][0]
+    assert bar["x"] == ["0", "1", "2", "3", "4"]
+    assert bar["y"] == [float(c) for c in torch.bincount(served, minlength=5).tolist()]
+    assert sum(bar["y"]) == 1200
+
+
+def test_stall_detector_learns_the_interval_from_counters_and_forgets_pauses():
+    det = StallDetector()
+    assert det.observe(0.0, {"data": 0}) is False and det.moved_at is None  # a baseline, no step yet
+    for k in range(1, 7):  # 5 steps per 50 ms tick: 10 ms a step
+        assert det.observe(0.05 * k, {"data": 5 * k}) is True
+    assert det.threshold(5, 0.01) == pytest.approx(0.05) and det.threshold(5, 0.2) == 0.2
+    assert det.observe(0.35, {"data": 30}) is False and det.moved_at == pytest.approx(0.30)
+    det.rebase({"data": 30})  # an epoch's end: no silence counts until a source moves again
+    assert det.moved_at is None and det.observe(10.0, {"data": 30}) is False
+    assert det.observe(10.05, {"data": 31}) is True  # the first move after a pause gives no interval
+    assert det.threshold(5, 0.01) == pytest.approx(0.05)
+    slow = StallDetector()
+    for k in range(8):  # one step every 4 ticks of 0.5 s: 2 s a step
+        slow.observe(2.0 * k, {"loss": k})
+    assert slow.threshold(10, 1.0) == pytest.approx(20.0) and slow.last_count == 7
