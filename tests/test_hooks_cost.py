@@ -12,7 +12,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import paneboard
 from paneboard.hooks._util import append_point
-from paneboard.hooks.dataloader import _int_labels
+from paneboard.hooks.labels import LabelCounter, int_labels
 from paneboard.hooks.model import _combined, _norms
 from paneboard.hooks.stall import StallDetector
 
@@ -57,11 +57,11 @@ def test_fused_norms_match_per_tensor_norms_for_mixed_dtypes_sparse_and_nan():
 
 def test_label_counts_of_tensors_zero_dim_targets_numpy_and_non_labels():
     ys = [torch.randint(0, 7, (32,)) for _ in range(300)]
-    assert np.array_equal(_int_labels(ys), torch.cat(ys).numpy())
-    assert list(_int_labels([torch.tensor(3), torch.tensor(5)])) == [3, 5]  # batch_size=None: 0-d targets
-    assert list(_int_labels([np.array([1, 2]), np.array([2])])) == [1, 2, 2]
-    assert _int_labels([torch.rand(4)]) is None  # regression targets
-    assert _int_labels([torch.randint(0, 2, (4, 3))]) is None  # multi-label / segmentation
+    assert np.array_equal(int_labels(ys), torch.cat(ys).numpy())
+    assert list(int_labels([torch.tensor(3), torch.tensor(5)])) == [3, 5]  # batch_size=None: 0-d targets
+    assert list(int_labels([np.array([1, 2]), np.array([2])])) == [1, 2, 2]
+    assert int_labels([torch.rand(4)]) is None  # regression targets
+    assert int_labels([torch.randint(0, 2, (4, 3))]) is None  # multi-label / segmentation
 
 
 def test_labels_counted_in_bulk_mid_epoch_still_match_the_sampler_exactly():
@@ -91,3 +91,19 @@ def test_stall_detector_learns_the_interval_from_counters_and_forgets_pauses():
     for k in range(8):  # one step every 4 ticks of 0.5 s: 2 s a step
         slow.observe(2.0 * k, {"loss": k})
     assert slow.threshold(10, 1.0) == pytest.approx(20.0) and slow.last_count == 7
+
+
+def test_label_counter_counts_every_few_batches_and_at_the_end_exactly():
+    counter = LabelCounter(hold=3)  # small: counted mid-epoch, tensors, 0-d and negative ones, numpy, lists
+    batches = [torch.randint(0, 6, (32,)) for _ in range(10)] + [torch.tensor(4), torch.tensor(-1)]
+    others = [np.array([5, 5]), [0, 1], np.array([2, 3])]
+    for y in batches + others:
+        counter.add(y)
+    counter.count()
+    every = torch.cat([b.reshape(-1) for b in batches]).tolist() + [5, 5, 0, 1, 2, 3]
+    assert counter.counts == {v: every.count(v) for v in set(every)} and counter.active
+    counter.reset()
+    assert counter.counts == {} and counter.active
+    counter.add(torch.randint(0, 2, (4, 3)))  # 2-D targets: held, then found to be no labels
+    counter.count()
+    assert counter.counts == {} and not counter.active

@@ -14,10 +14,9 @@ import numpy as np
 from . import alerts as _alerts
 from ._util import append_point, contained, deferred
 from .dist import rank_info
+from .labels import LabelCounter, label_like
 
 _TARGET_KEYS = ("label", "labels", "target", "targets", "y")
-# a window's targets wait for the epoch's end or for this many batches, whichever comes first
-_COUNT_EVERY = 256
 _INPUT_KEYS = ("image", "images", "input", "inputs", "x", "img", "pixel_values")
 
 
@@ -49,47 +48,6 @@ def _split(batch: Any) -> tuple[Any, Any]:
         y = next((batch[k] for k in _TARGET_KEYS if k in batch), None)
         return x, y
     return batch, None
-
-
-def _label_like(y: Any) -> bool:
-    """Could `y` hold class labels: an integer tensor/array of at most one dim, or anything without a dtype
-    (lists of ints; _int_labels decides those when counting)."""
-    dtype = getattr(y, "dtype", None)
-    if dtype is None:
-        return True
-    if getattr(y, "ndim", 0) > 1:
-        return False
-    if hasattr(dtype, "is_floating_point"):  # torch.dtype
-        return not (dtype.is_floating_point or dtype.is_complex)
-    kind = getattr(dtype, "kind", None)  # numpy
-    return kind is None or kind in ("i", "u", "b")
-
-
-def _int_labels(ys: list[Any]) -> np.ndarray | None:
-    """Many batches' class targets as one 1-D int64 array, or None when they are not classification labels.
-
-    Tensors are concatenated first: one device-to-host copy for hundreds of batches instead of one each (a per-batch
-    conversion costs ~3 µs a batch on CPU, and a synchronisation each on CUDA), and no per-tensor checks.
-    """
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(ys[0], torch.Tensor):
-        try:
-            a = torch.cat(ys)
-        except (TypeError, RuntimeError):  # 0-d targets (batch_size=None loaders), or not all tensors
-            try:
-                a = torch.cat([y.reshape(-1) for y in ys])
-            except (TypeError, RuntimeError, AttributeError):
-                return None
-        if a.ndim != 1 or a.dtype.is_floating_point or a.dtype.is_complex:
-            return None
-        return a.detach().cpu().numpy().astype(np.int64, copy=False)
-    parts = []
-    for y in ys:
-        a = y.detach().cpu().numpy() if hasattr(y, "detach") else np.asarray(y)
-        if a.dtype.kind not in "iub" or a.ndim > 1:
-            return None
-        parts.append(a.reshape(-1).astype(np.int64, copy=False))
-    return np.concatenate(parts)
 
 
 def _image_grid(x: Any) -> np.ndarray | None:
@@ -124,6 +82,8 @@ class WatchedLoader:
         if self._alerts is not None:
             self._alerts.track("data", self, "step")  # the stall watchdog reads self.step: nothing per batch
         self._settings_sent = False
+        self._labels = LabelCounter()
+        self._tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # None without torch: no fast path
         self._reset_window()
 
     # DataLoader-like surface: len() and every other attribute come from the wrapped loader
@@ -183,31 +143,41 @@ class WatchedLoader:
 
     def _on_batch(self, batch: Any, i: int) -> None:
         """Samples served (and skipped), targets and the first inputs of one batch."""
-        if type(batch) in (list, tuple) and len(batch) >= 2:  # default collate's (x, y, ...): the common case
+        # Every line here runs per step on caches the training step has just evicted: the common case (default
+        # collate's (x, y, ...) of tensors, a full batch) takes the fewest operations.
+        if type(batch) in (list, tuple) and len(batch) >= 2:
             x, y = batch[0], batch[1]
-            shape = getattr(x, "shape", None)
-            n = int(shape[0]) if shape else _first_dim(batch)
+            try:
+                n = len(x) if type(x) is self._tensor else _first_dim(batch)  # len(): no torch.Size built
+            except TypeError:  # a 0-d tensor has no batch dimension
+                n = None
         else:
             n = _first_dim(batch)
             x, y = _split(batch)
         if n is not None:
             self._w_samples += n
-            exp = self._expected[i] if i < len(self._expected) else self._bs
-            if exp is not None and n < exp:
-                if self._expected:
-                    self._skip(exp - n)
-                else:  # unknown sizes (iterable): the last short batch of each worker is no skip
-                    self._pending.append(exp - n)
-                    if len(self._pending) > self._tails:
-                        self._skip(self._pending.popleft())
-        if self._track_labels:
+            bs = self._bs
+            if bs is None or n < bs:  # a batch can only be short of its expected size when below batch_size
+                self._check_short(n, i)
+        labels = self._labels
+        if labels.active:
             if i == 0:
                 self._first_inputs = x
-                if not _label_like(y):  # e.g. regression or segmentation targets: nothing to count this epoch
-                    self._track_labels = False
+                if not label_like(y):  # e.g. regression or segmentation targets: nothing to count this epoch
+                    labels.active = False
                     return
             if y is not None:
-                self._targets.append(y)
+                labels.add(y)
+
+    def _check_short(self, n: int, i: int) -> None:
+        exp = self._expected[i] if i < len(self._expected) else self._bs
+        if exp is not None and n < exp:
+            if self._expected:
+                self._skip(exp - n)
+            else:  # unknown sizes (iterable): the last short batch of each worker is no skip
+                self._pending.append(exp - n)
+                if len(self._pending) > self._tails:
+                    self._skip(self._pending.popleft())
 
     def _skip(self, k: int) -> None:
         self._w_skipped += k
@@ -230,26 +200,7 @@ class WatchedLoader:
             steady = total - startup
             if self._alerts is not None and steady > 0:
                 self._alerts.check_data_wait((wait - startup) / steady, x)
-        # labels are counted in bulk (one torch.cat per ~hundreds of batches, not per window): only the epoch's
-        # histogram is shown, and the fixed cost of a count was most of a window's flush
-        if self._track_labels and len(self._targets) >= _COUNT_EVERY:
-            self._count_labels()
         self._reset_window()
-
-    def _count_labels(self) -> None:
-        labels = _int_labels(self._targets)
-        self._targets = []
-        if labels is None:
-            return
-        if labels.size and labels.min() >= 0:
-            pairs = enumerate(np.bincount(labels).tolist())
-        else:  # negative labels (e.g. an ignore index): count by value
-            vals, cnt = np.unique(labels, return_counts=True)
-            pairs = zip(vals.tolist(), cnt.tolist(), strict=True)
-        counts = self._label_counts
-        for v, c in pairs:
-            if c:
-                counts[v] = counts.get(v, 0) + c
 
     # ---------------------------------------------------------------------------------- per epoch
 
@@ -262,10 +213,8 @@ class WatchedLoader:
         # short batches of an iterable dataset held back: up to one per worker is that worker's natural tail
         self._pending: deque[int] = deque()
         self._tails = max(1, int(getattr(ld, "num_workers", 0) or 0))
-        self._targets: list[Any] = []
-        self._label_counts: dict[int, int] = {}
+        self._labels.reset()
         self._first_inputs = None
-        self._track_labels = True
         try:  # map-style with a known sampler length: the last batch may legitimately be short
             n_samples = len(ld.sampler)
             if self._bs and not getattr(ld, "drop_last", False):
@@ -302,13 +251,13 @@ class WatchedLoader:
     def _epoch_end(self, n_batches: int) -> None:
         if self._alerts is not None:
             self._alerts.pause()  # evaluation or checkpointing between epochs is not a stall
-        if self._track_labels and self._targets:
-            self._count_labels()
+        self._labels.count()
+        counts = self._labels.counts
         p, env = self._prefix, self._env
         with deferred(self._client):
-            if self._label_counts:
-                keys = sorted(self._label_counts)
-                self._client.bar(X=[self._label_counts[k] for k in keys], Y=[str(k) for k in keys],
+            if counts:
+                keys = sorted(counts)
+                self._client.bar(X=[counts[k] for k in keys], Y=[str(k) for k in keys],
                                  win=self._ri.win(f"{p}_labels"), env=env,
                                  opts={"title": f"labels served, epoch {self.epoch} ({n_batches} batches)",
                                        "xlabel": "label", "ylabel": "samples"})

@@ -1,0 +1,95 @@
+"""Served-label counts for the DataLoader profiler: each batch's targets held, counted in bulk."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+
+def label_like(y: Any) -> bool:
+    """Could `y` hold class labels: an integer tensor/array of at most one dim, or anything without a dtype
+    (lists of ints; int_labels decides those when counting)."""
+    dtype = getattr(y, "dtype", None)
+    if dtype is None:
+        return True
+    if getattr(y, "ndim", 0) > 1:
+        return False
+    if hasattr(dtype, "is_floating_point"):  # torch.dtype
+        return not (dtype.is_floating_point or dtype.is_complex)
+    kind = getattr(dtype, "kind", None)  # numpy
+    return kind is None or kind in ("i", "u", "b")
+
+
+def int_labels(ys: list[Any]) -> np.ndarray | None:
+    """Many batches' class targets as one 1-D int64 array, or None when they are not classification labels.
+
+    Tensors are concatenated first: one device-to-host copy for many batches instead of one each (a synchronisation
+    each on CUDA), and no per-tensor checks.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(ys[0], torch.Tensor):
+        try:
+            a = torch.cat(ys)
+        except (TypeError, RuntimeError):  # 0-d targets (batch_size=None loaders), or not all tensors
+            try:
+                a = torch.cat([y.reshape(-1) for y in ys])
+            except (TypeError, RuntimeError, AttributeError):
+                return None
+        if a.ndim != 1 or a.dtype.is_floating_point or a.dtype.is_complex:
+            return None
+        return a.detach().cpu().numpy().astype(np.int64, copy=False)
+    parts = []
+    for y in ys:
+        a = y.detach().cpu().numpy() if hasattr(y, "detach") else np.asarray(y)
+        if a.dtype.kind not in "iub" or a.ndim > 1:
+            return None
+        parts.append(a.reshape(-1).astype(np.int64, copy=False))
+    return np.concatenate(parts)
+
+
+class LabelCounter:
+    """Counts the class labels served in one epoch: a batch's targets are only held (one list append), and counted
+    in bulk every `hold` batches and at the epoch's end.
+
+    Anything more per batch costs the training loop far more than it does alone: a copy of each batch's targets
+    into a numpy buffer (about 1 µs on its own) slowed a 0.75 ms CPU step by ~20 µs, its code evicted by the step's
+    own between calls. Counting hundreds of batches at once is one torch.cat and one bincount.
+    """
+
+    def __init__(self, hold: int = 256) -> None:
+        self._hold = hold
+        self.reset()
+
+    def reset(self) -> None:
+        """A new epoch: nothing counted, and targets are taken again."""
+        self.counts: dict[int, int] = {}
+        self.active = True
+        self._held: list[Any] = []
+
+    def add(self, y: Any) -> None:
+        """One batch's targets (a caller that saw label_like(y) fail should set active = False instead)."""
+        held = self._held
+        held.append(y)
+        if len(held) >= self._hold:
+            self.count()
+
+    def count(self) -> None:
+        """Fold the held targets into `counts`."""
+        if not self._held:
+            return
+        labels = int_labels(self._held)
+        self._held = []
+        if labels is None:  # not classification targets after all: stop taking them this epoch
+            self.active = False
+            return
+        if labels.size and labels.min() >= 0:
+            pairs = enumerate(np.bincount(labels).tolist())
+        else:  # negative labels (e.g. an ignore index): count by value
+            vals, cnt = np.unique(labels, return_counts=True)
+            pairs = zip(vals.tolist(), cnt.tolist(), strict=True)
+        counts = self.counts
+        for v, c in pairs:
+            if c:
+                counts[v] = counts.get(v, 0) + c
