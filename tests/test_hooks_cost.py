@@ -4,6 +4,7 @@ detection from step counters."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -107,3 +108,19 @@ def test_label_counter_counts_every_few_batches_and_at_the_end_exactly():
     counter.add(torch.randint(0, 2, (4, 3)))  # 2-D targets: held, then found to be no labels
     counter.count()
     assert counter.counts == {} and not counter.active
+
+
+def test_a_restarted_system_monitor_samples_again_without_setting_up_twice():
+    client = offline_client("restart")
+    mon = paneboard.SystemMonitor(client, interval=0.05, gpu=False)
+    for _ in range(2):
+        before = mon.samples
+        deadline = time.monotonic() + 10
+        while mon.samples < before + 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        mon.stop()
+        assert mon.samples >= before + 2
+        mon.start()
+    mon.stop()
+    notes = [e for e in client.transport.pending_events() if e["win"] == "sys_note"]
+    assert len(notes) == 1 and "GPU monitoring off" in notes[0]["content"]

@@ -55,7 +55,7 @@ def append_point(client: Any, win: str, env: str | None, x: float, values: Seque
         return
     # The very event client.line(Y=[[v, ...]], X=[x], update="append", opts=...) sends, built here directly:
     # several traces would take line()'s numpy path, ~50 µs a call on a training loop's cold caches (test_hooks_
-    # fixes checks both give the same events).
+    # cost checks both give the same events).
     head = {"t": _now(), "op": "update", "env": client.env if env is None else env, "win": win, "kind": "line",
             "mode": "append"}
     x = float(x)
