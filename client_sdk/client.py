@@ -173,22 +173,24 @@ class Client(VisdomMethods, VisdomMediaMethods):
         """
         if update == "append" and win is not None and X is not None and (opts is None or type(opts) is dict) \
                 and (name is None or type(name) is str):
-            # Hot path (one trace of plain Python numbers appended to a known pane): no numpy, no helpers.
+            # Hot path (plain Python numbers appended to a known pane: one trace, or one point for each of M
+            # traces as Y=[[v1, ..., vM]], X=[x]): no numpy, no helpers. The events equal the general path's.
             ys = fast_floats(Y)
-            xs = fast_floats(X) if ys is not None else None
-            if xs is not None and len(xs) == len(ys) and (opts is None or _STYLE_KEYS.isdisjoint(opts)):
-                if opts:
-                    legend = opts.get("legend")
+            row = fast_floats(Y[0]) if ys is None and type(Y) is list and len(Y) == 1 and name is None else None
+            xs = fast_floats(X) if ys is not None or row is not None else None
+            if xs is not None and len(xs) == (len(ys) if row is None else 1) \
+                    and (opts is None or _STYLE_KEYS.isdisjoint(opts)):
+                legend = opts.get("legend") if opts else None
+                style = {"mode": "lines+markers" if opts and opts.get("markers") else "lines"}
+                if row is None:
                     tname = name if name is not None else str(legend[0]) if legend else "1"
-                    style = {"mode": "lines+markers" if opts.get("markers") else "lines"}
+                    traces = [{"name": tname, "x": xs, "y": ys, "style": style}]
                 else:
-                    tname = name if name is not None else "1"
-                    style = {"mode": "lines"}
-                    opts = {}
+                    traces = [{"name": str(legend[k]) if legend and k < len(legend) else str(k + 1), "x": xs,
+                               "y": [v], "style": style} for k, v in enumerate(row)]
                 self.transport.put({
                     "t": _now(), "op": "update", "env": self.env if env is None else env, "win": win,
-                    "kind": "line", "mode": "append", "name": name, "opts": opts,
-                    "traces": [{"name": tname, "x": xs, "y": ys, "style": style}]})
+                    "kind": "line", "mode": "append", "name": name, "opts": opts or {}, "traces": traces})
                 return win
         mode, win = self._xy_prelude(win, opts, update, name)
         if mode == "remove":

@@ -27,23 +27,28 @@ def events_without_time(client: paneboard.Client) -> list[dict]:
     return [{k: v for k, v in e.items() if k not in ("t", "s")} for e in client.transport.pending_events()]
 
 
+@pytest.mark.parametrize("opts", [None, {"title": "t", "legend": ["a", "b", "c"], "markers": True},
+                                  {"legend": ["only a"]}])
+@pytest.mark.parametrize("row", [[0.25], [1.0, float("nan"), 3], [2, True]])
+def test_line_appends_of_plain_numbers_send_what_the_numpy_path_sends(row, opts):
+    """The hooks' appends (and users' Y=[[v1, v2]], X=[x]) take line()'s no-numpy path: same events as numpy input."""
+    fast, general = offline_client(), offline_client()
+    fast.line(Y=[row], X=[7], win="w", update="append", opts=opts)
+    general.line(Y=np.array([row], dtype=np.float64), X=np.array([7.0]), win="w", update="append", opts=opts)
+    got, want = events_without_time(fast), events_without_time(general)
+    assert got == want and len(got[0]["traces"]) == len(row)
+    if len(row) == 3:
+        assert got[0]["traces"][1]["y"] == [None]  # NaN goes as null either way
+
+
 @pytest.mark.parametrize("by_name", [False, True])
-@pytest.mark.parametrize("values", [[0.25], [1.0, float("nan"), 3]])
-def test_append_point_sends_the_events_client_line_sends(values, by_name):
-    names = [f"trace {i}" for i in range(len(values))]
-    direct, via_line = offline_client(), offline_client()
-    append_point(direct, "w", None, 7, values, names, "a title", "unit", by_name=by_name)
-    opts = {"title": "a title", "xlabel": "step", "ylabel": "unit"}
-    if by_name:
-        for v, n in zip(values, names, strict=True):
-            via_line.line(Y=[float(v)], X=[7.0], win="w", update="append", name=n, opts=opts)
-    else:
-        y = [float(values[0])] if len(values) == 1 else [[float(v) for v in values]]
-        via_line.line(Y=y, X=[7.0], win="w", update="append", opts={**opts, "legend": names})
-    got, want = events_without_time(direct), events_without_time(via_line)
-    assert got == want and len(got) == (len(values) if by_name else 1)
-    if len(values) > 1:  # NaN goes as null either way
-        assert (got[1]["traces"][0] if by_name else got[0]["traces"][1])["y"] == [None]
+def test_append_point_names_every_trace(by_name):
+    client = offline_client()
+    append_point(client, "w", None, 7, [1.0, 2.0], ["a", "b"], "a title", "unit", by_name=by_name)
+    events = events_without_time(client)
+    traces = [t for e in events for t in e["traces"]]
+    assert [(t["name"], t["x"], t["y"]) for t in traces] == [("a", [7.0], [1.0]), ("b", [7.0], [2.0])]
+    assert len(events) == (2 if by_name else 1) and events[0]["opts"]["title"] == "a title"
 
 
 def test_fused_norms_match_per_tensor_norms_for_mixed_dtypes_sparse_and_nan():

@@ -6,11 +6,9 @@ import contextlib
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from time import time as _now
 from typing import Any, TypeVar
 
 log = logging.getLogger("paneboard")
-_STYLE = {"mode": "lines"}  # line()'s default trace style (read-only: events are encoded as they are put)
 _warned: set[str] = set()
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,36 +47,14 @@ def append_point(client: Any, win: str, env: str | None, x: float, values: Seque
     """Append one x with one y per named trace to line pane `win` (one event, or one per trace when by_name)."""
     if not values:
         return
-    transport = getattr(client, "transport", None)
-    if not hasattr(transport, "deferred"):  # not a paneboard client (e.g. visdom.Visdom): its own line()
-        _append_with_line(client, win, env, x, values, names, title, ylabel, xlabel, by_name)
-        return
-    # The very event client.line(Y=[[v, ...]], X=[x], update="append", opts=...) sends, built here directly:
-    # several traces would take line()'s numpy path, ~50 µs a call on a training loop's cold caches (test_hooks_
-    # cost checks both give the same events).
-    head = {"t": _now(), "op": "update", "env": client.env if env is None else env, "win": win, "kind": "line",
-            "mode": "append"}
-    x = float(x)
-    with transport.deferred():
+    with deferred(client):
         if by_name:  # several processes share the pane: match traces by name, not by position (Visdom's default)
             opts = {"title": title, "xlabel": xlabel, "ylabel": ylabel}
             for v, n in zip(values, names, strict=True):
-                transport.put({**head, "name": n, "opts": opts,
-                               "traces": [{"name": n, "x": [x], "y": [float(v)], "style": _STYLE}]})
+                client.line(Y=[float(v)], X=[float(x)], win=win, env=env, update="append", name=n, opts=opts)
             return
+        # Plain floats, one row: the SDK's no-numpy path (the numpy one costs ~50 µs a call on a training loop's
+        # cold caches)
         opts = {"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel}
-        transport.put({**head, "name": None, "opts": opts,
-                       "traces": [{"name": str(n), "x": [x], "y": [float(v)], "style": _STYLE}
-                                  for v, n in zip(values, names, strict=True)]})
-
-
-def _append_with_line(client: Any, win: str, env: str | None, x: float, values: Sequence[float],
-                      names: Sequence[str], title: str, ylabel: str, xlabel: str, by_name: bool) -> None:
-    if by_name:
-        opts = {"title": title, "xlabel": xlabel, "ylabel": ylabel}
-        for v, n in zip(values, names, strict=True):
-            client.line(Y=[float(v)], X=[float(x)], win=win, env=env, update="append", name=n, opts=opts)
-        return
-    opts = {"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel}
-    y = [float(values[0])] if len(values) == 1 else [[float(v) for v in values]]
-    client.line(Y=y, X=[float(x)], win=win, env=env, update="append", opts=opts)
+        y = [float(values[0])] if len(values) == 1 else [[float(v) for v in values]]
+        client.line(Y=y, X=[float(x)], win=win, env=env, update="append", opts=opts)
