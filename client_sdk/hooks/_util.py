@@ -53,8 +53,7 @@ def append_point(client: Any, win: str, env: str | None, x: float, values: Seque
             for v, n in zip(values, names, strict=True):
                 client.line(Y=[float(v)], X=[float(x)], win=win, env=env, update="append", name=n, opts=opts)
             return
-        # Plain floats, one row: the SDK's no-numpy path (the numpy one costs ~50 µs a call on a training loop's
+        # One row of plain floats: the SDK's no-numpy path (the numpy one costs ~50 µs a call on a training loop's
         # cold caches)
-        opts = {"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel}
-        y = [float(values[0])] if len(values) == 1 else [[float(v) for v in values]]
-        client.line(Y=y, X=[float(x)], win=win, env=env, update="append", opts=opts)
+        client.line(Y=[[float(v) for v in values]], X=[float(x)], win=win, env=env, update="append",
+                    opts={"title": title, "legend": list(names), "xlabel": xlabel, "ylabel": ylabel})

@@ -188,15 +188,14 @@ class WatchedLoader:
         total = wait + compute
         if total > 0:
             env, p, x, nm, bn = self._env, self._prefix, self.step, self._ri.name, self._ri.distributed
-            with deferred(self._client):
-                append_point(self._client, f"{p}_wait_fraction", env, x, [wait / total], [nm("data wait")],
-                             "data wait fraction (time blocked in next() / step time)", "fraction", by_name=bn)
-                append_point(self._client, f"{p}_batches_per_s", env, x, [steps / total], [nm("batches/s")],
-                             "batches/s", "batches/s", by_name=bn)
-                append_point(self._client, f"{p}_samples_per_s", env, x, [self._w_samples / total],
-                             [nm("samples/s")], "samples/s", "samples/s", by_name=bn)
-                append_point(self._client, f"{p}_skipped", env, x, [self._w_skipped], [nm("skipped samples")],
-                             "samples dropped by collate_fn (expected − actual batch size)", "samples", by_name=bn)
+            append_point(self._client, f"{p}_wait_fraction", env, x, [wait / total], [nm("data wait")],
+                         "data wait fraction (time blocked in next() / step time)", "fraction", by_name=bn)
+            append_point(self._client, f"{p}_batches_per_s", env, x, [steps / total], [nm("batches/s")],
+                         "batches/s", "batches/s", by_name=bn)
+            append_point(self._client, f"{p}_samples_per_s", env, x, [self._w_samples / total], [nm("samples/s")],
+                         "samples/s", "samples/s", by_name=bn)
+            append_point(self._client, f"{p}_skipped", env, x, [self._w_skipped], [nm("skipped samples")],
+                         "samples dropped by collate_fn (expected − actual batch size)", "samples", by_name=bn)
             steady = total - startup
             if self._alerts is not None and steady > 0:
                 self._alerts.check_data_wait((wait - startup) / steady, x)
