@@ -5,6 +5,7 @@ hooks on and off (the watched loader wraps the same DataLoader, the optimizer ho
 monitor's thread is stopped and restarted), so the two arms differ only by the hooks: separate model copies differ
 by ~1% on their own (memory placement). Prints the ratio of the best round of each arm and the median of the
 per-pair ratios:  python bench/hooks_overhead.py [--steps 3000] [--rounds 7] [--only dataloader|monitor|watch]
+[--device cuda]  (the same loop with the model and batches on the GPU)
 """
 
 from __future__ import annotations
@@ -27,18 +28,25 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import free_port  # noqa: E402
 
 
-def run(loader, model, opt, steps: int) -> tuple[float, float]:
+def run(loader, model, opt, steps: int, device: str = "cpu") -> tuple[float, float]:
     """Seconds per step of a plain classification loop over `loader`: wall time, and this process's CPU time
     (every thread: the hooks' own included; time the VM took the core away excluded)."""
+    cuda = device.startswith("cuda")
+    if cuda:
+        torch.cuda.synchronize()
     done, t0, c0 = 0, time.perf_counter(), time.process_time()
     while done < steps:
         for x, y in loader:
+            if cuda:
+                x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(x), y).backward()
             opt.step()
             done += 1
             if done == steps:
                 break
+    if cuda:
+        torch.cuda.synchronize()  # the queued steps count
     return (time.perf_counter() - t0) / steps, (time.process_time() - c0) / steps
 
 
@@ -73,6 +81,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=3000, help="steps per round (3000 ≈ 2.3 s: two monitor samples)")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", choices=["dataloader", "monitor", "watch"], help="measure one hook alone")
+    ap.add_argument("--device", default="cpu", help="where the model trains: cpu (default) or cuda")
     args = ap.parse_args()
     torch.set_num_threads(1)
     port, tmp = free_port(), tempfile.mkdtemp()
@@ -91,17 +100,18 @@ def main() -> None:
         torch.manual_seed(0)
         ds = TensorDataset(torch.rand(16384, 1, 16, 16), torch.randint(0, 10, (16384,)))
         model = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
-                                    torch.nn.Linear(8 * 14 * 14, 10))
+                                    torch.nn.Linear(8 * 14 * 14, 10)).to(args.device)
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         use = {args.only} if args.only else {"dataloader", "monitor", "watch"}
-        hooks = Hooks(client, DataLoader(ds, batch_size=32, shuffle=True), model, opt, use)
-        run(hooks.on(), model, opt, 300)  # warm-up, both arms
-        run(hooks.off(), model, opt, 300)
+        loader = DataLoader(ds, batch_size=32, shuffle=True, pin_memory=args.device.startswith("cuda"))
+        hooks = Hooks(client, loader, model, opt, use)
+        run(hooks.on(), model, opt, 300, args.device)  # warm-up, both arms
+        run(hooks.off(), model, opt, 300, args.device)
         base, hooked = [], []
         for r in range(args.rounds):
             for arm in ("off", "on") if r % 2 == 0 else ("on", "off"):  # ABBA: no arm always runs first
                 loader = hooks.on() if arm == "on" else hooks.off()
-                (hooked if arm == "on" else base).append(run(loader, model, opt, args.steps))
+                (hooked if arm == "on" else base).append(run(loader, model, opt, args.steps, args.device))
         hooks.off()
         client.flush(timeout=30)
         b, h = min(w for w, _ in base), min(w for w, _ in hooked)
@@ -109,7 +119,7 @@ def main() -> None:
         cpu = min(c for _, c in hooked) / min(c for _, c in base)
         print(f"without hooks: {b * 1e3:.3f} ms/step   with hooks: {h * 1e3:.3f} ms/step   "
               f"ratio: {h / b:.3f}  (goal <= 1.02; median of per-round ratios {pairs:.3f}; CPU-time ratio {cpu:.3f}; "
-              f"best of {args.rounds} alternating rounds of {args.steps} steps; hooks: "
+              f"best of {args.rounds} alternating rounds of {args.steps} steps on {args.device}; hooks: "
               f"{args.only or 'watch_dataloader(every=50) + SystemMonitor(1 s) + watch(model, every=100)'})")
         for name, arm in (("without", base), ("with", hooked)):
             print(f"rounds {name:>7} hooks, ms/step wall (CPU): "

@@ -86,6 +86,17 @@ class ServerProcess:
         lines = self.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()
         return [row.split(",") for row in lines[1:]]
 
+    def series(self, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
+        """Every stored point of a line pane, per trace name, through the export API (JSON)."""
+        data = self.get_json(f"/api/v1/envs/{env}/panes/{win}/export?format=json")
+        return {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in data["traces"]}
+
+    def client(self, env: str) -> Any:
+        """The real SDK's client for `env` on this server (no spool: the tests own the server's lifetime)."""
+        import paneboard  # here, not at the top: store/API-only test modules need no SDK import
+
+        return paneboard.Client(server="http://127.0.0.1", port=self.port, env=env, spool_dir=False)
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:

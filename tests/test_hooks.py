@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 
 import numpy as np
@@ -17,13 +18,11 @@ pytestmark = pytest.mark.e2e
 
 
 def client_for(server: ServerProcess, env: str) -> paneboard.Client:
-    return paneboard.Client(server="http://127.0.0.1", port=server.port, env=env, spool_dir=False)
+    return server.client(env)
 
 
 def series(server: ServerProcess, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
-    """Every stored point of a line pane, per trace name, through the export API."""
-    data = server.get_json(f"/api/v1/envs/{env}/panes/{win}/export?format=json")
-    return {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in data["traces"]}
+    return server.series(env, win)
 
 
 class SleepyDataset(Dataset):
@@ -141,10 +140,12 @@ def test_skipped_samples_and_iterable_datasets(server):
     client.close_connection(timeout=5)
 
 
-def test_system_monitor_without_nvml_notes_it_and_still_logs_cpu_and_memory(server):
-    # This machine has no NVIDIA GPU (or no nvidia-ml-py): the NVML-absent path is the one that runs here.
+def test_system_monitor_without_nvml_notes_it_and_still_logs_cpu_and_memory(server, monkeypatch):
     import psutil
 
+    # nvidia-ml-py absent (a None entry makes `import pynvml` raise ImportError), as on CI and most laptops;
+    # on a GPU machine with it installed this still takes the absent path
+    monkeypatch.setitem(sys.modules, "pynvml", None)
     client = client_for(server, "sys")
     mon = client.monitor_system(interval=0.1)
     ballast = bytearray(200 * 1024 * 1024)  # +200 MiB RSS that the memory pane must show
@@ -157,7 +158,7 @@ def test_system_monitor_without_nvml_notes_it_and_still_logs_cpu_and_memory(serv
     assert not mon._thread.is_alive()  # stop() joins
     assert client.flush(timeout=30)
     note = server.get_json("/api/v1/envs/sys/panes/sys_note")["data"]["html"]
-    assert note.startswith("no GPU") and note == mon.gpu_note
+    assert note == mon.gpu_note and note.startswith("no GPU panes: nvidia-ml-py is not installed")
     cpu = series(server, "sys", "sys_cpu")
     assert set(cpu) == {"system CPU %", "this process CPU %"} and len(cpu["system CPU %"]) >= 8
     # Bounded by the core count, with slack: over 0.1 s windows the kernel's 10 ms CPU-time ticks alone can

@@ -51,13 +51,16 @@ def test_append_point_names_every_trace(by_name):
     assert len(events) == (2 if by_name else 1) and events[0]["opts"]["title"] == "a title"
 
 
-def test_fused_norms_match_per_tensor_norms_for_mixed_dtypes_sparse_and_nan():
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="needs CUDA"))])
+def test_fused_norms_match_per_tensor_norms_for_mixed_dtypes_sparse_and_nan(device):
     tensors = [torch.randn(3, 4), torch.randn(5, dtype=torch.float64), torch.randn(2, 2).half(),
-               torch.randn(4, 4).to_sparse()]
+               torch.randn(4, 4).to_sparse(), torch.randn(7).bfloat16()]
     want = [t.to_dense().double().norm().item() for t in tensors]
-    assert _norms(torch, tensors) == pytest.approx(want, rel=2e-3)  # half precision for the third
+    tensors = [t.to(device) for t in tensors[:3]] + tensors[3:4] + [t.to(device) for t in tensors[4:]]
+    assert _norms(torch, tensors) == pytest.approx(want, rel=1e-2)  # half and bfloat16 precision
     assert _combined([3.0, 4.0]) == 5.0
-    bad = _norms(torch, [torch.tensor([1.0, float("nan")]), torch.tensor([float("inf")])])
+    bad = _norms(torch, [torch.tensor([1.0, float("nan")], device=device), torch.tensor([float("inf")])])
     assert math.isnan(bad[0]) and math.isinf(bad[1]) and not math.isfinite(_combined(bad))
 
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 
 def client_for(server: ServerProcess, env: str) -> paneboard.Client:
-    return paneboard.Client(server="http://127.0.0.1", port=server.port, env=env, spool_dir=False)
+    return server.client(env)
 
 
 def test_gpu_memory_near_its_limit_alerts_from_injected_readings(server):

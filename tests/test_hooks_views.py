@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 
 
 def client_for(server: ServerProcess, env: str) -> paneboard.Client:
-    return paneboard.Client(server="http://127.0.0.1", port=server.port, env=env, spool_dir=False)
+    return server.client(env)
 
 
 def small_model() -> torch.nn.Module:
