@@ -132,3 +132,22 @@ def test_a_restarted_system_monitor_samples_again_without_setting_up_twice():
     mon.stop()
     notes = [e for e in client.transport.pending_events() if e["win"] == "sys_note"]
     assert len(notes) == 1 and "GPU monitoring off" in notes[0]["content"]
+
+
+def test_watched_loader_counts_every_batch_form_the_same_on_its_inline_and_general_paths():
+    # The first batch (a list) puts later lists of a tensor x on the inline path; the tuple, the dict and the
+    # 0-d batch take the general one. Samples and labels must add up the same either way.
+    client = offline_client("forms")
+    batches = [[torch.rand(4, 1, 8, 8), torch.tensor([0, 1, 2, 3])],
+               [torch.rand(4, 1, 8, 8), torch.tensor([1, 1, 1, 1])],
+               (torch.rand(3, 1, 8, 8), torch.tensor([2, 2, 2])),
+               {"image": torch.rand(2, 1, 8, 8), "label": torch.tensor([3, 3])},
+               [torch.rand(4, 1, 8, 8), torch.tensor([0, 0, 0, 0]), "an extra field"],
+               [torch.tensor(1.0), torch.tensor(1)]]  # 0-d: no batch dimension, no samples; its label counts
+    assert sum(1 for _ in paneboard.watch_dataloader(batches, client, every=100)) == 6
+    events = {e["win"]: e for e in client.transport.pending_events()}
+    per_s = {w: events[w]["traces"][0]["y"][0] for w in ("data_samples_per_s", "data_batches_per_s")}
+    assert per_s["data_samples_per_s"] / per_s["data_batches_per_s"] == pytest.approx(17 / 6)  # one window
+    bar = events["data_labels"]["figure"]["data"][0]
+    assert dict(zip(bar["x"], bar["y"], strict=True)) == {"0": 5, "1": 6, "2": 4, "3": 3}
+    client.close_connection(timeout=0)

@@ -94,24 +94,26 @@ class WatchedLoader:
         return getattr(self.__dict__["_loader"], name)
 
     def _reset_window(self) -> None:
-        self._w_samples = self._w_skipped = 0
+        self._w_skipped = 0
 
     def __iter__(self) -> Iterator[Any]:
         self.epoch += 1
         self._epoch_start()
         it = iter(self._loader)
-        perf, every, on_batch = time.perf_counter, self._every, self._on_batch
-        # The window's timings are locals (a window never spans epochs): per batch only two clock reads, a few
-        # local additions, the step counter and _on_batch (about 2 µs); everything else waits for the window.
+        perf, every, tensor, labels = time.perf_counter, self._every, self._tensor, self._labels
+        held, hold, bs = labels.held, labels.hold, self._bs or 0
+        # The window's timings and sample count are locals (a window never spans epochs): per batch two clock
+        # reads, a few local additions and the step counter; everything else waits for the window's flush.
         wait = compute = startup = 0.0
-        steps = i = 0
+        steps = samples = i = 0
+        pair: type | None = None  # list or tuple, once the first batch was an (x, y, ...) of a tensor x
         try:  # finally: a loop that breaks early still reports its partial epoch
             t0 = perf()
             while True:
                 if steps >= every:
-                    self._flush_window(wait, compute, startup, steps)
+                    self._flush_window(wait, compute, startup, steps, samples)
                     wait = compute = startup = 0.0
-                    steps = 0
+                    steps = samples = 0
                     t0 = perf()  # the flush is our own time, neither data wait nor compute
                 try:
                     batch = next(it)
@@ -119,14 +121,31 @@ class WatchedLoader:
                     break
                 handed = perf()
                 wait += handed - t0
-                if i == 0:
-                    startup = handed - t0  # worker start-up: reported, but not a starvation signal
                 self.step += 1
                 steps += 1
                 try:
-                    on_batch(batch, i)
+                    # The default collate's batch, inline: every line here runs per step on caches the training
+                    # step has just evicted, where a method call or len() of a tensor (a Python function in
+                    # torch) costs microseconds. Short batches and the first batch take the general path.
+                    if type(batch) is pair and len(batch) >= 2 and type(x := batch[0]) is tensor \
+                            and (shape := x.shape):  # a 0-d x has no batch dimension: the general path
+                        n = shape[0]
+                        samples += n
+                        if n < bs:
+                            self._check_short(n, i)
+                        if labels.active:
+                            held.append(batch[1])
+                            if len(held) >= hold:
+                                labels.count()
+                    else:
+                        samples += self._on_batch(batch, i)
+                        if i == 0 and type(batch) in (list, tuple) and len(batch) >= 2 \
+                                and type(batch[0]) is tensor and batch[0].ndim:
+                            pair = type(batch)
                 except Exception:  # noqa: BLE001 - an odd batch must not break the user's loop
                     pass
+                if i == 0:
+                    startup = handed - t0  # worker start-up: reported, but not a starvation signal
                 i += 1
                 yield batch  # the loop body (compute) runs while we are suspended here
                 t0 = perf()  # the end of this step's compute is the start of the next batch's wait
@@ -136,26 +155,17 @@ class WatchedLoader:
             # nothing can be sent, and touching tensors during finalization can abort torch. Report only if alive.
             if not sys.is_finalizing():
                 if steps:
-                    self._flush_window(wait, compute, startup, steps)
+                    self._flush_window(wait, compute, startup, steps, samples)
                 self._epoch_end(i)
 
     # -------------------------------------------------------------------------------- per batch
 
-    def _on_batch(self, batch: Any, i: int) -> None:
-        """Samples served (and skipped), targets and the first inputs of one batch."""
-        # Every line here runs per step on caches the training step has just evicted: the common case (default
-        # collate's (x, y, ...) of tensors, a full batch) takes the fewest operations.
-        if type(batch) in (list, tuple) and len(batch) >= 2:
-            x, y = batch[0], batch[1]
-            try:
-                n = len(x) if type(x) is self._tensor else _first_dim(batch)  # len(): no torch.Size built
-            except TypeError:  # a 0-d tensor has no batch dimension
-                n = None
-        else:
-            n = _first_dim(batch)
-            x, y = _split(batch)
+    def _on_batch(self, batch: Any, i: int) -> int:
+        """Any batch's bookkeeping (the first of each epoch, odd shapes, short batches): samples served (returned)
+        and skipped, targets held, the first inputs kept."""
+        x, y = _split(batch)
+        n = _first_dim(batch)
         if n is not None:
-            self._w_samples += n
             bs = self._bs
             if bs is None or n < bs:  # a batch can only be short of its expected size when below batch_size
                 self._check_short(n, i)
@@ -165,9 +175,10 @@ class WatchedLoader:
                 self._first_inputs = x
                 if not label_like(y):  # e.g. regression or segmentation targets: nothing to count this epoch
                     labels.active = False
-                    return
+                    return n or 0
             if y is not None:
                 labels.add(y)
+        return n or 0
 
     def _check_short(self, n: int, i: int) -> None:
         exp = self._expected[i] if i < len(self._expected) else self._bs
@@ -184,7 +195,7 @@ class WatchedLoader:
         self._e_skipped += k
 
     @contained("watch_dataloader window")
-    def _flush_window(self, wait: float, compute: float, startup: float, steps: int) -> None:
+    def _flush_window(self, wait: float, compute: float, startup: float, steps: int, samples: int) -> None:
         total = wait + compute
         if total > 0:
             env, p, x, nm, bn = self._env, self._prefix, self.step, self._ri.name, self._ri.distributed
@@ -192,7 +203,7 @@ class WatchedLoader:
                          "data wait fraction (time blocked in next() / step time)", "fraction", by_name=bn)
             append_point(self._client, f"{p}_batches_per_s", env, x, [steps / total], [nm("batches/s")],
                          "batches/s", "batches/s", by_name=bn)
-            append_point(self._client, f"{p}_samples_per_s", env, x, [self._w_samples / total], [nm("samples/s")],
+            append_point(self._client, f"{p}_samples_per_s", env, x, [samples / total], [nm("samples/s")],
                          "samples/s", "samples/s", by_name=bn)
             append_point(self._client, f"{p}_skipped", env, x, [self._w_skipped], [nm("skipped samples")],
                          "samples dropped by collate_fn (expected − actual batch size)", "samples", by_name=bn)

@@ -59,28 +59,29 @@ class LabelCounter:
     """
 
     def __init__(self, hold: int = 256) -> None:
-        self._hold = hold
+        self.hold = hold
+        self.held: list[Any] = []  # one list for the counter's life: a hot loop may append to it directly
         self.reset()
 
     def reset(self) -> None:
         """A new epoch: nothing counted, and targets are taken again."""
         self.counts: dict[int, int] = {}
         self.active = True
-        self._held: list[Any] = []
+        self.held.clear()
 
     def add(self, y: Any) -> None:
         """One batch's targets (a caller that saw label_like(y) fail should set active = False instead)."""
-        held = self._held
+        held = self.held
         held.append(y)
-        if len(held) >= self._hold:
+        if len(held) >= self.hold:
             self.count()
 
     def count(self) -> None:
         """Fold the held targets into `counts`."""
-        if not self._held:
+        if not self.held:
             return
-        labels = int_labels(self._held)
-        self._held = []
+        labels = int_labels(self.held)
+        self.held.clear()
         if labels is None:  # not classification targets after all: stop taking them this epoch
             self.active = False
             return
