@@ -54,6 +54,10 @@ class Later:
 
     def reinit_after_fork(self) -> None:
         """In a forked child: the parent's thread is gone and its lock may be held; start clean, with nothing."""
+        # The parent's pending calls stay referenced, never freed here: their arguments may hold CUDA pinned or
+        # device tensors, and a destructor's CUDA call in a forked DataLoader worker aborts it (seen on an H100:
+        # "CUDA error: initialization error" from ~TensorImpl). Workers leave through os._exit, unfreed anyway.
+        self._inherited = self._calls
         self._calls = deque()
         self._lock = threading.RLock()
         self._stop = threading.Event()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import logging
+import os
 import threading
 import time
 
@@ -51,3 +53,38 @@ def test_flush_and_close_deliver_what_was_handed_off_before_them(server):
     client.transport.later.submit(client.text, "at close", "note2")
     assert client.close_connection(timeout=30)
     assert server.get_json("/api/v1/envs/later/panes/note2")["data"]["html"] == "at close"
+
+
+class _Sentinel:
+    """Writes the pid of the process that frees it: a CUDA tensor freed in a forked DataLoader worker aborts it."""
+
+    def __init__(self, path) -> None:
+        self.path = path
+
+    def __del__(self) -> None:
+        with open(self.path, "a") as f:
+            f.write(f"{os.getpid()}\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_never_frees_or_runs_the_parents_pending_calls(tmp_path):
+    import paneboard
+
+    client = paneboard.Client(server="http://127.0.0.1", port=9, env="fork", spool_dir=False, exit_timeout=0)
+    client.transport.later = Later(tick=3600)
+    marker = tmp_path / "freed"
+    ran = tmp_path / "ran"
+    client.transport.later.submit(lambda s: ran.write_text(str(os.getpid())), _Sentinel(marker))
+    pid = os.fork()
+    if pid == 0:  # the child, as a DataLoader worker: our fork handler has reset the transport
+        try:
+            client.transport.later.drain()
+            gc.collect()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert not marker.exists() and not ran.exists()  # nothing freed, nothing run in the child
+    client.transport.later.drain()
+    gc.collect()
+    assert ran.read_text() == str(os.getpid()) and marker.read_text() == f"{os.getpid()}\n"
+    client.close_connection(timeout=0)
