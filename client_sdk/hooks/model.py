@@ -119,7 +119,8 @@ class ModelWatch:
                     g_names.append(name)
                     g.append(_combined(gs))
             total = _combined(g_of.values()) if g_of else None
-        lrs = [float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups] if self.optimizer else None
+        lrs = ([float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
+               if self.optimizer is not None else None)
         # the panes' events are built off the training thread; the NaN/Inf alert is decided here, at once
         later(self.client, self._send, step, names, w, g_names, g, total, lrs)
         if total is not None and self._alerts is not None:
