@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from .convert import dumps, fast_dumps
-from .later import Later
 from .sender import SenderMixin, _Batch
 from .spool import Spool
 from .spool import default_dir as default_spool_dir
@@ -66,7 +65,6 @@ class Transport(SenderMixin, SpoolingMixin):
         self.max_event_bytes = max_event_bytes
         self.linger = linger
         self._local = threading.local()  # .deferred: this thread's puts do not wake the sender (see deferred())
-        self.later = Later()  # the hooks' event building, off the training thread; drained by flush and close
         self._init_state()
         _LIVE.add(self)
         self._start()
@@ -119,7 +117,6 @@ class Transport(SenderMixin, SpoolingMixin):
         # A forked child (e.g. a DataLoader worker) inherits locks possibly held by the parent's sender
         # thread and the parent's client id: reusing either would deadlock or get its events deduplicated.
         self._given_client_id = self._spool_path = None
-        self.later.reinit_after_fork()
         self._init_state()
 
     # ------------------------------------------------------------------------------------ caller side
@@ -171,9 +168,7 @@ class Transport(SenderMixin, SpoolingMixin):
         return _Deferred(self._local)
 
     def pending_events(self) -> list[dict[str, Any]]:
-        """Decoded copies of every event not yet acknowledged, oldest first (for tests and diagnostics); calls
-        handed to `later` run first."""
-        self.later.drain()
+        """Decoded copies of every event not yet acknowledged, oldest first (for tests and diagnostics)."""
         with self._lock:
             items = list(self._to_spill) + [it for b in self._inflight for it in b.items] + list(self._queue)
         return [{"s": s, **json.loads(d)} for s, d in items]
@@ -207,7 +202,6 @@ class Transport(SenderMixin, SpoolingMixin):
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every event enqueued before this call is acked; False on timeout. Never raises."""
         try:
-            self.later.drain()  # handed-off calls enqueue their events now: they count as enqueued before this call
             self._wake.set()  # deferred events wait for no timer now
             with self._cond:
                 target = self._seq
@@ -223,10 +217,6 @@ class Transport(SenderMixin, SpoolingMixin):
 
     def close(self, timeout: float | None = None, unreachable_grace: float = 1.0) -> bool:
         """Flush (bounded; gives up after `unreachable_grace` s without a connection), then stop the thread."""
-        try:
-            self.later.stop()  # their events go out with this flush
-        except Exception:  # noqa: BLE001 - close must not raise at exit
-            log.debug("paneboard: draining handed-off calls failed", exc_info=True)
         if self._closed:
             return True
         timeout = self.exit_timeout if timeout is None else timeout

@@ -41,18 +41,6 @@ def deferred(client: Any) -> contextlib.AbstractContextManager:
     return transport.deferred() if hasattr(transport, "deferred") else contextlib.nullcontext()
 
 
-def later(client: Any, fn: Callable[..., Any], *args: Any) -> None:
-    """Run fn(*args) off the training thread, within ~0.2 s, on the client's transport's `later` thread (its flush()
-    and close() run pending calls first); at once for clients without one. For building and encoding events: in
-    a training loop that work costs several times what it costs alone, the step having evicted its caches."""
-    transport = getattr(client, "transport", None)
-    submit = getattr(getattr(transport, "later", None), "submit", None)
-    if submit is None:
-        fn(*args)
-    else:
-        submit(fn, *args)
-
-
 def append_point(client: Any, win: str, env: str | None, x: float, values: Sequence[float],
                  names: Sequence[str], title: str, ylabel: str = "", xlabel: str = "step",
                  by_name: bool = False) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import alerts as _alerts
-from ._util import append_point, contained, deferred, later
+from ._util import append_point, contained, deferred
 from .dist import rank_info
 from .labels import LabelCounter, label_like
 
@@ -84,7 +84,7 @@ class WatchedLoader:
         self._settings_sent = False
         self._labels = LabelCounter()
         self._tensor = getattr(sys.modules.get("torch"), "Tensor", None)  # None without torch: no fast path
-        self._w_skipped = 0
+        self._reset_window()
 
     # DataLoader-like surface: len() and every other attribute come from the wrapped loader
     def __len__(self) -> int:
@@ -92,6 +92,9 @@ class WatchedLoader:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__dict__["_loader"], name)
+
+    def _reset_window(self) -> None:
+        self._w_skipped = 0
 
     def __iter__(self) -> Iterator[Any]:
         self.epoch += 1
@@ -194,26 +197,20 @@ class WatchedLoader:
     @contained("watch_dataloader window")
     def _flush_window(self, wait: float, compute: float, startup: float, steps: int, samples: int) -> None:
         total = wait + compute
-        skipped, self._w_skipped = self._w_skipped, 0
         if total > 0:
-            x = self.step
-            # the four panes' events are built off the training thread; the alert is decided here, at once
-            later(self._client, self._send_window, x, wait / total, steps / total, samples / total, skipped)
+            env, p, x, nm, bn = self._env, self._prefix, self.step, self._ri.name, self._ri.distributed
+            append_point(self._client, f"{p}_wait_fraction", env, x, [wait / total], [nm("data wait")],
+                         "data wait fraction (time blocked in next() / step time)", "fraction", by_name=bn)
+            append_point(self._client, f"{p}_batches_per_s", env, x, [steps / total], [nm("batches/s")],
+                         "batches/s", "batches/s", by_name=bn)
+            append_point(self._client, f"{p}_samples_per_s", env, x, [samples / total], [nm("samples/s")],
+                         "samples/s", "samples/s", by_name=bn)
+            append_point(self._client, f"{p}_skipped", env, x, [self._w_skipped], [nm("skipped samples")],
+                         "samples dropped by collate_fn (expected − actual batch size)", "samples", by_name=bn)
             steady = total - startup
             if self._alerts is not None and steady > 0:
                 self._alerts.check_data_wait((wait - startup) / steady, x)
-
-    def _send_window(self, x: int, wait_fraction: float, batches_per_s: float, samples_per_s: float,
-                     skipped: int) -> None:
-        env, p, nm, bn = self._env, self._prefix, self._ri.name, self._ri.distributed
-        append_point(self._client, f"{p}_wait_fraction", env, x, [wait_fraction], [nm("data wait")],
-                     "data wait fraction (time blocked in next() / step time)", "fraction", by_name=bn)
-        append_point(self._client, f"{p}_batches_per_s", env, x, [batches_per_s], [nm("batches/s")],
-                     "batches/s", "batches/s", by_name=bn)
-        append_point(self._client, f"{p}_samples_per_s", env, x, [samples_per_s], [nm("samples/s")],
-                     "samples/s", "samples/s", by_name=bn)
-        append_point(self._client, f"{p}_skipped", env, x, [skipped], [nm("skipped samples")],
-                     "samples dropped by collate_fn (expected − actual batch size)", "samples", by_name=bn)
+        self._reset_window()
 
     # ---------------------------------------------------------------------------------- per epoch
 
@@ -264,31 +261,25 @@ class WatchedLoader:
     def _epoch_end(self, n_batches: int) -> None:
         if self._alerts is not None:
             self._alerts.pause()  # evaluation or checkpointing between epochs is not a stall
-        # This epoch's counter and first inputs go to the `later` thread (counting, the bar, the JPEG grid); the
-        # next epoch starts on a fresh counter.
-        labels, self._labels = self._labels, LabelCounter(self._labels.hold)
-        first, self._first_inputs = self._first_inputs, None
-        later(self._client, self._send_epoch, labels, first, self.epoch, n_batches, self._e_skipped)
-
-    def _send_epoch(self, labels: LabelCounter, first: Any, epoch: int, n_batches: int, skipped: int) -> None:
-        labels.count()
-        counts = labels.counts
+        self._labels.count()
+        counts = self._labels.counts
         p, env = self._prefix, self._env
         with deferred(self._client):
             if counts:
                 keys = sorted(counts)
                 self._client.bar(X=[counts[k] for k in keys], Y=[str(k) for k in keys],
                                  win=self._ri.win(f"{p}_labels"), env=env,
-                                 opts={"title": f"labels served, epoch {epoch} ({n_batches} batches)",
+                                 opts={"title": f"labels served, epoch {self.epoch} ({n_batches} batches)",
                                        "xlabel": "label", "ylabel": "samples"})
-            grid = _image_grid(first) if first is not None else None
+            grid = _image_grid(self._first_inputs) if self._first_inputs is not None else None
             if grid is not None:
-                # JPEG: a 16-image ImageNet grid costs ~100 ms as PNG, ~3 ms as JPEG
+                # JPEG: a 16-image ImageNet grid costs the training thread ~100 ms as PNG, ~3 ms as JPEG
                 self._client.images(grid, nrow=8, win=self._ri.win(f"{p}_first_batch"), env=env,
-                                    opts={"caption": f"first batch of epoch {epoch}",
+                                    opts={"caption": f"first batch of epoch {self.epoch}",
                                           "title": "first batch", "jpgquality": 90})
-            if skipped:
-                self._client.text(f"epoch {epoch}: {skipped} samples dropped by collate_fn",
+            self._first_inputs = None
+            if self._e_skipped:
+                self._client.text(f"epoch {self.epoch}: {self._e_skipped} samples dropped by collate_fn",
                                   win=self._ri.win(f"{p}_skipped_log"), env=env, append=True)
 
 

@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from . import alerts as _alerts
-from ._util import append_point, contained, later
+from ._util import append_point, contained
 from .dist import rank_info
 from .model_views import FeatureMaps, LayerHistograms
 
@@ -119,22 +119,6 @@ class ModelWatch:
                     g_names.append(name)
                     g.append(_combined(gs))
             total = _combined(g_of.values()) if g_of else None
-        lrs = ([float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
-               if self.optimizer is not None else None)
-        # the panes' events are built off the training thread; the NaN/Inf alert is decided here, at once
-        later(self.client, self._send, step, names, w, g_names, g, total, lrs)
-        if total is not None and self._alerts is not None:
-            self._alerts.check_grad_norm(total, step)
-        hist_due = step % self.hist_every == 0 or not self._hist_logged
-        sh = self._shared
-        if self._hist is not None and hist_due and (not sh or self.ri.rank == 0):  # one pane per layer, rank 0
-            self._hist_logged = True
-            self._hist.log(step)
-        if self._fmaps is not None and (not sh or self.ri.rank == 0):
-            self._fmaps.log(step)
-
-    def _send(self, step: int, names: list[str], w: list[float], g_names: list[str], g: list[float],
-              total: float | None, lrs: list[float] | None) -> None:
         p, env, c, lab, sh = self.prefix, self.env, self.client, self._label, self._shared
         names, g_names = [lab(n) for n in names], [lab(n) for n in g_names]
         append_point(c, f"{p}_weight_norm", env, step, w, names, "weight norm per layer", "L2 norm", by_name=sh)
@@ -143,9 +127,18 @@ class ModelWatch:
         if total is not None:
             append_point(c, f"{p}_grad_norm_total", env, step, [total], [lab("total")], "total gradient norm",
                          "L2 norm", by_name=sh)
-        if lrs is not None:
+            if self._alerts is not None:
+                self._alerts.check_grad_norm(total, step)
+        if self.optimizer is not None:
+            lrs = [float(gr.get("lr", float("nan"))) for gr in self.optimizer.param_groups]
             append_point(c, f"{p}_lr", env, step, lrs, [lab(f"group {i}") for i in range(len(lrs))],
                          "learning rate", "lr", by_name=sh)
+        hist_due = step % self.hist_every == 0 or not self._hist_logged
+        if self._hist is not None and hist_due and (not sh or self.ri.rank == 0):  # one pane per layer, rank 0
+            self._hist_logged = True
+            self._hist.log(step)
+        if self._fmaps is not None and (not sh or self.ri.rank == 0):
+            self._fmaps.log(step)
 
     @contained("watch(model) summary")
     def summary(self, sample: Any = None) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._util import contained, deferred, later, warn_once
+from ._util import contained, deferred, warn_once
 
 
 def _safe(name: str) -> str:
@@ -33,33 +33,26 @@ class LayerHistograms:
 
     @contained("watch(model) histograms")
     def log(self, step: float) -> None:
-        """Histogram every layer's weights and gradients as they are now: one record appended to each layer's pane.
-
-        Only the copies are taken here; binning and the events happen on the client's `later` thread."""
-        copies = []
+        """Histogram every layer's weights and gradients now: one record appended to each layer's pane."""
         for name, params in self.layers:
             for kind in ("weight", "grad"):
-                vals = self._values(params, kind)  # torch.cat: a copy, whatever the training step does next
-                if vals is not None and vals.size:
-                    copies.append((name, kind, vals))
-        later(self.client, self._send, step, copies)
-
-    def _send(self, step: float, copies: list[tuple[str, str, np.ndarray]]) -> None:
-        for name, kind, vals in copies:
-            vals = vals[np.isfinite(vals)].astype(np.float64)  # NaN gradients are the alert's job
-            if not vals.size:
-                continue
-            counts, edges = np.histogram(vals, bins=self.bins)
-            # einsum, not `vals @ vals`: a BLAS dot wakes OpenBLAS's thread pool, which costs milliseconds
-            # when the cores are busy (measured 37 ms vs 0.01 ms on 2 loaded cores)
-            record = {"step": step, "min": float(vals.min()), "max": float(vals.max()), "num": int(vals.size),
-                      "sum": float(vals.sum()), "sum_squares": float(np.einsum("i,i->", vals, vals)),
-                      "limits": edges[1:].tolist(), "counts": counts.tolist()}
-            self.client.transport.put({
-                "t": time.time(), "op": "update", "mode": "append", "kind": "histogram",
-                "env": self.client.env if self.env is None else self.env,
-                "win": f"{self.prefix}_hist_{kind}_{_safe(name)}",
-                "opts": {"title": f"{kind} histogram: {name}"}, "records": [record]})
+                vals = self._values(params, kind)
+                if vals is None or not vals.size:
+                    continue
+                vals = vals[np.isfinite(vals)].astype(np.float64)  # NaN gradients are the alert's job
+                if not vals.size:
+                    continue
+                counts, edges = np.histogram(vals, bins=self.bins)
+                # einsum, not `vals @ vals`: a BLAS dot wakes OpenBLAS's thread pool, which costs milliseconds
+                # in the training thread when the cores are busy (measured 37 ms vs 0.01 ms on 2 loaded cores)
+                record = {"step": step, "min": float(vals.min()), "max": float(vals.max()), "num": int(vals.size),
+                          "sum": float(vals.sum()), "sum_squares": float(np.einsum("i,i->", vals, vals)),
+                          "limits": edges[1:].tolist(), "counts": counts.tolist()}
+                self.client.transport.put({
+                    "t": time.time(), "op": "update", "mode": "append", "kind": "histogram",
+                    "env": self.client.env if self.env is None else self.env,
+                    "win": f"{self.prefix}_hist_{kind}_{_safe(name)}",
+                    "opts": {"title": f"{kind} histogram: {name}"}, "records": [record]})
 
 
 def _tiles(a: np.ndarray, min_px: int = 32) -> np.ndarray:
