@@ -118,7 +118,8 @@ def main() -> None:
         pairs = statistics.median(x[0] / y[0] for x, y in zip(hooked, base, strict=True))
         cpu = min(c for _, c in hooked) / min(c for _, c in base)
         print(f"without hooks: {b * 1e3:.3f} ms/step   with hooks: {h * 1e3:.3f} ms/step   "
-              f"overhead: {(h - b) * 1e6:+.1f} us/step   ratio: {h / b:.3f}  (goal <= 1.02; median of per-round ratios {pairs:.3f}; CPU-time ratio {cpu:.3f}; "
+              f"overhead: {(h - b) * 1e6:+.1f} us/step   ratio: {h / b:.3f}  (goal <= 1.02; "
+              f"median of per-round ratios {pairs:.3f}; CPU-time ratio {cpu:.3f}; "
               f"best of {args.rounds} alternating rounds of {args.steps} steps on {args.device}; hooks: "
               f"{args.only or 'watch_dataloader(every=50) + SystemMonitor(1 s) + watch(model, every=100)'})")
         for name, arm in (("without", base), ("with", hooked)):
