@@ -17,15 +17,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import _OPENER, free_port, start_server, stop  # noqa: E402
+from common import free_port, start_server, stop, timed_get  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = "gpu_report"
 
 
 def get(port: int, path: str) -> dict:
-    with _OPENER.open(f"http://127.0.0.1:{port}/api/v1{path}", timeout=30) as r:
-        return json.load(r)
+    return json.loads(timed_get(f"http://127.0.0.1:{port}/api/v1{path}", timeout=30)[1])
 
 
 def main() -> None:

@@ -106,7 +106,7 @@ class WatchedLoader:
         # reads, a few local additions and the step counter; everything else waits for the window's flush.
         wait = compute = startup = 0.0
         steps = samples = i = 0
-        pair: type | None = None  # list or tuple, once the first batch was an (x, y, ...) of a tensor x
+        pair: type | None = None  # list or tuple: the first batch's type, whose later batches may go inline
         try:  # finally: a loop that breaks early still reports its partial epoch
             t0 = perf()
             while True:
@@ -126,7 +126,7 @@ class WatchedLoader:
                 try:
                     # The default collate's batch, inline: every line here runs per step on caches the training
                     # step has just evicted, where a method call or len() of a tensor (a Python function in
-                    # torch) costs microseconds. Short batches and the first batch take the general path.
+                    # torch) costs microseconds. The first batch and other forms take the general path.
                     if type(batch) is pair and len(batch) >= 2 and type(x := batch[0]) is tensor \
                             and (shape := x.shape):  # a 0-d x has no batch dimension: the general path
                         n = shape[0]
@@ -139,8 +139,7 @@ class WatchedLoader:
                                 labels.count()
                     else:
                         samples += self._on_batch(batch, i)
-                        if i == 0 and type(batch) in (list, tuple) and len(batch) >= 2 \
-                                and type(batch[0]) is tensor and batch[0].ndim:
+                        if i == 0 and type(batch) in (list, tuple):
                             pair = type(batch)
                 except Exception:  # noqa: BLE001 - an odd batch must not break the user's loop
                     pass
@@ -161,8 +160,8 @@ class WatchedLoader:
     # -------------------------------------------------------------------------------- per batch
 
     def _on_batch(self, batch: Any, i: int) -> int:
-        """Any batch's bookkeeping (the first of each epoch, odd shapes, short batches): samples served (returned)
-        and skipped, targets held, the first inputs kept."""
+        """Any batch's bookkeeping (the first of each epoch, forms other than the inline path's): samples served
+        (returned) and skipped, targets held, the first inputs kept."""
         x, y = _split(batch)
         n = _first_dim(batch)
         if n is not None:
