@@ -3,9 +3,11 @@
 Starts its own dash-server on a free port and trains ONE model on ONE DataLoader in alternating rounds, with the
 hooks on and off (the watched loader wraps the same DataLoader, the optimizer hook is removed and re-added, the
 monitor's thread is stopped and restarted), so the two arms differ only by the hooks: separate model copies differ
-by ~1% on their own (memory placement). Prints the ratio of the best round of each arm and the median of the
-per-pair ratios:  python bench/hooks_overhead.py [--steps 3000] [--rounds 7] [--only dataloader|monitor|watch]
-[--device cuda]  (the same loop with the model and batches on the GPU)
+by ~1% on their own (memory placement). Prints the ratio of the best round of each arm and the median and quartiles
+of the per-pair ratios (on a shared VM the quartiles can span ±5%: bench/hooks_cycles.py counts the same loop under
+valgrind, where neighbours move nothing):
+    python bench/hooks_overhead.py [--steps 3000] [--rounds 7] [--only dataloader|monitor|watch] [--device cuda]
+(--device cuda: the same loop with the model and batches on the GPU)
 """
 
 from __future__ import annotations
@@ -48,6 +50,18 @@ def run(loader, model, opt, steps: int, device: str = "cpu") -> tuple[float, flo
     if cuda:
         torch.cuda.synchronize()  # the queued steps count
     return (time.perf_counter() - t0) / steps, (time.process_time() - c0) / steps
+
+
+def make_loop(device: str = "cpu") -> tuple[torch.nn.Module, torch.optim.Optimizer, DataLoader]:
+    """The small classifier, its optimizer and its DataLoader (also used by bench/hooks_cycles.py)."""
+    # 16k samples = 512 steps per epoch: the per-epoch panes (labels served, first batch) are amortised
+    # over an epoch, and each round's early break ends a partial one as well
+    torch.manual_seed(0)
+    ds = TensorDataset(torch.rand(16384, 1, 16, 16), torch.randint(0, 10, (16384,)))
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                                torch.nn.Linear(8 * 14 * 14, 10)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    return model, opt, DataLoader(ds, batch_size=32, shuffle=True, pin_memory=device.startswith("cuda"))
 
 
 class Hooks:
@@ -95,15 +109,8 @@ def main() -> None:
             except OSError:
                 time.sleep(0.1)
         client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_hooks", spool_dir=False)
-        # 16k samples = 512 steps per epoch: the per-epoch panes (labels served, first batch) are amortised
-        # over an epoch, and each round's early break ends a partial one as well
-        torch.manual_seed(0)
-        ds = TensorDataset(torch.rand(16384, 1, 16, 16), torch.randint(0, 10, (16384,)))
-        model = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(),
-                                    torch.nn.Linear(8 * 14 * 14, 10)).to(args.device)
-        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        model, opt, loader = make_loop(args.device)
         use = {args.only} if args.only else {"dataloader", "monitor", "watch"}
-        loader = DataLoader(ds, batch_size=32, shuffle=True, pin_memory=args.device.startswith("cuda"))
         hooks = Hooks(client, loader, model, opt, use)
         run(hooks.on(), model, opt, 300, args.device)  # warm-up, both arms
         run(hooks.off(), model, opt, 300, args.device)
@@ -115,11 +122,14 @@ def main() -> None:
         hooks.off()
         client.flush(timeout=30)
         b, h = min(w for w, _ in base), min(w for w, _ in hooked)
-        pairs = statistics.median(x[0] / y[0] for x, y in zip(hooked, base, strict=True))
+        ratios = [x[0] / y[0] for x, y in zip(hooked, base, strict=True)]
+        pairs = statistics.median(ratios)
+        q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (pairs, pairs, pairs)
         cpu = min(c for _, c in hooked) / min(c for _, c in base)
         print(f"without hooks: {b * 1e3:.3f} ms/step   with hooks: {h * 1e3:.3f} ms/step   "
               f"overhead: {(h - b) * 1e6:+.1f} us/step   ratio: {h / b:.3f}  (goal <= 1.02; "
-              f"median of per-round ratios {pairs:.3f}; CPU-time ratio {cpu:.3f}; "
+              f"median of per-round ratios {pairs:.3f}, quartiles {q1:.3f}-{q3:.3f}: the noise; "
+              f"CPU-time ratio {cpu:.3f}; "
               f"best of {args.rounds} alternating rounds of {args.steps} steps on {args.device}; hooks: "
               f"{args.only or 'watch_dataloader(every=50) + SystemMonitor(1 s) + watch(model, every=100)'})")
         for name, arm in (("without", base), ("with", hooked)):
