@@ -9,10 +9,11 @@ around the measured steps, threads counted apart), so its figures are the same o
 (needs valgrind: apt-get install valgrind).
 
 Per arm and per step of the training thread it prints the instructions, the simulated cache misses (32 KiB L1s,
-1 MiB L2 as on the machines we test on) and modelled cycles = instructions + 14 per L1 miss that hits L2 + 50 per
-L2 miss, with ratios against the loop without hooks. The model is crude (valgrind runs torch's AVX2 kernels, no
-prefetcher): its ratio says how much the hooks add, not what a step costs. SystemMonitor is left out: its thread is
-time-driven, and under valgrind's ~50x slow-down it would sample 50x more often per step; hooks_overhead.py times it.
+1 MiB L2 as on the machines we test on) and modelled cycles = instructions + 14 per L1 miss that hits L2 + 50 per L2
+miss (and the ratio again with 150 per L2 miss, for a busy L3), with ratios against the loop without hooks. The
+model is crude (valgrind runs torch's AVX2 kernels, no prefetcher): its ratio says how much the hooks add, not what
+a step costs. SystemMonitor is left out: its thread is time-driven, and under valgrind's ~50x slow-down it would
+sample 50x more often per step; hooks_overhead.py times it.
 """
 
 from __future__ import annotations
@@ -98,10 +99,11 @@ def summary(path: Path) -> dict[str, int]:
     raise RuntimeError(f"no summary in {path}")
 
 
-def cycles(c: dict[str, int]) -> float:
+def cycles(c: dict[str, int], l2_miss: int = 50) -> float:
+    """Modelled cycles: an L1 miss that hits L2 ~14 cycles, an L2 miss that hits L3 ~50 (Zen 4 latencies)."""
     l1 = c["I1mr"] + c["D1mr"] + c["D1mw"]
     l2 = c["ILmr"] + c["DLmr"] + c["DLmw"]
-    return c["Ir"] + 14 * (l1 - l2) + 50 * l2
+    return c["Ir"] + 14 * (l1 - l2) + l2_miss * l2
 
 
 def main() -> None:
@@ -133,12 +135,13 @@ def main() -> None:
     print(f"training thread per step, {n} measured steps under callgrind (watch_dataloader(every=50), "
           f"watch(model, every=100)); modelled cycles = Ir + 14 x L1 misses + 50 x L2 misses")
     print(f"{'arm':>10} {'instructions':>13} {'L1 misses':>10} {'L2 misses':>10} {'mod. cycles':>12} "
-          f"{'instr. ratio':>12} {'cycle ratio':>11}")
+          f"{'instr. ratio':>12} {'cycle ratio':>11} {'(L2 miss 150)':>13}")
     for arm, c in got.items():
         l1 = c["I1mr"] + c["D1mr"] + c["D1mw"]
         l2 = c["ILmr"] + c["DLmr"] + c["DLmw"]
         print(f"{arm:>10} {c['Ir'] / n:>13,.0f} {l1 / n:>10,.0f} {l2 / n:>10,.0f} {cycles(c) / n:>12,.0f} "
-              f"{c['Ir'] / base['Ir']:>12.4f} {cycles(c) / cycles(base):>11.4f}")
+              f"{c['Ir'] / base['Ir']:>12.4f} {cycles(c) / cycles(base):>11.4f} "
+              f"{cycles(c, 150) / cycles(base, 150):>13.4f}")
 
 
 if __name__ == "__main__":
