@@ -99,10 +99,14 @@ def summary(path: Path) -> dict[str, int]:
     raise RuntimeError(f"no summary in {path}")
 
 
+def misses(c: dict[str, int]) -> tuple[int, int]:
+    """(L1 misses, L2 misses): instruction fetches, data reads and data writes together."""
+    return c["I1mr"] + c["D1mr"] + c["D1mw"], c["ILmr"] + c["DLmr"] + c["DLmw"]
+
+
 def cycles(c: dict[str, int], l2_miss: int = 50) -> float:
     """Modelled cycles: an L1 miss that hits L2 ~14 cycles, an L2 miss that hits L3 ~50 (Zen 4 latencies)."""
-    l1 = c["I1mr"] + c["D1mr"] + c["D1mw"]
-    l2 = c["ILmr"] + c["DLmr"] + c["DLmw"]
+    l1, l2 = misses(c)
     return c["Ir"] + 14 * (l1 - l2) + l2_miss * l2
 
 
@@ -137,8 +141,7 @@ def main() -> None:
     print(f"{'arm':>10} {'instructions':>13} {'L1 misses':>10} {'L2 misses':>10} {'mod. cycles':>12} "
           f"{'instr. ratio':>12} {'cycle ratio':>11} {'(L2 miss 150)':>13}")
     for arm, c in got.items():
-        l1 = c["I1mr"] + c["D1mr"] + c["D1mw"]
-        l2 = c["ILmr"] + c["DLmr"] + c["DLmw"]
+        l1, l2 = misses(c)
         print(f"{arm:>10} {c['Ir'] / n:>13,.0f} {l1 / n:>10,.0f} {l2 / n:>10,.0f} {cycles(c) / n:>12,.0f} "
               f"{c['Ir'] / base['Ir']:>12.4f} {cycles(c) / cycles(base):>11.4f} "
               f"{cycles(c, 150) / cycles(base, 150):>13.4f}")
