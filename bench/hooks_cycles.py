@@ -124,7 +124,7 @@ def main() -> None:
         sys.exit("hooks_cycles: valgrind is not installed (apt-get install valgrind)")
     arms = ["raw"] + [a for a in args.arms.split(",") if a != "raw"]
     sys.path.insert(0, str(HERE))
-    from common import free_port, start_server
+    from common import free_port, start_server, stop
 
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
@@ -133,8 +133,7 @@ def main() -> None:
             with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
                 got = dict(zip(arms, pool.map(lambda a: measure(a, args.steps, port, Path(tmp)), arms), strict=True))
         finally:
-            srv.terminate()
-            srv.wait(10)
+            stop(srv)
     base, n = got["raw"], args.steps
     print(f"training thread per step, {n} measured steps under callgrind (watch_dataloader(every=50), "
           f"watch(model, every=100)); modelled cycles = Ir + 14 x L1 misses + 50 x L2 misses")

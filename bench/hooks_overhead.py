@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import torch
@@ -27,7 +25,7 @@ from torch.utils.data import DataLoader, TensorDataset
 import paneboard
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import free_port  # noqa: E402
+from common import free_port, start_server, stop  # noqa: E402
 
 
 def run(loader, model, opt, steps: int, device: str = "cpu") -> tuple[float, float]:
@@ -99,15 +97,8 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
     port, tmp = free_port(), tempfile.mkdtemp()
-    srv = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db",
-                            str(Path(tmp) / "b.db")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    srv = start_server(Path(tmp) / "b.db", port)
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/envs", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
         client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_hooks", spool_dir=False)
         model, opt, loader = make_loop(args.device)
         use = {args.only} if args.only else {"dataloader", "monitor", "watch"}
@@ -137,8 +128,7 @@ def main() -> None:
                   + " ".join(f"{w * 1e3:.3f} ({c * 1e3:.3f})" for w, c in arm))
         client.close_connection(timeout=5)
     finally:
-        srv.terminate()
-        srv.wait(10)
+        stop(srv)
 
 
 if __name__ == "__main__":
