@@ -4,16 +4,22 @@ bench/hooks_overhead.py times the loop on the wall clock, where a shared VM's ne
 ±5% from run to run. This bench runs each arm of the same loop under callgrind (instrumentation switched on only
 around the measured steps, threads counted apart), so its figures are the same on every run:
 
-    python bench/hooks_cycles.py [--steps 1000] [--arms raw,all,dataloader,watch]
+    python bench/hooks_cycles.py [--steps 1000] [--arms raw,all,dataloader,watch] [--pads 0,1,2]
 
 (needs valgrind: apt-get install valgrind).
+
+Most of what the hooks add in modelled cycles is cache misses inside torch's own kernels, which move with where the
+heap places torch's buffers: any change of the process's allocations moves them. --pads runs every arm once per
+heap layout (pad k > 0 holds a few odd-sized blocks allocated before the loop) and prints each layout's ratios and
+their mean: the bare loop against itself across layouts (the "raw" rows) is the model's own noise floor.
 
 Per arm and per step of the training thread it prints the instructions, the simulated cache misses (32 KiB L1s,
 1 MiB L2 as on the machines we test on) and modelled cycles = instructions + 14 per L1 miss that hits L2 + 50 per L2
 miss (and the ratio again with 150 per L2 miss, for a busy L3), with ratios against the loop without hooks. The
 model is crude (valgrind runs torch's AVX2 kernels, no prefetcher): its ratio says how much the hooks add, not what
-a step costs. SystemMonitor is left out: its thread is time-driven, and under valgrind's ~50x slow-down it would
-sample 50x more often per step; hooks_overhead.py times it.
+a step costs. SystemMonitor runs outside valgrind: its thread is time-driven, and under valgrind's ~50x slow-down
+it would sample 50x more often per step. Its thread's CPU time per sample is timed instead; at one sample per second
+that is the most it can take from the training thread (all of it holding the GIL).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +39,14 @@ CACHES = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,8,64"]
 HOOKS = {"raw": set(), "all": {"dataloader", "watch"}, "dataloader": {"dataloader"}, "watch": {"watch"}}
 
 
-def child(arm: str, steps: int, port: int) -> None:
+def pad_heap(pad: int) -> list[object]:
+    """Blocks held for the process's life that shift where later allocations land (none for pad 0)."""
+    import torch
+
+    return [bytearray(1000 * pad + 72 * k) for k in range(8 * pad)] + [torch.empty(pad * 3001)]
+
+
+def child(arm: str, steps: int, port: int, pad: int) -> None:
     """Runs under valgrind: warm up, say READY, run `steps` measured steps when told, say DONE."""
     import logging
 
@@ -45,6 +59,7 @@ def child(arm: str, steps: int, port: int) -> None:
 
     logging.disable(logging.WARNING)
     torch.set_num_threads(1)
+    held = pad_heap(pad) if pad else []
     model, opt, loader = make_loop()
     client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_cycles", spool_dir=False)
     use = HOOKS[arm]
@@ -58,14 +73,15 @@ def child(arm: str, steps: int, port: int) -> None:
     print("DONE", flush=True)
     sys.stdin.readline()
     client.close_connection(timeout=5)
+    del held
 
 
-def measure(arm: str, steps: int, port: int, out: Path) -> dict[str, int]:
-    """One arm under callgrind; the training thread's counters over the measured steps."""
-    dump = out / f"{arm}.cg"
+def measure(arm: str, steps: int, port: int, out: Path, pad: int = 0) -> dict[str, int]:
+    """One arm under callgrind in heap layout `pad`; the training thread's counters over the measured steps."""
+    dump = out / f"{arm}.{pad}.cg"
     cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", "--cache-sim=yes",
            *CACHES, f"--callgrind-out-file={dump}", sys.executable, __file__, "--child", arm,
-           "--steps", str(steps), "--port", str(port)]
+           "--steps", str(steps), "--port", str(port), "--pads", str(pad)]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert p.stdin is not None and p.stdout is not None
     line = p.stdout.readline().split()
@@ -110,19 +126,58 @@ def cycles(c: dict[str, int], l2_miss: int = 50) -> float:
     return c["Ir"] + 14 * (l1 - l2) + l2_miss * l2
 
 
+def monitor_sample_cpu(port: int, samples: int = 200) -> float:
+    """Seconds of CPU one SystemMonitor sample costs its thread (the median of 5 runs of `samples`)."""
+    import time
+
+    import paneboard
+
+    client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_cycles", spool_dir=False)
+    mon = paneboard.SystemMonitor(client, interval=1.0, start=False)
+    mon._setup()  # psutil and NVML (where present), as the monitor's thread does when it starts
+    mon.sample()
+    runs = []
+    for _ in range(5):
+        c0 = time.thread_time()
+        for _ in range(samples):
+            mon.sample()
+        runs.append((time.thread_time() - c0) / samples)
+    client.close_connection(timeout=5)
+    return statistics.median(runs)
+
+
+def table(got: dict[str, dict[str, int]], n: int) -> None:
+    """One heap layout's rows: per step counters and ratios against that layout's bare loop."""
+    base = got["raw"]
+    print(f"{'arm':>10} {'instructions':>13} {'L1 misses':>10} {'L2 misses':>10} {'mod. cycles':>12} "
+          f"{'instr. ratio':>12} {'cycle ratio':>11} {'(L2 miss 150)':>13}")
+    for arm, c in got.items():
+        l1, l2 = misses(c)
+        print(f"{arm:>10} {c['Ir'] / n:>13,.0f} {l1 / n:>10,.0f} {l2 / n:>10,.0f} {cycles(c) / n:>12,.0f} "
+              f"{c['Ir'] / base['Ir']:>12.4f} {cycles(c) / cycles(base):>11.4f} "
+              f"{cycles(c, 150) / cycles(base, 150):>13.4f}")
+
+
+def ratios(c: dict[str, int], base: dict[str, int]) -> tuple[float, float, float]:
+    return c["Ir"] / base["Ir"], cycles(c) / cycles(base), cycles(c, 150) / cycles(base, 150)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=1000, help="measured steps per arm (1000: ~7 min under valgrind)")
     ap.add_argument("--arms", default="raw,all,dataloader,watch")
+    ap.add_argument("--pads", default="0", help="heap layouts to run every arm in (e.g. 0,1,2); 0: as it comes")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    pads = [int(p) for p in args.pads.split(",")]
     if args.child:
-        child(args.child, args.steps, args.port)
+        child(args.child, args.steps, args.port, pads[0])
         return
     if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
         sys.exit("hooks_cycles: valgrind is not installed (apt-get install valgrind)")
     arms = ["raw"] + [a for a in args.arms.split(",") if a != "raw"]
+    runs = [(a, p) for p in pads for a in arms]
     sys.path.insert(0, str(HERE))
     from common import free_port, start_server, stop
 
@@ -131,19 +186,33 @@ def main() -> None:
         srv = start_server(Path(tmp) / "b.db", port)
         try:
             with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-                got = dict(zip(arms, pool.map(lambda a: measure(a, args.steps, port, Path(tmp)), arms), strict=True))
+                counts = list(pool.map(lambda r: measure(r[0], args.steps, port, Path(tmp), r[1]), runs))
+            monitor = monitor_sample_cpu(port)
         finally:
             stop(srv)
-    base, n = got["raw"], args.steps
+    got = dict(zip(runs, counts, strict=True))
+    n = args.steps
     print(f"training thread per step, {n} measured steps under callgrind (watch_dataloader(every=50), "
           f"watch(model, every=100)); modelled cycles = Ir + 14 x L1 misses + 50 x L2 misses")
-    print(f"{'arm':>10} {'instructions':>13} {'L1 misses':>10} {'L2 misses':>10} {'mod. cycles':>12} "
-          f"{'instr. ratio':>12} {'cycle ratio':>11} {'(L2 miss 150)':>13}")
-    for arm, c in got.items():
-        l1, l2 = misses(c)
-        print(f"{arm:>10} {c['Ir'] / n:>13,.0f} {l1 / n:>10,.0f} {l2 / n:>10,.0f} {cycles(c) / n:>12,.0f} "
-              f"{c['Ir'] / base['Ir']:>12.4f} {cycles(c) / cycles(base):>11.4f} "
-              f"{cycles(c, 150) / cycles(base, 150):>13.4f}")
+    for p in pads:
+        if len(pads) > 1:
+            print(f"-- heap layout {p}")
+        table({a: got[a, p] for a in arms}, n)
+    if len(pads) > 1:
+        print(f"-- mean ratio over {len(pads)} heap layouts (min-max), each against its layout's bare loop")
+        for arm in arms[1:]:
+            rs = [ratios(got[arm, p], got["raw", p]) for p in pads]
+            print(f"{arm:>10} " + "  ".join(
+                f"{what} {statistics.mean(v):.4f} ({min(v):.4f}-{max(v):.4f})"
+                for what, v in zip(("instr.", "cycles", "cycles(150)"), zip(*rs, strict=True), strict=True)))
+        # the bare loop in another layout against layout pads[0]: how far placement alone moves the model
+        aa = [ratios(got["raw", p], got["raw", pads[0]]) for p in pads[1:]]
+        print(f"{'raw A/A':>10} " + "  ".join(
+            f"{what} {min(r[k] for r in aa):.4f}-{max(r[k] for r in aa):.4f}"
+            for k, what in enumerate(("instr.", "cycles", "cycles(150)")))
+              + f"  (bare loop, layouts {','.join(map(str, pads[1:]))} against layout {pads[0]}: the noise floor)")
+    print(f"SystemMonitor(1 s), outside valgrind: {monitor * 1e3:.3f} ms of its thread's CPU per sample, at most "
+          f"+{monitor * 100:.3f}% of the training thread's time")
 
 
 if __name__ == "__main__":
