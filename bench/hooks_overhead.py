@@ -6,7 +6,7 @@ monitor's thread is stopped and restarted), so the two arms differ only by the h
 by ~1% on their own (memory placement). Prints the ratio of the best round of each arm and the median and quartiles
 of the per-pair ratios (on a shared VM the quartiles can span ±5%: bench/hooks_cycles.py counts the same loop under
 valgrind, where neighbours move nothing):
-    python bench/hooks_overhead.py [--steps 3000] [--rounds 7] [--only dataloader|monitor|watch|none] [--device cuda]
+    python bench/hooks_overhead.py [--steps 3000] [--rounds 7] [--only dataloader,monitor,watch|none] [--device cuda]
 (--device cuda: the same loop with the model and batches on the GPU)
 """
 
@@ -92,8 +92,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=3000, help="steps per round (3000 ≈ 2.3 s: two monitor samples)")
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--only", choices=["dataloader", "monitor", "watch", "none"],
-                    help="measure one hook alone; none: both arms bare (A/A), the bench's own noise floor")
+    ap.add_argument("--only", help="measure some hooks alone (comma-separated: dataloader, monitor, watch); "
+                    "none: both arms bare (A/A), the bench's own noise floor")
     ap.add_argument("--device", default="cpu", help="where the model trains: cpu (default) or cuda")
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -102,7 +102,10 @@ def main() -> None:
     try:
         client = paneboard.Client(server="http://127.0.0.1", port=port, env="bench_hooks", spool_dir=False)
         model, opt, loader = make_loop(args.device)
-        use = ({args.only} - {"none"}) if args.only else {"dataloader", "monitor", "watch"}
+        hooks_all = {"dataloader", "monitor", "watch"}
+        use = set(args.only.split(",")) - {"none"} if args.only else hooks_all
+        if use - hooks_all:
+            sys.exit(f"hooks_overhead: --only takes {', '.join(sorted(hooks_all))} or none")
         hooks = Hooks(client, loader, model, opt, use)
         run(hooks.on(), model, opt, 300, args.device)  # warm-up, both arms
         run(hooks.off(), model, opt, 300, args.device)

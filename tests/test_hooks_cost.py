@@ -74,7 +74,7 @@ def test_label_counts_of_tensors_zero_dim_targets_numpy_and_non_labels():
 
 
 def test_labels_counted_in_bulk_mid_epoch_still_match_the_sampler_exactly():
-    """600 batches: counted at 256-batch marks and at the epoch's end; the histogram is still exact."""
+    """600 batches: counted at 16-batch marks and at the epoch's end (600 is no multiple of 16); still exact."""
     client = offline_client("bulk")
     ds = TensorDataset(torch.zeros(1200, 2), torch.randint(0, 5, (1200,)))
     loader = paneboard.watch_dataloader(DataLoader(ds, batch_size=2, shuffle=True), client, every=50, alerts=False)
