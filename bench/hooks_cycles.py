@@ -153,12 +153,13 @@ def table(got: dict[str, dict[str, int]], n: int) -> None:
           f"{'instr. ratio':>12} {'cycle ratio':>11} {'(L2 miss 150)':>13}")
     for arm, c in got.items():
         l1, l2 = misses(c)
+        instr, cyc, cyc150 = ratios(c, base)
         print(f"{arm:>10} {c['Ir'] / n:>13,.0f} {l1 / n:>10,.0f} {l2 / n:>10,.0f} {cycles(c) / n:>12,.0f} "
-              f"{c['Ir'] / base['Ir']:>12.4f} {cycles(c) / cycles(base):>11.4f} "
-              f"{cycles(c, 150) / cycles(base, 150):>13.4f}")
+              f"{instr:>12.4f} {cyc:>11.4f} {cyc150:>13.4f}")
 
 
 def ratios(c: dict[str, int], base: dict[str, int]) -> tuple[float, float, float]:
+    """Instructions, modelled cycles, and modelled cycles with 150 per L2 miss, each against `base`."""
     return c["Ir"] / base["Ir"], cycles(c) / cycles(base), cycles(c, 150) / cycles(base, 150)
 
 
