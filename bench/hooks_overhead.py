@@ -5,7 +5,7 @@ hooks on and off (the watched loader wraps the same DataLoader, the optimizer ho
 monitor's thread is stopped and restarted), so the two arms differ only by the hooks: separate model copies differ
 by ~1% on their own (memory placement). Prints the ratio of the best round of each arm and the median and quartiles
 of the per-pair ratios (on a shared VM the quartiles can span ±5%: bench/hooks_cycles.py counts the same loop under
-valgrind, where neighbours move nothing):
+valgrind, where neighbours move nothing), and the training thread's page faults and kernel time per step:
     python bench/hooks_overhead.py [--steps 3000] [--rounds 7] [--only dataloader,monitor,watch|none] [--device cuda]
 (--device cuda: the same loop with the model and batches on the GPU)
 """
@@ -13,11 +13,13 @@ valgrind, where neighbours move nothing):
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -28,13 +30,28 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import free_port, start_server, stop  # noqa: E402
 
 
-def run(loader, model, opt, steps: int, device: str = "cpu") -> tuple[float, float]:
-    """Seconds per step of a plain classification loop over `loader`: wall time, and this process's CPU time
-    (every thread: the hooks' own included; time the VM took the core away excluded)."""
+class Round(NamedTuple):
+    """One round's seconds per step: wall and process CPU time (every thread: the hooks' own included; time the VM
+    took the core away excluded); and the training thread's minor page faults and kernel seconds per step, which
+    callgrind (bench/hooks_cycles.py) cannot see."""
+    wall: float
+    cpu: float
+    faults: float
+    sys: float
+
+
+def _thread_usage() -> tuple[int, float]:
+    """This thread's minor page faults and system seconds so far (the process's where Linux's per-thread is absent)."""
+    u = resource.getrusage(getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF))
+    return u.ru_minflt, u.ru_stime
+
+
+def run(loader, model, opt, steps: int, device: str = "cpu") -> Round:
+    """One round of a plain classification loop over `loader`, per step."""
     cuda = device.startswith("cuda")
     if cuda:
         torch.cuda.synchronize()
-    done, t0, c0 = 0, time.perf_counter(), time.process_time()
+    (f0, s0), done, t0, c0 = _thread_usage(), 0, time.perf_counter(), time.process_time()
     while done < steps:
         for x, y in loader:
             if cuda:
@@ -47,7 +64,8 @@ def run(loader, model, opt, steps: int, device: str = "cpu") -> tuple[float, flo
                 break
     if cuda:
         torch.cuda.synchronize()  # the queued steps count
-    return (time.perf_counter() - t0) / steps, (time.process_time() - c0) / steps
+    wall, cpu, (f1, s1) = time.perf_counter() - t0, time.process_time() - c0, _thread_usage()
+    return Round(wall / steps, cpu / steps, (f1 - f0) / steps, (s1 - s0) / steps)
 
 
 def make_loop(device: str = "cpu") -> tuple[torch.nn.Module, torch.optim.Optimizer, DataLoader]:
@@ -116,11 +134,11 @@ def main() -> None:
                 (hooked if arm == "on" else base).append(run(loader, model, opt, args.steps, args.device))
         hooks.off()
         client.flush(timeout=30)
-        b, h = min(w for w, _ in base), min(w for w, _ in hooked)
-        ratios = [x[0] / y[0] for x, y in zip(hooked, base, strict=True)]
+        b, h = min(r.wall for r in base), min(r.wall for r in hooked)
+        ratios = [x.wall / y.wall for x, y in zip(hooked, base, strict=True)]
         pairs = statistics.median(ratios)
         q1, _, q3 = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else (pairs, pairs, pairs)
-        cpu = min(c for _, c in hooked) / min(c for _, c in base)
+        cpu = min(r.cpu for r in hooked) / min(r.cpu for r in base)
         print(f"without hooks: {b * 1e3:.3f} ms/step   with hooks: {h * 1e3:.3f} ms/step   "
               f"overhead: {(h - b) * 1e6:+.1f} us/step   ratio: {h / b:.3f}  (goal <= 1.02; "
               f"median of per-round ratios {pairs:.3f}, quartiles {q1:.3f}-{q3:.3f}: the noise; "
@@ -129,7 +147,12 @@ def main() -> None:
               f"{args.only or 'watch_dataloader(every=50) + SystemMonitor(1 s) + watch(model, every=100)'})")
         for name, arm in (("without", base), ("with", hooked)):
             print(f"rounds {name:>7} hooks, ms/step wall (CPU): "
-                  + " ".join(f"{w * 1e3:.3f} ({c * 1e3:.3f})" for w, c in arm))
+                  + " ".join(f"{r.wall * 1e3:.3f} ({r.cpu * 1e3:.3f})" for r in arm))
+        faults = [statistics.median(r.faults for r in arm) for arm in (base, hooked)]
+        kernel = [statistics.median(r.sys for r in arm) * 1e6 for arm in (base, hooked)]
+        print(f"training thread per step (median round), without / with hooks: {faults[0]:.2f} / {faults[1]:.2f} "
+              f"minor page faults, {kernel[0]:.1f} / {kernel[1]:.1f} us in the kernel (a heap that is trimmed and "
+              f"regrown every step shows here, not in hooks_cycles)")
         client.close_connection(timeout=5)
     finally:
         stop(srv)
