@@ -56,7 +56,9 @@ class LabelCounter:
     Why 16: each held target is a small block that torch allocated between the step's large activation buffers.
     Hundreds of them held at once pin the heap apart, so glibc trims its top and grows it again: a 0.75 ms CPU step
     then took 2-9 page faults (10-20 µs in the kernel) per step with 256 held, and none with 16. A count of 16
-    batches (one torch.cat and one bincount) costs ~9 µs, ~0.5 µs per batch.
+    batches (one torch.cat and one bincount) costs ~9 µs alone, but ~100 µs inside that loop, on caches the step
+    has just used: ~6 µs per batch there. Tallying each batch as it comes (tolist into a dict) was measured too and
+    cost the step more (callgrind: +0.3% instructions, +0.7% modelled cycles).
     """
 
     def __init__(self, hold: int = 16) -> None:
