@@ -93,7 +93,7 @@ def _import_once(logdir: Path, db: Path) -> float:
     """Seconds from the first byte read to the last row committed (one dash-server's import pass)."""
     from paneboard.server.services import Services
     from paneboard.server.settings import Settings
-    from paneboard.server.tb_import import TbImporter
+    from paneboard.server.tensorboard.importer import TbImporter
 
     services = Services.open(Settings(db=str(db)))
     services.start()

@@ -3,7 +3,7 @@
 from typing import Any
 
 from .client import Client
-from .summary_writer import SummaryWriter  # torch.utils.tensorboard drop-in (no torch import)
+from .tensorboard.writer import SummaryWriter  # torch.utils.tensorboard drop-in (no torch import)
 
 __version__ = "0.1.0"
 

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .sender import _connect_kwargs
+from .transport.sender import _connect_kwargs
 
 log = logging.getLogger("paneboard")
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from .client import ingest_url
-from .spool import default_dir, read_header
-from .transport import Transport
+from .transport.queue import Transport
+from .transport.spool import default_dir, read_header
 
 
 def sync(paths: list[Path], server: str | None, timeout: float, token: str | None = None) -> int:

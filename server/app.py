@@ -12,11 +12,11 @@ from werkzeug.exceptions import HTTPException
 from . import STATIC_DIR, TEMPLATES_DIR
 from .services import Services
 from .settings import Settings
+from .visdom.http import bp as visdom_bp
+from .visdom.socket import bp as visdom_socket_bp
+from .visdom.socket import vis_socket
 from .web import api, auth, envs_api, hparams_api, openapi, pages, projector_api, sockets
 from .web.common import ApiError, json_response
-from .web.visdom_compat import bp as visdom_bp
-from .web.visdom_socket import bp as visdom_socket_bp
-from .web.visdom_socket import vis_socket
 
 log = logging.getLogger("paneboard.server")
 

@@ -6,14 +6,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from .ingest.stall_watch import StallWatch
+from .ingest.writer import Writer
 from .live import Hub
 from .peers import Peers
 from .settings import Settings
-from .stall_watch import StallWatch
 from .store import Store, open_store
 from .store.dialect import supports_peers
 from .store.schema import ensure_schema
-from .writer import Writer
 
 log = logging.getLogger("paneboard.server")
 
@@ -49,7 +49,7 @@ class Services:
             if self.peers:
                 self.peers.start()
             if self.settings.logdir:
-                from .tb_import import TbWatcher  # loads tensorboard's protos: only with --logdir
+                from .tensorboard.importer import TbWatcher  # loads tensorboard's protos: only with --logdir
 
                 self.tb_watcher = TbWatcher(self.writer, self.store, self.settings.logdir)
                 self.tb_watcher.start()

@@ -19,7 +19,7 @@ from tensorboard.util import tensor_util
 from torch.utils.tensorboard import summary as tbs
 
 from paneboard import Client, SummaryWriter
-from paneboard import tb_convert as tc
+from paneboard.tensorboard import convert as tc
 
 # --------------------------------------------------------------------------------------------- scalars
 

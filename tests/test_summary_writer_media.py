@@ -15,7 +15,7 @@ from PIL import Image
 from tb_helpers import blob, pixels, q, records, torch_png, writer
 from torch.utils.tensorboard import summary as tbs
 
-from paneboard import tb_summaries as ts
+from paneboard.tensorboard import summaries as ts
 
 
 def test_images_match_torch_pixels(server) -> None:

@@ -9,9 +9,9 @@ from typing import Any
 
 from .. import __version__, jsonio
 from ..events import EventError, check_name
+from ..ingest.writer import Job, JobResult
 from ..panes import parse_event
 from ..services import Services
-from ..writer import Job, JobResult
 
 log = logging.getLogger("paneboard.sockets")
 

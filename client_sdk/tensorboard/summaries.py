@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .convert import is_torch
-from .tb_convert import encode_png, make_np, tb_grid, to_uint8
+from ..convert import is_torch
+from .convert import encode_png, make_np, tb_grid, to_uint8
 
 # ------------------------------------------------------------------------------------------- PR curves
 

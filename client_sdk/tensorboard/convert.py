@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .convert import is_torch, torch_to_numpy
+from ..convert import is_torch, torch_to_numpy
 
 # ------------------------------------------------------------------------------------------------ values
 

@@ -15,10 +15,10 @@ from flask import Blueprint, Response
 from .. import jsonio
 from ..events import EventError, check_name
 from ..services import Services
-from .common import ApiError, json_response, services
-from .sockets import WebSocket
-from .visdom_compat import _body
-from .visdom_translate import window_json
+from ..web.common import ApiError, json_response, services
+from ..web.sockets import WebSocket
+from .http import _body
+from .translate import window_json
 
 log = logging.getLogger("paneboard.visdom")
 

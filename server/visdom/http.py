@@ -12,8 +12,8 @@ from flask import Blueprint, Response, request
 from .. import jsonio
 from ..events import EventError, check_name
 from ..panes import parse_event
-from .common import json_response, services
-from .visdom_translate import create_events, update_events, window_events, window_json
+from ..web.common import json_response, services
+from .translate import create_events, update_events, window_events, window_json
 
 log = logging.getLogger("paneboard.visdom")
 

@@ -16,7 +16,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from .panes import parse_event
+from ..panes import parse_event
 from .writer import Job, Writer
 
 log = logging.getLogger("paneboard.stall")

@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import envops
-from .deltas import Deltas
-from .events import Command, EventError
+from .. import envops
+from ..deltas import Deltas
+from ..events import Command, EventError
+from ..panes import coalesce, kind_module
+from ..store import Store, StoreTx
 from .memtrim import Trimmer
-from .panes import coalesce, kind_module
-from .store import Store, StoreTx
 
 log = logging.getLogger("paneboard.writer")
 

@@ -17,7 +17,7 @@ from tensorboard.plugins.hparams import plugin_data_pb2 as hparams_pb2
 from tensorboard.plugins.mesh import plugin_data_pb2 as mesh_pb2
 from tensorboard.util import tensor_util
 
-from .tb_records import Frames, fast_scalars
+from .records import Frames, fast_scalars
 
 log = logging.getLogger("paneboard.tb")
 
@@ -284,7 +284,7 @@ class Batch:
 
     def _graph(self, ev: event_pb2.Event) -> None:
         try:
-            from .tb_graphdef import graph_from_graphdef  # written alongside; optional until it lands
+            from .graphdef import graph_from_graphdef  # written alongside; optional until it lands
         except ImportError:
             self.state.warn_once("graph", "the run has a model graph, but this server cannot import graphs yet")
             return

@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .events import Command, EventError
-from .panes import parse_event
-from .writer import Job, JobResult, Writer
+from ..events import Command, EventError
+from ..ingest.writer import Job, JobResult, Writer
+from ..panes import parse_event
 
 log = logging.getLogger("paneboard.tb")
 
@@ -90,7 +90,7 @@ class TbImporter:
     """Imports whatever is new in a logdir on each `import_pass`; keeps per-file offsets and per-run state."""
 
     def __init__(self, writer: Writer, store, logdir: str | Path) -> None:
-        from .tb_decode import RunState  # tensorboard's protos: only servers that import logs load them
+        from .decode import RunState  # tensorboard's protos: only servers that import logs load them
 
         self._RunState = RunState
         self.writer = writer
@@ -145,7 +145,7 @@ class TbImporter:
         return Stats(*(getattr(self.stats, k) - getattr(before, k) for k in vars(before)))
 
     def _import_run(self, run_dir: Path, files: list[Path], progress) -> None:
-        from .tb_records import read_frames
+        from .records import read_frames
 
         run = self._run(run_dir)
         sizes = {}
@@ -190,8 +190,8 @@ class TbImporter:
     def _restore(self, run: _Run, files: list[Path]) -> None:
         """Replay the run's already imported bytes into its state (plugin metadata, hparams, last scalars)
         without emitting: needed once per process when a run imported earlier grows."""
-        from .tb_decode import Batch
-        from .tb_records import read_frames
+        from .decode import Batch
+        from .records import read_frames
 
         run.state.restored = True
         for path in files:
@@ -207,7 +207,7 @@ class TbImporter:
                 off = frames.end
 
     def _submit(self, run: _Run, f: _File, frames) -> None:
-        from .tb_decode import Batch
+        from .decode import Batch
 
         batch = Batch(run.state)
         batch.add_frames(frames)
@@ -254,7 +254,7 @@ class TbImporter:
             return []
 
     def _projector(self, run_dir: Path, run: _Run) -> None:
-        from . import tb_projector
+        from . import projector_config as tb_projector
 
         for emb in tb_projector.embeddings(str(run_dir)):
             if emb.client_id not in run.embeddings:
@@ -326,8 +326,8 @@ def _progress(done: int, total: int, label: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from .services import Services
-    from .settings import Settings, default_db_path
+    from ..services import Services
+    from ..settings import Settings, default_db_path
 
     p = argparse.ArgumentParser(prog="dash-server import-tb",
                                 description="import a TensorBoard logdir (every run → an env; safe to re-run: "

@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import jsonio
-from .events import EventError
-from .panes import parse_event
-from .services import Services
-from .settings import Settings, default_db_path
-from .web.visdom_translate import window_events
+from .. import jsonio
+from ..events import EventError
+from ..panes import parse_event
+from ..services import Services
+from ..settings import Settings, default_db_path
+from .translate import window_events
 
 BAR = 30
 

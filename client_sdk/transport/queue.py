@@ -15,7 +15,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from .convert import dumps, fast_dumps
+from ..convert import dumps, fast_dumps
 from .sender import SenderMixin, _Batch
 from .spool import Spool
 from .spool import default_dir as default_spool_dir

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from . import tb_convert as tc
-from . import tb_summaries as ts
-from .client import Client
+from ..client import Client
+from . import convert as tc
+from . import summaries as ts
 
 
 class SummaryWriter:

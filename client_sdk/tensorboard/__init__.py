@@ -1,0 +1,1 @@
+"""torch.utils.tensorboard's SummaryWriter API on paneboard: writer, conversions, summaries, graph trace."""

@@ -1,0 +1,1 @@
+"""TensorBoard logdirs: record framing, event decoding, GraphDef, projector config, import."""

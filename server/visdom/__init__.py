@@ -1,0 +1,1 @@
+"""Visdom compatibility: its HTTP routes, its socket, wire translation and env import."""
