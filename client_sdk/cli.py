@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from .client import ingest_url
-from .transport.queue import Transport
+from .transport import Transport
 from .transport.spool import default_dir, read_header
 
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
-from .transport.queue import Transport
+from .transport import Transport
 from .visdom_media import VisdomMediaMethods
 from .visdom_methods import VisdomMethods
 

@@ -131,9 +131,16 @@ def as_float_array(x: Any, what: str = "value") -> np.ndarray:
         for e in flat:
             if e is not None and not isinstance(e, (int, float, np.number)):
                 raise TypeError(f"{what} must be numeric, found {type(e).__name__} {e!r:.40}")
-        out = np.array([np.nan if e is None else float(e) for e in flat], dtype=np.float64)
+        out = np.array([np.nan if e is None else _to_float(e) for e in flat], dtype=np.float64)
         return out.reshape(a.shape)
     raise TypeError(f"{what} must be numeric, got an array of dtype {a.dtype}")
+
+
+def _to_float(e: Any) -> float:
+    try:
+        return float(e)
+    except OverflowError:  # an int beyond float64's range: the nearest float is infinite
+        return math.inf if e > 0 else -math.inf
 
 
 def float_list(a: np.ndarray) -> list[float]:

@@ -19,7 +19,8 @@ from PIL import Image
 
 import paneboard
 from paneboard.client import ingest_url
-from paneboard.transport.sender import _Batch
+from paneboard.transport.outbox import Batch
+from paneboard.transport.sender import frame
 
 
 def closed_port() -> int:
@@ -353,8 +354,8 @@ def test_flush_without_events_is_true_and_close_gives_up_quickly(caplog):
 
 def test_context_manager_closes():
     with make_client(exit_timeout=0.1) as c:
-        assert c.transport._thread.is_alive()
-    assert c.transport._closed and not c.transport._thread.is_alive()
+        assert c.transport.sender.thread.is_alive()
+    assert c.transport._closed and not c.transport.sender.thread.is_alive()
 
 
 def test_acks_release_events_and_log_server_errors(client, caplog):
@@ -362,23 +363,25 @@ def test_acks_release_events_and_log_server_errors(client, caplog):
     for i in range(3):
         client.text(f"t{i}", win="T")
     t = client.transport
-    with t._lock:  # what the sender does when it takes a batch (it is offline, so it will not race us)
-        t._inflight.append(_Batch([t._queue.popleft() for _ in range(2)]))
+    ob = t.outbox
+    with ob.lock:  # what the sender does when it takes a batch (it is offline, so it will not race us)
+        ob.inflight.append(Batch([ob.queue.popleft() for _ in range(2)]))
     assert client.flush(timeout=0) is False
-    t._on_message('{"ack": 2, "errors": [{"s": 2, "error": "text: content must be a string"}]}')
+    t.sender.on_message('{"ack": 2, "rejected": [{"s": 2, "error": "text: content must be a string"}]}')
     assert [e["s"] for e in events(client)] == [3]
+    assert client.transport.rejected == 1
     assert client.flush(timeout=0) is False  # s=3 is still pending
     msgs = [r.getMessage() for r in paneboard_records(caplog)]
     assert any("s=2" in m and "content must be a string" in m for m in msgs)
-    t._on_message("not json")
-    assert not t._server_error
-    t._on_message('{"error": "hello.client must be ..."}')  # nothing in flight: just a warning
-    assert not t._server_error
-    with t._lock:
-        t._inflight.append(_Batch([t._queue.popleft()]))
-    t._on_message('{"error": "database is locked"}')  # a batch failed to commit: it will never be acked
+    t.sender.on_message("not json")
+    assert not t.sender.server_error
+    t.sender.on_message('{"error": "hello.client must be ..."}')  # nothing in flight: just a warning
+    assert not t.sender.server_error
+    with ob.lock:
+        ob.inflight.append(Batch([ob.queue.popleft()]))
+    t.sender.on_message('{"error": "database is locked", "retry": true}')  # not stored: will never be acked
     assert any("database is locked" in r.getMessage() for r in paneboard_records(caplog))
-    assert t._server_error and not t.connected  # → reconnect, read last_seq from the welcome, resend
+    assert t.sender.server_error and not t.connected  # → reconnect, read last_seq from the welcome, resend
 
 
 def test_flush_returns_true_once_acked(client):
@@ -386,47 +389,52 @@ def test_flush_returns_true_once_acked(client):
 
     client.text("x", win="T")
     t = client.transport
-    with t._lock:
-        t._inflight.append(_Batch([t._queue.popleft()]))
-    threading.Timer(0.1, t._on_message, args=('{"ack": 1}',)).start()
+    with t.outbox.lock:
+        t.outbox.inflight.append(Batch([t.outbox.queue.popleft()]))
+    threading.Timer(0.1, t.sender.on_message, args=('{"ack": 1}',)).start()
     t0 = time.perf_counter()
     assert client.flush(timeout=5.0) is True
     assert time.perf_counter() - t0 < 2.0
 
 
 def test_batches_respect_byte_and_count_limits_and_frame_is_wire_json(client):
-    t = client.transport
+    t = client.transport.outbox
     t.batch_bytes, t.batch_events = 1000, 2000
     for i in range(8):
         client.text("x" * 200, win=f"T{i}")  # ~300 bytes per event: 3 fit in 1000
-    with t._lock:
-        batch = t._take_batch_locked()
+    batch = t.take_batch()
     assert [s for s, _ in batch.items] == [1, 2, 3] and batch.last_s == 3
-    frame = t.frame(batch.items)
-    assert len(frame) <= 1000
-    sent = json.loads(frame)["batch"]
+    data = frame(batch.items)
+    assert len(data) <= 1000
+    sent = json.loads(data)["batch"]
     assert [e["s"] for e in sent] == [1, 2, 3]
     assert sent[0] == events(client)[0]  # pending_events() shows exactly what goes on the wire
     assert set(sent[0]) == {"s", "t", "op", "env", "win", "kind", "opts", "content"}
     t.batch_events = 2
-    with t._lock:
-        assert [s for s, _ in t._take_batch_locked().items] == [4, 5]
+    assert [s for s, _ in t.take_batch().items] == [4, 5]
     assert [e["s"] for e in events(client)] == list(range(1, 9))  # in flight first, then queued, in order
 
 
-def test_unencodable_or_oversized_input_raises_in_caller(client):
+def test_unencodable_or_oversized_input_is_rejected_with_a_warning_never_raised(client, caplog):
+    caplog.set_level(logging.WARNING, logger="paneboard")
+
     class Weird:
         pass
 
     loop: dict = {}
     loop["self"] = loop
-    with pytest.raises(TypeError):
-        client.text("x", win="T", opts={"bad": loop})
+    client.text("x", win="T", opts={"bad": loop})  # a training loop never sees an exception for its data
     client.text("x", win="T", opts={"obj": Weird()})  # unknown objects are sent as their str()
     assert "Weird" in last(client)["opts"]["obj"]
     client.transport.max_event_bytes = 1000
-    with pytest.raises(ValueError, match="limit"):
-        client.text("x" * 2000, win="T")
+    client.text("x" * 2000, win="T")
+    assert client.transport.rejected == 2
+    assert [e["opts"] for e in events(client)] == [{"obj": last(client)["opts"]["obj"]}]
+    client.line(X=[0, 1], Y=[10**310, -(10**310)], win="L")  # ints beyond float range are infinite
+    assert last(client)["traces"][0]["y"] in ([math.inf, -math.inf], [None, None])
+    warnings = [r.getMessage() for r in paneboard_records(caplog)]
+    assert len([m for m in warnings if "event not sent" in m]) == 1  # logged once, then counted
+    assert client.flush(timeout=0) is False
 
 
 def test_concurrent_callers_keep_seq_order(client):
@@ -452,7 +460,7 @@ def test_use_after_close_restarts_the_sender():
     c.close_connection(timeout=0)
     assert c.transport._closed
     c.text("late", win="T")
-    assert not c.transport._closed and c.transport._thread.is_alive()
+    assert not c.transport._closed and c.transport.sender.thread.is_alive()
     assert [e["content"] for e in events(c)] == ["late"]
     c.close_connection(timeout=0)
 
@@ -472,4 +480,4 @@ def test_fork_child_gets_a_fresh_identity(client):
     client.transport._reinit_after_fork()
     assert client.client_id != parent_id and events(client) == []
     client.text("y", win="T")  # restarts the sender lazily
-    assert client.transport._thread is not None and last(client)["s"] == 1
+    assert client.transport.sender.thread is not None and last(client)["s"] == 1

@@ -1,1 +1,5 @@
-"""Delivery of SDK events: the bounded queue, the sender thread, the on-disk spool."""
+"""Delivery of SDK events: the outbox (queue, in flight, spool), the sender thread, the callers' Transport."""
+
+from .transport import Transport
+
+__all__ = ["Transport"]

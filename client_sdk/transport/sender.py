@@ -1,4 +1,4 @@
-"""The Transport's sender thread and ack reader: connect, hello/welcome, batches over one websocket, acks."""
+"""The sender thread and its ack reader: connect, hello/welcome, batches over one websocket, acks."""
 
 from __future__ import annotations
 
@@ -8,16 +8,15 @@ import logging
 import random
 import threading
 import time
-from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
-    from .spool import Spool
+from .outbox import Batch, Item, Outbox
 
 log = logging.getLogger("paneboard")
 
 SDK_VERSION = "0.1.0"
+SPILL_EVERY = 0.05  # seconds between spool writes while the server is away
 
 
 def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
@@ -34,65 +33,72 @@ def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
     return kw
 
 
-class _Batch:
-    """(s, encoded event) pairs taken from the queue for one frame, kept until acked or requeued."""
-
-    __slots__ = ("items", "last_s")
-
-    def __init__(self, items: list[tuple[int, bytes]]) -> None:
-        self.items = items
-        self.last_s = items[-1][0]
+def frame(items: list[Item]) -> bytes:
+    """`{"batch":[...]}` with each event's `s` spliced in front of its pre-encoded fields."""
+    return b'{"batch":[' + b",".join(b'{"s":%d,%s' % (s, d[1:]) for s, d in items) + b"]}"
 
 
-class SenderMixin:
-    """Methods of Transport that run on its sender and ack-reader threads (state lives on Transport)."""
+class Sender:
+    """Moves the outbox's events to the server: one thread sends, one per connection reads acks."""
 
-    url: str
-    token: str | None
-    client_id: str
-    _spool: Spool | None
-    _lock: threading.Lock
-    _cond: threading.Condition
-    _wake: threading.Event
-    _queue: deque
-    _inflight: deque
-    _to_spill: deque
+    def __init__(self, outbox: Outbox, url: str, client_id: str, token: str | None, linger: float) -> None:
+        self.outbox = outbox
+        self.url = url
+        self.client_id = client_id
+        self.token = token  # dash-server --token / PANEBOARD_TOKEN; sent as a bearer header
+        self.linger = linger
+        self.wake = threading.Event()  # wakes the sender; set by callers only when it is idle
+        self.idle = False
+        self.stop = False
+        self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
+        self.conn_ok = False  # a websocket is up and welcomed
+        self.server_error = False  # the server refused to store a batch: reconnect after a backoff
+        self.ever_connected = False
+        self.warned = False  # warned about this outage already
+        self.drop_warned = False
+        self.reject_warned = False
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self.run, name="paneboard-sender", daemon=True)
+        self.thread.start()
 
     # ------------------------------------------------------------------------------------ sender thread
 
-    def _run(self) -> None:
+    def run(self) -> None:
         delay = 0.2
-        while not self._stop:
-            ws = self._open()
+        while not self.stop:
+            ws = self.open()
             if ws is None:
-                self._maybe_report_drops()
-                # Exponential backoff with jitter; close() sets _wake to retry at once. Meanwhile the
-                # overflow goes to the spool every 50 ms, so memory stays bounded during an outage.
+                self.report_drops()
+                # Exponential backoff with jitter; close() sets `wake` to retry at once. Meanwhile the
+                # overflow goes to the spool, so memory stays bounded during an outage.
                 until = time.monotonic() + delay * random.uniform(0.75, 1.25)
-                while not self._stop and (left := until - time.monotonic()) > 0:
-                    self._spill()
-                    if self._wake.wait(min(left, 0.05)):
+                while not self.stop and (left := until - time.monotonic()) > 0:
+                    self.outbox.spill(keep=self.outbox.max_queue // 2)
+                    if self.wake.wait(min(left, SPILL_EVERY)):
                         break
-                self._spill()
-                self._wake.clear()
+                self.outbox.spill(keep=self.outbox.max_queue // 2)
+                self.wake.clear()
                 delay = min(delay * 2, 5.0)
                 continue
-            if not self._server_error:
+            if not self.server_error:
                 delay = 0.2
-            self._server_error = False
+            self.server_error = False
             try:
-                self._pump(ws)
+                self.pump(ws)
             except Exception as e:  # any socket failure means reconnect
                 log.debug("paneboard: connection error: %r", e)
             finally:
-                self._disconnect()
-            if self._server_error and not self._stop:
-                self._wake.wait(delay * random.uniform(0.75, 1.25))
-                self._wake.clear()
+                self.disconnect()
+            if self.server_error and not self.stop:
+                self.wake.wait(delay * random.uniform(0.75, 1.25))
+                self.wake.clear()
                 delay = min(delay * 2, 5.0)
 
-    def _open(self) -> Any:
+    def open(self) -> Any:
         """Connect + hello/welcome; None on failure (warns once per outage)."""
+        ob = self.outbox
         try:
             from websockets.sync.client import connect
 
@@ -100,95 +106,89 @@ class SenderMixin:
             # the connection open across our own reconnect loop (older versions return the connection).
             ws = connect(self.url, **_connect_kwargs(self.url, self.token)).__enter__()
         except Exception as e:
-            where = f" (spooling to {self._spool.path} beyond {self.max_queue // 2} events)" if self._spool else ""
-            self._warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")
+            where = f" (spooling to {ob.spool.path} beyond {ob.max_queue // 2} events)" if ob.spool else ""
+            self.warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")
             return None
         try:
             ws.send(json.dumps({"hello": {"client": self.client_id, "sdk": SDK_VERSION}}))
             welcome = json.loads(ws.recv(timeout=10.0))["welcome"]
             last_seq = int(welcome.get("last_seq") or 0)
         except Exception as e:
-            self._warn_down(f"handshake with {self.url} failed ({e!r}); retrying")
+            self.warn_down(f"handshake with {self.url} failed ({e!r}); retrying")
             try:
                 ws.close()
             except Exception:
                 pass
             return None
-        spooled = self._spool.read() if self._spool and self._spool.first_s is not None else []
-        with self._cond:
-            self._queue.extendleft(reversed(self._to_spill))  # not yet on disk, older than the queue
-            self._to_spill.clear()
-            if spooled:
-                # Spooled events are older than everything queued: they go first, in order. The file is
-                # dropped now; if this connection fails again they are requeued and spilled like the rest.
-                self._queue.extendleft(reversed(spooled))
-                self._seq = max(self._seq, spooled[-1][0])
-                self._spool.clear()
-            # Events the server already committed (acks lost with the previous socket) are not resent.
-            q = self._queue
-            while q and q[0][0] <= last_seq:
-                q.popleft()
-            self._conn_ok = True
-            self._gen += 1
-            self._cond.notify_all()
-            more, self._dropped = self._dropped, 0
-            self._drop_warned = False
-        if self._ever_connected:
+        ob.welcome(last_seq)  # events the server committed (acks lost with the last socket) are not resent
+        with ob.cond:
+            self.conn_ok = True
+            self.gen += 1
+            ob.cond.notify_all()
+        if self.ever_connected:
             log.info("paneboard: reconnected to %s", self.url)
-        elif self._warned:
+        elif self.warned:
             log.info("paneboard: connected to %s", self.url)
-        if more:
-            log.warning("paneboard: %d oldest event(s) were dropped while the buffer was full (max_queue=%d)",
-                        more, self.max_queue)
-        self._warned = False
-        self._ever_connected = True
+        self.report_drops(summary=True)
+        self.warned = False
+        self.ever_connected = True
         return ws
 
-    def _warn_down(self, msg: str) -> None:
-        if not self._warned:
-            self._warned = True
+    def warn_down(self, msg: str) -> None:
+        if not self.warned:
+            self.warned = True
             log.warning("paneboard: %s", msg)
         else:
             log.debug("paneboard: %s", msg)
 
-    def _maybe_report_drops(self) -> None:
-        """First overflow: one warning with the count so far; the rest is summed up on (re)connect/close."""
-        if not self._dropped or self._drop_warned:
+    def report_drops(self, summary: bool = False) -> None:
+        """First drop: one warning with the count so far; the rest is summed up on (re)connect/close."""
+        ob = self.outbox
+        if not ob.dropped or (self.drop_warned and not summary):
             return
-        with self._lock:
-            n, self._dropped = self._dropped, 0
-            self._drop_warned = True
-        log.warning("paneboard: buffer full (max_queue=%d): dropping the oldest events (%d so far)",
-                    self.max_queue, n)
+        with ob.lock:
+            n, ob.dropped = ob.dropped, 0
+        if summary and self.drop_warned:
+            log.warning("paneboard: %d more event(s) were dropped (max_queue=%d, spool full or off)",
+                        n, ob.max_queue)
+        else:
+            log.warning("paneboard: buffer full (max_queue=%d, spool full or off): dropping the oldest events "
+                        "(%d so far)", ob.max_queue, n)
+        self.drop_warned = not summary
 
-    def _pump(self, ws: Any) -> None:
-        reader = threading.Thread(target=self._read_loop, args=(ws, self._gen), name="paneboard-acks",
+    def pump(self, ws: Any) -> None:
+        ob = self.outbox
+        reader = threading.Thread(target=self.read_loop, args=(ws, self.gen), name="paneboard-acks",
                                   daemon=True)
         reader.start()
         send_text = "text" in inspect.signature(ws.send).parameters  # websockets >= 14: no decode copy
         try:
             while True:
-                if self._dropped:
-                    self._maybe_report_drops()
-                with self._lock:
-                    if self._stop or not self._conn_ok:
-                        return
-                    self._wake.clear()
-                    batch = self._take_batch_locked()
-                    if batch is None:
-                        self._idle = True
+                if ob.dropped:
+                    self.report_drops()
+                if ob.to_spill:
+                    ob.spill()  # overflow while connected: to disk first, so older events go out first
+                if self.stop or not self.conn_ok:
+                    return
+                self.wake.clear()
+                batch = ob.take_batch()
                 if batch is None:
-                    woke = self._wake.wait(1.0)
-                    self._idle = False
-                    if woke and self.linger and not self._stop:
+                    with ob.lock:  # put() reads `idle` under this lock: no wake-up is lost in between
+                        ready = bool(ob.to_spill) or (bool(ob.queue) and len(ob.inflight) < ob.window)
+                        self.idle = not ready
+                    if ready:
+                        continue
+                    woke = self.wake.wait(1.0)
+                    self.idle = False
+                    if woke and self.linger and not self.stop:
                         # Let a burst of calls pile up into one batch: fewer frames, acks and GIL hand-offs.
                         time.sleep(self.linger)
                     continue
-                frame = self.frame(batch.items)
+                data = frame(batch.items)
                 if send_text:
-                    ws.send(frame, text=True)
+                    ws.send(data, text=True)
                 else:
-                    ws.send(frame.decode())
+                    ws.send(data.decode())
         finally:
             try:
                 ws.close()
@@ -196,40 +196,31 @@ class SenderMixin:
                 pass
             reader.join(timeout=2.0)
 
-    def _take_batch_locked(self) -> _Batch | None:
-        """Whatever is queued, up to batch_events / batch_bytes (one oversized event goes alone)."""
-        q = self._queue
-        if not q or len(self._inflight) >= self.window:
-            return None
-        items: list[tuple[int, bytes]] = []
-        size = 0
-        while q and len(items) < self.batch_events:
-            size += len(q[0][1]) + 16
-            if items and size > self.batch_bytes:
-                break
-            items.append(q.popleft())
-        batch = _Batch(items)
-        self._inflight.append(batch)
-        return batch
+    def disconnect(self) -> None:
+        with self.outbox.lock:
+            self.conn_ok = False
+        self.outbox.lost_connection()
+        with self.outbox.cond:
+            self.outbox.cond.notify_all()
+        if not self.stop:
+            self.warned = False
+            self.warn_down(f"lost the connection to {self.url}; buffering events and reconnecting")
 
-    @staticmethod
-    def frame(items: list[tuple[int, bytes]]) -> bytes:
-        """`{"batch":[...]}` with each event's `s` spliced in front of its pre-encoded fields."""
-        return b'{"batch":[' + b",".join(b'{"s":%d,%s' % (s, d[1:]) for s, d in items) + b"]}"
+    # ------------------------------------------------------------------------------------ ack reader
 
-    def _read_loop(self, ws: Any, gen: int) -> None:
+    def read_loop(self, ws: Any, gen: int) -> None:
         try:
             for msg in ws:
-                self._on_message(msg)
+                self.on_message(msg)
         except Exception as e:  # closed socket ends the connection
             log.debug("paneboard: receive loop ended: %r", e)
         finally:
-            with self._lock:
-                if self._gen == gen:
-                    self._conn_ok = False
-            self._wake.set()
+            with self.outbox.lock:
+                if self.gen == gen:
+                    self.conn_ok = False
+            self.wake.set()
 
-    def _on_message(self, msg: str | bytes) -> None:
+    def on_message(self, msg: str | bytes) -> None:
         try:
             m = json.loads(msg)
         except ValueError:
@@ -238,52 +229,45 @@ class SenderMixin:
         if not isinstance(m, dict):
             log.warning("paneboard: unexpected server frame: %.200r", m)
         elif "ack" in m:
-            try:
-                s = int(m["ack"])
-            except (TypeError, ValueError):
-                log.warning("paneboard: bad ack frame: %.200r", m)
-                return
-            with self._cond:
-                infl = self._inflight
-                while infl and infl[0].last_s <= s:
-                    infl.popleft()
-                self._cond.notify_all()
-                # Wake an idle sender only for queued events that waited for this window slot; with nothing
-                # queued the next put() wakes it (a wake per ack cost a thread switch and GIL hand-off each).
-                wake = self._idle and bool(self._queue)
-                if wake:
-                    self._idle = False
-            if wake:
-                self._wake.set()
-            for err in m.get("errors") or ():
-                if isinstance(err, dict):
-                    log.warning("paneboard: server rejected event s=%s: %s", err.get("s"), err.get("error"))
-                else:
-                    log.warning("paneboard: server rejected an event: %s", err)
+            self.on_ack(m)
         elif "error" in m:
             log.warning("paneboard: server error: %s", m["error"])
-            with self._lock:
-                if self._inflight:
-                    # A batch failed to commit and will not be acked: reconnect, learn last_seq from the
+            with self.outbox.lock:
+                if self.outbox.inflight:
+                    # A batch could not be stored and will not be acked: reconnect, learn last_seq from the
                     # welcome and resend what is missing (after a backoff, in case the failure repeats).
-                    self._server_error = True
-                    self._conn_ok = False
-            self._wake.set()
+                    self.server_error = True
+                    self.conn_ok = False
+            self.wake.set()
         else:
             log.debug("paneboard: ignored server frame %.200r", m)
 
-    def _disconnect(self) -> None:
-        with self._cond:
-            self._conn_ok = False
-            # Unacked batches go back in front of the queue, in order, to be resent after the next welcome.
-            for b in reversed(self._inflight):
-                self._queue.extendleft(reversed(b.items))
-            self._inflight.clear()
-            while len(self._queue) > self.max_queue:
-                self._queue.popleft()
-                self._dropped += 1
-                self._dropped_total += 1
-            self._cond.notify_all()
-        if not self._stop:
-            self._warned = False
-            self._warn_down(f"lost the connection to {self.url}; buffering events and reconnecting")
+    def on_ack(self, m: dict) -> None:
+        try:
+            s = int(m["ack"])
+        except (TypeError, ValueError):
+            log.warning("paneboard: bad ack frame: %.200r", m)
+            return
+        # "rejected" (and "errors" from older servers): events that can never be stored, with the reason.
+        reasons = m.get("rejected") if "rejected" in m else m.get("errors")
+        rejected: list[int] = []
+        for err in reasons or ():
+            seq = err.get("s") if isinstance(err, dict) else None
+            if isinstance(seq, int):
+                rejected.append(seq)
+            if not self.reject_warned:
+                self.reject_warned = True
+                why = err.get("error") if isinstance(err, dict) else err
+                log.warning("paneboard: server rejected event s=%s: %s (further rejections are only counted: "
+                            "client.rejected)", seq, why)
+            else:
+                log.debug("paneboard: server rejected event: %.200r", err)
+        waiting = self.outbox.ack(s, rejected)
+        # Wake an idle sender only for queued events that waited for this window slot; with nothing queued
+        # the next put() wakes it (a wake per ack cost a thread switch and GIL hand-off each).
+        if waiting and self.idle:
+            self.idle = False
+            self.wake.set()
+
+
+__all__ = ["Batch", "Sender", "frame", "SDK_VERSION"]
