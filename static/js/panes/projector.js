@@ -2,7 +2,7 @@
 // colour / label / search by a metadata column, click → k nearest neighbours, sprite thumbnail of the hovered point.
 import { getJson } from "../api.js";
 import { h, fmtInt } from "../dom.js";
-import { loadPlotly } from "./xy.js";
+import { loadPlotly } from "../plotly_loader.js";
 
 const CONFIG = { responsive: true, displaylogo: false };
 const MAX_CATEGORIES = 50; // TensorBoard's NUM_COLORS_COLOR_MAP: more unique values than this get a gradient (or none)

@@ -1,6 +1,6 @@
-// workspace.js — env page tools: fork/rename/delete/views/config in the header; pane drag, resize, close and menu (PNG, CSV, JSON).
-import * as api from "./api.js";
-import { askName, h } from "./dom.js";
+// pages/workspace.js — env page tools: fork/rename/delete/views/config in the header; pane drag, resize, close and menu (PNG, CSV, JSON).
+import * as api from "../api.js";
+import { askName, h } from "../dom.js";
 
 export const COLS = 12; // must match server/envops.py GRID_COLUMNS
 const ROW = 30; // px per grid row (CSS grid-auto-rows); a card spans h rows

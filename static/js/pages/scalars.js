@@ -1,9 +1,9 @@
-// scalars.js — TensorBoard-style Scalars view: every `line` pane of the picked runs (envs) overlaid by title, sectioned by tag prefix, smoothed, live.
-import * as api from "./api.js";
-import { h } from "./dom.js";
-import { loadPlotly } from "./panes/xy.js";
+// pages/scalars.js — TensorBoard-style Scalars view: every `line` pane of the picked runs (envs) overlaid by title, sectioned by tag prefix, smoothed, live.
+import * as api from "../api.js";
+import { h } from "../dom.js";
+import { loadPlotly } from "../plotly_loader.js";
 import { customPanes, loadLayouts } from "./custom_scalars.js";
-import { regexMatcher, robustRange, smooth } from "./smoothing.js";
+import { regexMatcher, robustRange, smooth } from "../smoothing.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
   "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173"];

@@ -1,6 +1,6 @@
-// envlist.js — the env list page: search, sort, tree grouped by the prefix before the first "_", fork/rename/delete, compare.
-import * as api from "./api.js";
-import { askName, fmtInt, h, timeEl, toMs } from "./dom.js";
+// pages/envlist.js — the env list page: search, sort, tree grouped by the prefix before the first "_", fork/rename/delete, compare.
+import * as api from "../api.js";
+import { askName, fmtInt, h, timeEl, toMs } from "../dom.js";
 
 /** The group of an env: Visdom users name envs "<project>_<run>", so the text before the first "_" (if any). */
 export const groupOf = (name) => {

@@ -1,10 +1,10 @@
-// hparams.js — the HParams view (TensorBoard's HParams dashboard): one row per session across envs with its
+// pages/hparams.js — the HParams view (TensorBoard's HParams dashboard): one row per session across envs with its
 // hparams and final metrics; sortable table with column picker, parallel coordinates (Plotly's, or SVG without
 // WebGL) whose brushing filters the table, CSV download of what the table shows. Data: GET api/v1/hparams (WIRE.md §3).
-import * as api from "./api.js";
-import { h } from "./dom.js";
-import { loadPlotly } from "./panes/xy.js";
-import { drawParcoords, hasWebGL } from "./parcoords_svg.js";
+import * as api from "../api.js";
+import { h } from "../dom.js";
+import { loadPlotly } from "../plotly_loader.js";
+import { drawParcoords, hasWebGL } from "../parcoords_svg.js";
 
 const REFRESH_MS = 500; // live changes refetch at most this often
 
