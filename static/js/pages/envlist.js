@@ -1,9 +1,7 @@
 // pages/envlist.js — the env list page: search, sort, tree grouped by the prefix before the first "_", fork/rename/delete, compare.
 import * as api from "../api.js";
 import { h, toMs } from "../dom.js";
-import { drawTable, groupOf } from "./envlist_table.js";
-
-export { groupOf };
+import { drawTable } from "./envlist_table.js";
 
 const $ = (id) => document.getElementById(id);
 const COLUMNS = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["updated", "Updated"], ["created", "Created"]];

@@ -3,10 +3,8 @@
 // WebGL) whose brushing filters the table, CSV download of what the table shows. Data: GET api/v1/hparams (WIRE.md §3).
 import * as api from "../api.js";
 import { h } from "../dom.js";
-import { dimensionOf, drawPlot, inRange } from "./hparams_plot.js";
-import { columnsOf, compareValues, download, drawPicker, drawTable, toCsv } from "./hparams_table.js";
-
-export { columnsOf, compareValues, dimensionOf, inRange, toCsv };
+import { drawPlot } from "./hparams_plot.js";
+import { columnsOf, download, drawPicker, drawTable } from "./hparams_table.js";
 
 const REFRESH_MS = 500; // live changes refetch at most this often
 

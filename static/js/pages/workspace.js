@@ -1,22 +1,8 @@
-// pages/workspace.js — env page tools: fork/rename/delete/views/config in the header; pane drag, resize, close and menu (PNG, CSV, JSON).
+// pages/workspace.js — env page tools: fork/rename/delete/views/config in the header; wires each card's drag, resize and menu.
 import * as api from "../api.js";
 import { askName, h } from "../dom.js";
-
-export const COLS = 12; // must match server/envops.py GRID_COLUMNS
-const ROW = 30; // px per grid row (CSS grid-auto-rows); a card spans h rows
-const DEFAULT_W = 6;
-const DEFAULT_H = 9;
-
-/** Grid cell a pane takes before anyone placed it: half the width (full if opts.width is wide), ~330 px high. */
-export function defaultSize(pane) {
-  const o = (pane && pane.opts) || {};
-  const w = Number(o.width) >= 700 ? COLS : DEFAULT_W;
-  const ph = Number(o.height);
-  const hgt = ph >= 120 && ph <= 1200 ? Math.ceil((ph + 40) / (ROW + 10)) : DEFAULT_H;
-  return { w, h: hgt };
-}
-
-const validLayout = (l) => l && [l.x, l.y, l.w, l.h].every(Number.isFinite);
+import { dragger, place, saveLayout } from "./workspace_grid.js";
+import { closeMenusOnOutsideClick, paneMenu } from "./workspace_menu.js";
 
 /**
  * The workspace of one env page.
@@ -27,7 +13,9 @@ export function workspace({ env, grid, notice, slots }) {
   grid.classList.add("ws-grid");
   const metaBox = h("div", { class: "env-meta", hidden: true });
   let meta = {};
+  const ws = { env, grid, act };
 
+  /** Run a request; its error (if any) goes to the status line and the result is null. */
   async function act(fn) {
     try {
       const r = await fn();
@@ -88,137 +76,18 @@ export function workspace({ env, grid, notice, slots }) {
     if (r) setMeta(r.meta);
   }
 
-  // ------------------------------------------------------------------------------------------ layout
-  function place(slot, layout) {
-    const l = validLayout(layout) ? layout : null;
-    slot.layout = l;
-    const size = l || defaultSize(slot.pane);
-    const st = slot.card.style;
-    st.gridColumn = l ? `${l.x + 1} / span ${l.w}` : `span ${Math.min(COLS, size.w)}`;
-    st.gridRow = l ? `${l.y + 1} / span ${l.h}` : `span ${size.h}`;
-    slot.card.dataset.layout = l ? `${l.x},${l.y},${l.w},${l.h}` : "";
-    resizePlot(slot);
-  }
-
-  function resizePlot(slot) {
-    const plot = slot.card.querySelector(".js-plotly-plot");
-    if (plot && window.Plotly) requestAnimationFrame(() => window.Plotly.Plots.resize(plot).catch(() => {}));
-  }
-
-  /** Grid geometry in px: column pitch, row pitch and the grid's origin. */
-  function metrics() {
-    const r = grid.getBoundingClientRect();
-    const cs = getComputedStyle(grid);
-    const gap = parseFloat(cs.columnGap) || 10;
-    const rgap = parseFloat(cs.rowGap) || 10;
-    return { left: r.left, top: r.top, gap, col: (r.width + gap) / COLS, row: ROW + rgap };
-  }
-
-  /** The cell the card occupies now (placed or auto-flowed), from its rendered box. */
-  function cellOf(card) {
-    const m = metrics();
-    const r = card.getBoundingClientRect();
-    const x = Math.max(0, Math.min(COLS - 1, Math.round((r.left - m.left) / m.col)));
-    const w = Math.max(1, Math.min(COLS - x, Math.round((r.width + m.gap) / m.col)));
-    return { x, y: Math.max(0, Math.round((r.top - m.top) / m.row)), w, h: Math.max(1, Math.round((r.height + m.row - ROW) / m.row)) };
-  }
-
-  function save(slot, layout) {
-    return act(() => api.put(`${api.envPath(env)}/panes/${encodeURIComponent(slot.win)}/layout`, layout));
-  }
-
   async function repack() {
-    for (const slot of slots().values()) if (slot.layout) await save(slot, null);
+    for (const slot of slots().values()) if (slot.layout) await saveLayout(ws, slot, null);
   }
 
-  /** Pointer drag on the card bar moves the pane; the bottom-right handle resizes it. Saved on release. */
-  function dragger(slot, mode) {
-    return (ev) => {
-      if (ev.button !== 0 || (mode === "move" && ev.target.closest("button, a, select, .pane-menu"))) return;
-      ev.preventDefault();
-      const m = metrics();
-      const start = cellOf(slot.card);
-      const x0 = ev.clientX, y0 = ev.clientY;
-      let cur = start;
-      slot.card.classList.add(mode === "move" ? "dragging" : "resizing");
-      const move = (e) => {
-        const dx = Math.round((e.clientX - x0) / m.col), dy = Math.round((e.clientY - y0) / m.row);
-        cur = mode === "move"
-          ? { ...start, x: Math.max(0, Math.min(COLS - start.w, start.x + dx)), y: Math.max(0, start.y + dy) }
-          : { ...start, w: Math.max(1, Math.min(COLS - start.x, start.w + dx)), h: Math.max(2, start.h + dy) };
-        place(slot, cur);
-      };
-      const up = () => {
-        window.removeEventListener("pointermove", move);
-        window.removeEventListener("pointerup", up);
-        slot.card.classList.remove("dragging", "resizing");
-        place(slot, cur);
-        save(slot, cur);
-      };
-      window.addEventListener("pointermove", move);
-      window.addEventListener("pointerup", up);
-    };
-  }
-
-  // ------------------------------------------------------------------------------------------ pane menu
-  function menu(slot) {
-    const plot = () => slot.card.querySelector(".js-plotly-plot");
-    const file = `${env}-${slot.win}`.replace(/[^\w.-]+/g, "_");
-    const wrap = h("div", { class: "pane-menu" });
-    const close = () => { for (const l of document.querySelectorAll(".menu-list")) l.remove(); };
-    const item = (cls, text, onclick) => h("button", { type: "button", class: `menu-item ${cls}`, onclick: (e) => {
-      e.stopPropagation();
-      close();
-      onclick();
-    } }, text);
-    const link = (cls, text, format) => h("a", { class: `menu-item ${cls}`, href: api.exportUrl(env, slot.win, format),
-      download: `${file}.${format}`, onclick: () => setTimeout(close) }, text);
-    /** Built when opened (and removed when closed): 50 panes keep no hidden menus, links or buttons around. */
-    function build() {
-      const xy = !!plot();
-      return h("div", { class: "menu-list" },
-        xy && item("m-png", "Download PNG", () => window.Plotly.downloadImage(plot(), { format: "png", filename: file })),
-        xy && item("m-svg", "Download SVG", () => window.Plotly.downloadImage(plot(), { format: "svg", filename: file })),
-        xy && link("m-csv", "Data as CSV", "csv"),
-        xy && link("m-json", "Data as JSON", "json"),
-        xy && item("m-logy", "Toggle log y", () => {
-          const p = plot();
-          window.Plotly.relayout(p, { "yaxis.type": p.layout.yaxis.type === "log" ? "linear" : "log" });
-        }),
-        xy && item("m-reset", "Reset zoom", () => window.Plotly.relayout(plot(), { "xaxis.autorange": true, "yaxis.autorange": true })),
-        item("m-full", "Fullscreen", () => {
-          if (document.fullscreenElement) document.exitFullscreen();
-          else slot.card.requestFullscreen().then(() => resizePlot(slot)).catch(() => {});
-        }),
-        item("m-close", "Close pane", () => {
-          if (window.confirm(`Close pane "${slot.title}"? Its data is deleted.`)) {
-            act(async () => {
-              // Visdom's close event for the script's handlers, sent while the window (its pane_data) still exists.
-              await api.post("vis_event", { event_type: "close", target: slot.win, eid: env }).catch(() => null);
-              return api.del(`${api.envPath(env)}/panes/${encodeURIComponent(slot.win)}`);
-            });
-          }
-        }));
-    }
-    wrap.append(h("button", { type: "button", class: "pane-menu-btn", title: "pane menu", "aria-label": "pane menu",
-      onclick: (e) => {
-        e.stopPropagation();
-        const open = wrap.querySelector(".menu-list");
-        close();
-        if (!open) wrap.append(build());
-      } }, "⋯"));
-    return wrap;
-  }
-  document.addEventListener("click", () => {
-    for (const l of document.querySelectorAll(".menu-list")) l.remove();
-  });
+  closeMenusOnOutsideClick();
 
   /** Give a new card its menu, drag bar and resize handle. */
   function attach(slot) {
     const bar = slot.card.querySelector(".card-bar");
-    bar.append(menu(slot));
-    bar.addEventListener("pointerdown", dragger(slot, "move"));
-    slot.card.append(h("div", { class: "resize-handle", title: "resize", onpointerdown: dragger(slot, "resize") }));
+    bar.append(paneMenu(ws, slot));
+    bar.addEventListener("pointerdown", dragger(ws, slot, "move"));
+    slot.card.append(h("div", { class: "resize-handle", title: "resize", onpointerdown: dragger(ws, slot, "resize") }));
     place(slot, null);
   }
 
