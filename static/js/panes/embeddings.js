@@ -1,5 +1,5 @@
 // panes/embeddings.js — Visdom embeddings: labelled 2-D points; hover -> EntitySelected, lasso -> RegionSelected.
-import { loadPlotly } from "./xy.js";
+import { loadPlotly } from "../plotly_loader.js";
 import { reportKeys, sendEvent } from "./visdom_events.js";
 
 const CONFIG = { responsive: true, displaylogo: false };

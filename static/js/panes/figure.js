@@ -1,5 +1,5 @@
 // panes/figure.js — generic Plotly figures (heatmap, bar, surface, pie, mesh, raw Visdom `_send`): Plotly.react of data+layout.
-import { loadPlotly } from "./xy.js";
+import { loadPlotly } from "../plotly_loader.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const CONFIG = { responsive: true, displaylogo: false };

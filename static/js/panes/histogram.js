@@ -1,5 +1,5 @@
 // panes/histogram.js — histogram panes as TensorBoard draws them: OFFSET ridgelines by step, OVERLAY by recency, DISTRIBUTION bands.
-import { loadPlotly } from "./xy.js";
+import { loadPlotly } from "../plotly_loader.js";
 
 const BINS = 30; // TensorBoard's DEFAULT_BIN_COUNT: every step re-binned to 30 equal bins over the union range
 const MODES = [["offset", "Offset"], ["overlay", "Overlay"], ["distribution", "Distribution"]];

@@ -149,6 +149,166 @@ function graphRoot(nodes, name) {
   return firsts.has(name) ? name : null;
 }
 
+/** Frames of expanded modules (deepest last, so they sit on top), titled; the title collapses the module. */
+function drawFrames(g, frames, units, box) {
+  for (const scope of [...g.expanded].sort((a, b) => a.split("/").length - b.split("/").length)) {
+    const inside = units.filter((u) => u.scope === scope || u.scope.startsWith(`${scope}/`));
+    if (!inside.length) continue;
+    const fx0 = Math.min(...inside.map((u) => u.x - u.w / 2)) - FRAME_PAD;
+    const fx1 = Math.max(...inside.map((u) => u.x + u.w / 2)) + FRAME_PAD;
+    const fy0 = Math.min(...inside.map((u) => u.y)) - FRAME_PAD - 14;
+    const fy1 = Math.max(...inside.map((u) => u.y + NODE_H)) + FRAME_PAD;
+    const frame = svg("g", { class: "mg-frame", "data-scope": scope });
+    frame.append(svg("rect", { x: fx0, y: fy0, width: fx1 - fx0, height: fy1 - fy0, rx: 8, fill: "rgba(76,120,168,0.05)",
+      stroke: "#9fb3cc", "stroke-dasharray": "4 3" }));
+    const title = svg("text", { x: fx0 + 8, y: fy0 + 12, "font-size": 11, fill: "#3b5b85", class: "mg-frame-title" },
+      `▾ ${lastPart(scope)}`);
+    title.style.cursor = "pointer";
+    title.addEventListener("click", (ev) => { ev.stopPropagation(); if (!g.dragged) toggle(g, scope, false); });
+    frame.append(title);
+    frames.append(frame);
+    box.x0 = Math.min(box.x0, fx0); box.x1 = Math.max(box.x1, fx1); box.y0 = Math.min(box.y0, fy0); box.y1 = Math.max(box.y1, fy1);
+  }
+}
+
+/** Edges as curves with arrowheads, labelled with the tensor shapes that cross them. */
+function drawEdges(g, edgeLayer, edges, byKey) {
+  for (const e of edges) {
+    const a = byKey.get(e.from);
+    const b = byKey.get(e.to);
+    const sx = a.x; const sy = a.y + NODE_H; const tx = b.x; const ty = b.y;
+    const bend = Math.max(30, Math.abs(ty - sy) / 2);
+    // An edge that skips layers (a residual) bows out to the side, so it is not hidden behind the chain.
+    const span = Math.abs(b.layer - a.layer);
+    const off = span > 1 ? Math.max(a.w, b.w) / 2 + 24 + 12 * Math.min(span, 8) : 0;
+    edgeLayer.append(svg("path", { d: span > 1
+      ? `M ${sx} ${sy} C ${sx + off} ${sy + 20}, ${tx + off} ${ty - 20}, ${tx} ${ty}`
+      : `M ${sx} ${sy} C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, fill: "none",
+      stroke: "#8a94a0", "stroke-width": 1.2, "marker-end": `url(#${g.marker.id})`, "data-from": e.from, "data-to": e.to }));
+    const shapes = [...e.shapes];
+    if (shapes.length) {
+      const label = shapes.length > 1 ? `${shapes[0]} +${shapes.length - 1}` : shapes[0];
+      // At the curve's middle: a bowed cubic passes 3/4 of its offset out.
+      edgeLayer.append(svg("text", { x: (sx + tx) / 2 + 0.75 * off + 4, y: (sy + ty) / 2, "font-size": 9, fill: "#5f6b7a",
+        class: "mg-edge-label" }, label));
+    }
+  }
+}
+
+/** One box per unit: a collapsed module (click expands it) or a single op, with its output shapes and a tooltip. */
+function drawUnits(g, nodeLayer, units) {
+  for (const u of units) {
+    const kind = u.group ? "group" : u.node.op;
+    const node = svg("g", { class: `mg-node ${u.group ? "mg-group" : "mg-op"}`, "data-unit": u.key, "data-scope": u.scope,
+      "data-kind": u.group ? "group" : "op", "data-op": u.group ? null : u.node.op, transform: `translate(${u.x - u.w / 2},${u.y})` });
+    node.append(svg("rect", { width: u.w, height: NODE_H, rx: u.group ? 8 : 4, fill: COLORS[kind] || COLORS.op,
+      stroke: u.group ? "#4c78a8" : "#9aa3ad", "stroke-width": u.group ? 1.5 : 1 }));
+    const sub = u.group ? [...u.out].slice(0, 2).join(", ") + (u.out.size > 2 ? " …" : "") : (u.node.shape || "");
+    node.append(svg("text", { x: u.w / 2, y: 15, "text-anchor": "middle", "font-size": 11, "font-weight": u.group ? 600 : 400,
+      fill: "#1d2733" }, u.label));
+    node.append(svg("text", { x: u.w / 2, y: 30, "text-anchor": "middle", "font-size": 9, fill: "#5f6b7a" }, sub));
+    const tip = u.group ? `${u.scope}\n${u.members} nodes — click to expand${u.out.size ? `\noutputs ${[...u.out].join(", ")}` : ""}`
+      : `${u.node.op}${u.scope ? `\n${u.scope}` : ""}${u.node.shape ? `\nshape ${u.node.shape}` : ""}${u.node.attr ? `\n${u.node.attr}` : ""}`;
+    node.append(svg("title", {}, tip));
+    if (u.group) {
+      node.style.cursor = "pointer";
+      node.addEventListener("click", (ev) => { ev.stopPropagation(); if (!g.dragged) toggle(g, u.scope, true); });
+    }
+    nodeLayer.append(node);
+  }
+}
+
+/** Lay the graph out again with the current expansions and redraw it into g.world. */
+function draw(g) {
+  const { units, edges, byKey } = layoutGraph(g.nodes, g.top, g.expanded, g.showParams);
+  g.world.replaceChildren();
+  const frames = svg("g", { class: "mg-frames" });
+  const edgeLayer = svg("g", { class: "mg-edges" });
+  const nodeLayer = svg("g", { class: "mg-nodes" });
+  g.world.append(frames, edgeLayer, nodeLayer);
+  const box = { x0: Infinity, x1: -Infinity, y0: Infinity, y1: -Infinity };
+  for (const u of units) {
+    box.x0 = Math.min(box.x0, u.x - u.w / 2); box.x1 = Math.max(box.x1, u.x + u.w / 2);
+    box.y0 = Math.min(box.y0, u.y); box.y1 = Math.max(box.y1, u.y + NODE_H);
+  }
+  drawFrames(g, frames, units, box);
+  drawEdges(g, edgeLayer, edges, byKey);
+  drawUnits(g, nodeLayer, units);
+  g.bounds = units.length ? { x: box.x0, y: box.y0, w: box.x1 - box.x0, h: box.y1 - box.y0 } : null;
+  const ops = g.nodes.filter((n) => n.op !== "parameter" && n.op !== "input" && n.op !== "output").length;
+  g.ctx.setInfo(`${ops} ops · ${units.filter((u) => u.group).length} modules shown`, g.name);
+}
+
+function toggle(g, scope, open) {
+  if (open) g.expanded.add(scope);
+  else for (const s of [...g.expanded]) if (s === scope || s.startsWith(`${scope}/`)) g.expanded.delete(s);
+  draw(g);
+}
+
+const applyView = (g) => g.world.setAttribute("transform", `translate(${g.view.x},${g.view.y}) scale(${g.view.k})`);
+
+/** Whole graph in view; `readable` keeps text legible for tall graphs instead (top part shown, pan for more). */
+function fit(g, readable = false) {
+  const { bounds } = g;
+  if (!bounds) return;
+  const W = g.box.clientWidth || 600;
+  const H = g.box.clientHeight || 400;
+  let k = Math.min(1.5, Math.max(0.05, Math.min(W / (bounds.w + 40), H / (bounds.h + 40))));
+  if (readable) k = Math.max(k, Math.min(0.6, W / (bounds.w + 40)));
+  g.view = { k, x: W / 2 - k * (bounds.x + bounds.w / 2), y: Math.max(20, (H - k * bounds.h) / 2) - k * bounds.y };
+  applyView(g);
+}
+
+function button(text, title, onclick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "btn mg-btn";
+  b.textContent = text;
+  b.title = title;
+  b.addEventListener("click", onclick);
+  return b;
+}
+
+/** fit / expand all / collapse all buttons and the "parameters" checkbox. */
+function fillToolbar(g, bar) {
+  const paramsBox = document.createElement("input");
+  paramsBox.type = "checkbox";
+  paramsBox.addEventListener("change", () => { g.showParams = paramsBox.checked; draw(g); });
+  const paramsLabel = document.createElement("label");
+  paramsLabel.append(paramsBox, " parameters");
+  bar.append(button("fit", "fit the graph to the pane", () => fit(g)),
+    button("expand all", "open every module", () => { g.expanded = moduleScopes(g.nodes, g.top); draw(g); fit(g); }),
+    button("collapse all", "back to the top-level modules", () => { g.expanded = new Set(); draw(g); fit(g); }), paramsLabel);
+}
+
+/** Pan with the mouse, zoom with the wheel around the pointer. */
+function wirePanZoom(g, root) {
+  let drag = null;
+  root.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0) return;
+    drag = { x: ev.clientX, y: ev.clientY, vx: g.view.x, vy: g.view.y, moved: false };
+  });
+  root.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x; const dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 3) return; // a click, not a drag
+    drag.moved = true;
+    g.view.x = drag.vx + dx; g.view.y = drag.vy + dy;
+    applyView(g);
+  });
+  root.addEventListener("pointerup", () => { g.dragged = Boolean(drag && drag.moved); drag = null; });
+  root.addEventListener("pointerleave", () => { drag = null; });
+  root.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = root.getBoundingClientRect();
+    const px = ev.clientX - r.left; const py = ev.clientY - r.top;
+    const { view } = g;
+    const k = Math.min(4, Math.max(0.03, view.k * Math.exp(-ev.deltaY * 0.0015)));
+    g.view = { k, x: px - (px - view.x) * (k / view.k), y: py - (py - view.y) * (k / view.k) };
+    applyView(g);
+  }, { passive: false });
+}
+
 export function render(el, pane, ctx) {
   const bar = document.createElement("div");
   bar.className = "mg-bar";
@@ -165,162 +325,23 @@ export function render(el, pane, ctx) {
   box.append(root);
   el.append(bar, box);
 
-  let nodes = [];
-  let name = "";
-  let top = null;
-  let expanded = new Set();
-  let showParams = false;
-  let view = { k: 1, x: 0, y: 0 };
-  let bounds = null;
-
-  const apply = () => world.setAttribute("transform", `translate(${view.x},${view.y}) scale(${view.k})`);
-  /** Whole graph in view; `readable` keeps text legible for tall graphs instead (top part shown, pan for more). */
-  function fit(readable = false) {
-    if (!bounds) return;
-    const W = box.clientWidth || 600;
-    const H = box.clientHeight || 400;
-    let k = Math.min(1.5, Math.max(0.05, Math.min(W / (bounds.w + 40), H / (bounds.h + 40))));
-    if (readable) k = Math.max(k, Math.min(0.6, W / (bounds.w + 40)));
-    view = { k, x: W / 2 - k * (bounds.x + bounds.w / 2), y: Math.max(20, (H - k * bounds.h) / 2) - k * bounds.y };
-    apply();
-  }
-
-  function button(text, title, onclick) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "btn mg-btn";
-    b.textContent = text;
-    b.title = title;
-    b.addEventListener("click", onclick);
-    return b;
-  }
-  const paramsBox = document.createElement("input");
-  paramsBox.type = "checkbox";
-  paramsBox.addEventListener("change", () => { showParams = paramsBox.checked; draw(); });
-  const paramsLabel = document.createElement("label");
-  paramsLabel.append(paramsBox, " parameters");
-  bar.append(button("fit", "fit the graph to the pane", () => fit()),
-    button("expand all", "open every module", () => { expanded = moduleScopes(nodes, top); draw(); fit(); }),
-    button("collapse all", "back to the top-level modules", () => { expanded = new Set(); draw(); fit(); }), paramsLabel);
-
-  function toggle(scope, open) {
-    if (open) expanded.add(scope);
-    else for (const s of [...expanded]) if (s === scope || s.startsWith(`${scope}/`)) expanded.delete(s);
-    draw();
-  }
-
-  function draw() {
-    const { units, edges, byKey } = layoutGraph(nodes, top, expanded, showParams);
-    world.replaceChildren();
-    const frames = svg("g", { class: "mg-frames" });
-    const edgeLayer = svg("g", { class: "mg-edges" });
-    const nodeLayer = svg("g", { class: "mg-nodes" });
-    world.append(frames, edgeLayer, nodeLayer);
-    let x0 = Infinity; let x1 = -Infinity; let y0 = Infinity; let y1 = -Infinity;
-    for (const u of units) {
-      x0 = Math.min(x0, u.x - u.w / 2); x1 = Math.max(x1, u.x + u.w / 2);
-      y0 = Math.min(y0, u.y); y1 = Math.max(y1, u.y + NODE_H);
-    }
-    // Frames of expanded modules (deepest last, so they sit on top), titled; the title collapses the module.
-    for (const scope of [...expanded].sort((a, b) => a.split("/").length - b.split("/").length)) {
-      const inside = units.filter((u) => u.scope === scope || u.scope.startsWith(`${scope}/`));
-      if (!inside.length) continue;
-      const fx0 = Math.min(...inside.map((u) => u.x - u.w / 2)) - FRAME_PAD;
-      const fx1 = Math.max(...inside.map((u) => u.x + u.w / 2)) + FRAME_PAD;
-      const fy0 = Math.min(...inside.map((u) => u.y)) - FRAME_PAD - 14;
-      const fy1 = Math.max(...inside.map((u) => u.y + NODE_H)) + FRAME_PAD;
-      const g = svg("g", { class: "mg-frame", "data-scope": scope });
-      g.append(svg("rect", { x: fx0, y: fy0, width: fx1 - fx0, height: fy1 - fy0, rx: 8, fill: "rgba(76,120,168,0.05)",
-        stroke: "#9fb3cc", "stroke-dasharray": "4 3" }));
-      const title = svg("text", { x: fx0 + 8, y: fy0 + 12, "font-size": 11, fill: "#3b5b85", class: "mg-frame-title" },
-        `▾ ${lastPart(scope)}`);
-      title.style.cursor = "pointer";
-      title.addEventListener("click", (ev) => { ev.stopPropagation(); if (!dragged) toggle(scope, false); });
-      g.append(title);
-      frames.append(g);
-      x0 = Math.min(x0, fx0); x1 = Math.max(x1, fx1); y0 = Math.min(y0, fy0); y1 = Math.max(y1, fy1);
-    }
-    for (const e of edges) {
-      const a = byKey.get(e.from);
-      const b = byKey.get(e.to);
-      const sx = a.x; const sy = a.y + NODE_H; const tx = b.x; const ty = b.y;
-      const bend = Math.max(30, Math.abs(ty - sy) / 2);
-      // An edge that skips layers (a residual) bows out to the side, so it is not hidden behind the chain.
-      const span = Math.abs(b.layer - a.layer);
-      const off = span > 1 ? Math.max(a.w, b.w) / 2 + 24 + 12 * Math.min(span, 8) : 0;
-      edgeLayer.append(svg("path", { d: span > 1
-        ? `M ${sx} ${sy} C ${sx + off} ${sy + 20}, ${tx + off} ${ty - 20}, ${tx} ${ty}`
-        : `M ${sx} ${sy} C ${sx} ${sy + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, fill: "none",
-        stroke: "#8a94a0", "stroke-width": 1.2, "marker-end": `url(#${marker.id})`, "data-from": e.from, "data-to": e.to }));
-      const shapes = [...e.shapes];
-      if (shapes.length) {
-        const label = shapes.length > 1 ? `${shapes[0]} +${shapes.length - 1}` : shapes[0];
-        // At the curve's middle: a bowed cubic passes 3/4 of its offset out.
-        edgeLayer.append(svg("text", { x: (sx + tx) / 2 + 0.75 * off + 4, y: (sy + ty) / 2, "font-size": 9, fill: "#5f6b7a",
-          class: "mg-edge-label" }, label));
-      }
-    }
-    for (const u of units) {
-      const kind = u.group ? "group" : u.node.op;
-      const g = svg("g", { class: `mg-node ${u.group ? "mg-group" : "mg-op"}`, "data-unit": u.key, "data-scope": u.scope,
-        "data-kind": u.group ? "group" : "op", "data-op": u.group ? null : u.node.op, transform: `translate(${u.x - u.w / 2},${u.y})` });
-      g.append(svg("rect", { width: u.w, height: NODE_H, rx: u.group ? 8 : 4, fill: COLORS[kind] || COLORS.op,
-        stroke: u.group ? "#4c78a8" : "#9aa3ad", "stroke-width": u.group ? 1.5 : 1 }));
-      const sub = u.group ? [...u.out].slice(0, 2).join(", ") + (u.out.size > 2 ? " …" : "") : (u.node.shape || "");
-      g.append(svg("text", { x: u.w / 2, y: 15, "text-anchor": "middle", "font-size": 11, "font-weight": u.group ? 600 : 400,
-        fill: "#1d2733" }, u.label));
-      g.append(svg("text", { x: u.w / 2, y: 30, "text-anchor": "middle", "font-size": 9, fill: "#5f6b7a" }, sub));
-      const tip = u.group ? `${u.scope}\n${u.members} nodes — click to expand${u.out.size ? `\noutputs ${[...u.out].join(", ")}` : ""}`
-        : `${u.node.op}${u.scope ? `\n${u.scope}` : ""}${u.node.shape ? `\nshape ${u.node.shape}` : ""}${u.node.attr ? `\n${u.node.attr}` : ""}`;
-      g.append(svg("title", {}, tip));
-      if (u.group) {
-        g.style.cursor = "pointer";
-        g.addEventListener("click", (ev) => { ev.stopPropagation(); if (!dragged) toggle(u.scope, true); });
-      }
-      nodeLayer.append(g);
-    }
-    bounds = units.length ? { x: x0, y: y0, w: x1 - x0, h: y1 - y0 } : null;
-    const ops = nodes.filter((n) => n.op !== "parameter" && n.op !== "input" && n.op !== "output").length;
-    ctx.setInfo(`${ops} ops · ${units.filter((u) => u.group).length} modules shown`, name);
-  }
-
-  // Pan with the mouse, zoom with the wheel around the pointer.
-  let drag = null;
-  let dragged = false; // the click that ends a pan must not expand the module under the pointer
-  root.addEventListener("pointerdown", (ev) => {
-    if (ev.button !== 0) return;
-    drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y, moved: false };
-  });
-  root.addEventListener("pointermove", (ev) => {
-    if (!drag) return;
-    const dx = ev.clientX - drag.x; const dy = ev.clientY - drag.y;
-    if (!drag.moved && Math.hypot(dx, dy) < 3) return; // a click, not a drag
-    drag.moved = true;
-    view.x = drag.vx + dx; view.y = drag.vy + dy;
-    apply();
-  });
-  root.addEventListener("pointerup", () => { dragged = Boolean(drag && drag.moved); drag = null; });
-  root.addEventListener("pointerleave", () => { drag = null; });
-  root.addEventListener("wheel", (ev) => {
-    ev.preventDefault();
-    const r = root.getBoundingClientRect();
-    const px = ev.clientX - r.left; const py = ev.clientY - r.top;
-    const k = Math.min(4, Math.max(0.03, view.k * Math.exp(-ev.deltaY * 0.0015)));
-    view = { k, x: px - (px - view.x) * (k / view.k), y: py - (py - view.y) * (k / view.k) };
-    apply();
-  }, { passive: false });
+  // dragged: the click that ends a pan must not expand the module under the pointer
+  const g = { ctx, box, world, marker, nodes: [], name: "", top: null, expanded: new Set(), showParams: false,
+    view: { k: 1, x: 0, y: 0 }, bounds: null, dragged: false };
+  fillToolbar(g, bar);
+  wirePanZoom(g, root);
 
   async function update(p) {
     const d = p.data || {};
-    nodes = (Array.isArray(d.nodes) ? d.nodes : []).filter((n) => n && typeof n.id === "string");
-    name = typeof d.name === "string" ? d.name : "";
-    top = graphRoot(nodes, name);
-    const known = moduleScopes(nodes, top);
-    expanded = new Set([...expanded].filter((s) => known.has(s))); // a new graph keeps what still exists open
+    g.nodes = (Array.isArray(d.nodes) ? d.nodes : []).filter((n) => n && typeof n.id === "string");
+    g.name = typeof d.name === "string" ? d.name : "";
+    g.top = graphRoot(g.nodes, g.name);
+    const known = moduleScopes(g.nodes, g.top);
+    g.expanded = new Set([...g.expanded].filter((s) => known.has(s))); // a new graph keeps what still exists open
     const h = Number((p.opts || {}).height);
     box.style.height = h >= 120 && h <= 2000 ? `${h}px` : "";
-    draw();
-    fit(true);
+    draw(g);
+    fit(g, true);
   }
 
   return {

@@ -1,6 +1,6 @@
 // panes/network.js — network panes (Visdom's `graph`): a force-directed layout computed here, drawn with Plotly
 // (edges as one NaN-separated line trace, nodes as markers; labels as text, never markup).
-import { loadPlotly } from "./xy.js";
+import { loadPlotly } from "../plotly_loader.js";
 
 const ITERATIONS = 150;
 

@@ -1,5 +1,5 @@
 // panes/pr_curve.js — PR curve panes: precision (y) over recall (x) of the record at the slider's step, newest by default.
-import { loadPlotly } from "./xy.js";
+import { loadPlotly } from "../plotly_loader.js";
 import { stepper } from "./stepper.js";
 
 const CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"] };

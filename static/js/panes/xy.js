@@ -1,27 +1,6 @@
 // panes/xy.js — line/scatter panes: Plotly "scatter" traces; live points go through Plotly.extendTraces, never a re-plot.
-import { getPane, url } from "../api.js";
-
-let plotlyPromise = null;
-
-/** Load the vendored plotly.min.js once (served by paneboard, never a CDN); resolves to window.Plotly. */
-export function loadPlotly() {
-  if (window.Plotly) return Promise.resolve(window.Plotly);
-  if (!plotlyPromise) {
-    plotlyPromise = new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = url("static/vendor/plotly.min.js");
-      s.async = true;
-      s.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error("plotly.min.js defined no Plotly")));
-      s.onerror = () => {
-        plotlyPromise = null;
-        s.remove();
-        reject(new Error("cannot load static/vendor/plotly.min.js"));
-      };
-      document.head.appendChild(s);
-    });
-  }
-  return plotlyPromise;
-}
+import { getPane } from "../api.js";
+import { loadPlotly } from "../plotly_loader.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const GRID = "#eceef1";

@@ -1,7 +1,7 @@
-// compare.js — compare page: panes with the same title from several envs overlaid (one color per env), config diff, live.
-import * as api from "./api.js";
-import { h } from "./dom.js";
-import { loadPlotly } from "./panes/xy.js";
+// pages/compare.js — compare page: panes with the same title from several envs overlaid (one color per env), config diff, live.
+import * as api from "../api.js";
+import { h } from "../dom.js";
+import { loadPlotly } from "../plotly_loader.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
   "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173"];

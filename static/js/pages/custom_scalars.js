@@ -1,7 +1,7 @@
-// custom_scalars.js — TensorBoard's custom-scalars layouts (add_custom_scalars, stored in each run's meta) as extra
+// pages/custom_scalars.js — TensorBoard's custom-scalars layouts (add_custom_scalars, stored in each run's meta) as extra
 // charts of the Scalars view: a "Multiline" chart overlays every tag matching its regexes, a "Margin" chart its
 // value/lower/upper tags. Pure functions over the compare read, so the view draws them like any other tag.
-import * as api from "./api.js";
+import * as api from "../api.js";
 
 export const PREFIX = "custom: "; // chart titles "custom: <category>/<chart>": their own sections, never a real tag
 

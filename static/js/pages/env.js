@@ -1,0 +1,127 @@
+// pages/env.js — one env's page: header tools, the pane grid, and the live messages that keep it current.
+import * as api from "../api.js";
+import { alertsBanner } from "../alerts.js";
+import { fmtInt, h, timeEl } from "../dom.js";
+import { pool, visibility } from "../lazy.js";
+import { loadPlotly } from "../plotly_loader.js";
+import { onExtend } from "./env_extends.js";
+import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
+import { workspace } from "./workspace.js";
+
+const PARALLEL_FETCHES = 4; // pane reads in flight at once: the first screen arrives together, the server is not flooded
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * Render env `env` into #main and follow it live. connect(subscribe, load, handle) follows the live channel
+ * (app.js), points is the per-pane point budget, notice(text, kind) shows a status line.
+ */
+export function envPage({ env, connect, points, notice }) {
+  const page = { env, points, notice, slots: new Map(), dirty: new Set(), flushScheduled: false, gone: false };
+  buildChrome(page);
+  loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
+  // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
+  page.vis = visibility((slot) => { if (slot.stale) fetchPane(page, slot); });
+  page.fetchSlot = pool(PARALLEL_FETCHES);
+  connect(env, () => loadAll(page), (m, reload) => handleMessage(page, m, reload));
+}
+
+/** Breadcrumbs, the pane filter and workspace tools in the header; alerts, env config and the grid in #main. */
+function buildChrome(page) {
+  const { env, notice } = page;
+  document.title = `${env} · paneboard`;
+  $("crumbs").replaceChildren(
+    h("a", { href: api.homeUrl(), class: "back", title: "all envs", text: "← envs" }),
+    h("span", { class: "sep", text: "/" }),
+    h("span", { class: "crumb-current env-name", text: env }),
+    h("span", { class: "env-stats", id: "env-stats" }));
+  page.search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
+    oninput: () => applyFilter(page) });
+  page.grid = h("div", { class: "grid", id: "grid" });
+  page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
+  $("tools").replaceChildren(page.search, ...page.ws.tools());
+  page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
+  page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
+  $("main").replaceChildren(page.alerts.el, page.ws.metaBox, page.grid, page.empty);
+}
+
+function showStats(e) {
+  if (!e) return;
+  $("env-stats").replaceChildren(`${fmtInt(e.panes)} panes · ${fmtInt(e.points)} points · updated `, timeEl(e.updated));
+}
+
+/** On every (re)connect: sync the cards with the env's pane list, then draw the panes in view. */
+async function loadAll(page) {
+  const { env, grid, slots } = page;
+  let res;
+  try {
+    res = await api.getEnv(env); // summaries only: the data of each pane is fetched when its card is in view
+  } catch (err) {
+    if (err.status !== 404) throw err;
+    for (const s of [...slots.values()]) removeSlot(page, s);
+    page.gone = true;
+    page.notice(`Env "${env}" does not exist (yet). Waiting for a script to create it…`, "warn");
+    page.empty.hidden = true;
+    return;
+  }
+  page.gone = false;
+  page.notice("");
+  page.ws.loadMeta();
+  grid.classList.remove("gone");
+  showStats(res.env);
+  page.alerts.sync(res.panes);
+  const seen = new Set();
+  let at = 0;
+  for (const pane of res.panes || []) {
+    seen.add(pane.win);
+    const slot = slots.get(pane.win) || createSlot(page, pane.win);
+    if (grid.children[at] !== slot.card) grid.insertBefore(slot.card, grid.children[at] || null); // server order
+    at += 1;
+    const same = slot.pane && slot.kind === pane.kind && slot.pane.created === pane.created;
+    if (!slot.view) slot.pane = pane; // the placeholder sizes itself from the summary's opts
+    describe(page, slot, pane); // title and layout may have changed while we were offline
+    if (slot.fetching) slot.again = true;
+    else if (!same || !(pane.version <= slot.version)) slot.stale = true;
+  }
+  for (const slot of [...slots.values()]) if (!seen.has(slot.win) && !slot.fetching) removeSlot(page, slot);
+  page.empty.hidden = slots.size > 0;
+  // "ready" means the panes in view are drawn: those are fetched now, the rest when they scroll into view.
+  const work = [];
+  for (const slot of slots.values()) if (page.vis.measure(slot) && slot.stale) work.push(fetchPane(page, slot));
+  await Promise.all(work);
+}
+
+/** One live message: env summaries and deletion first, then alerts, workspace, and the panes themselves. */
+function handleMessage(page, m, reload) {
+  const { env, slots } = page;
+  if (m.type === "env") {
+    if (m.env && m.env.name === env) {
+      showStats(m.env);
+      if (page.gone && reload) reload();
+    }
+    return;
+  }
+  if (m.type === "env_deleted") {
+    if (m.env === env) {
+      page.gone = true;
+      page.grid.classList.add("gone");
+      page.notice(`Env "${env}" was deleted. The panes below are what it last showed.`, "warn");
+    }
+    return;
+  }
+  if (m.env !== undefined && m.env !== env) return;
+  page.alerts.onMessage(m);
+  if (page.ws.onMessage(m)) return;
+  if (m.type === "resync") {
+    if (reload) reload();
+  } else if (m.type === "pane") {
+    const slot = slots.get(m.win);
+    if (!slot) fetchPane(page, createSlot(page, m.win));
+    else if (m.version !== slot.version) fetchPane(page, slot);
+  } else if (m.type === "extend") {
+    onExtend(page, m);
+  } else if (m.type === "close") {
+    if (m.win === null || m.win === undefined) for (const s of [...slots.values()]) removeSlot(page, s);
+    else if (slots.has(m.win)) removeSlot(page, slots.get(m.win));
+  }
+}

@@ -1,0 +1,126 @@
+// pages/env_slots.js — the env page's pane cards ("slots"): create, fetch when in view, draw by kind, remove.
+import * as api from "../api.js";
+import { h } from "../dom.js";
+import { moduleFor } from "../panes/registry.js";
+import { schedule } from "./env_extends.js";
+
+/** Hide the cards whose title and win both miss the filter box's regex (an invalid regex hides nothing). */
+export function applyFilter(page) {
+  const text = page.search.value.trim();
+  let re = null;
+  try {
+    re = text ? new RegExp(text, "i") : null;
+  } catch {
+    re = null;
+  }
+  for (const s of page.slots.values()) s.card.hidden = !!re && !re.test(s.title) && !re.test(s.win);
+}
+
+/** A placeholder card for pane `win`, appended to the grid and watched for visibility; its data comes later. */
+export function createSlot(page, win) {
+  const title = h("span", { class: "card-title", text: win });
+  const info = h("span", { class: "card-info" });
+  const body = h("div", { class: "card-body loading" });
+  const card = h("section", { class: "card", dataset: { win, kind: "" } }, h("header", { class: "card-bar" }, title, info), body);
+  const slot = { win, card, body, titleEl: title, info, title: win, kind: null, view: null, pane: null, version: -Infinity,
+    fetching: false, again: false, removed: false, pending: [], pendingPoints: 0, chain: Promise.resolve(),
+    visible: false, stale: true };
+  slot.ctx = {
+    env: page.env, win, points: page.points, url: api.url,
+    refetch: () => fetchPane(page, slot),
+    setPoints: (n) => { card.dataset.points = String(n); },
+    setInfo: (text, tip) => { info.textContent = text || ""; info.title = tip || ""; },
+  };
+  page.slots.set(win, slot);
+  page.grid.appendChild(card);
+  page.vis.observe(slot); // its first report comes after layout: a pane created by a live message loads if in view
+  page.ws.attach(slot);
+  page.empty.hidden = true;
+  return slot;
+}
+
+export function removeSlot(page, slot) {
+  if (slot.removed) return;
+  slot.removed = true;
+  page.slots.delete(slot.win);
+  page.dirty.delete(slot);
+  page.vis.unobserve(slot);
+  slot.card.remove();
+  slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
+  page.empty.hidden = page.slots.size > 0;
+}
+
+/** Run fn after everything already queued for this slot; a failure shows in the card and the queue goes on. */
+export function enqueue(slot, fn) {
+  slot.chain = slot.chain.then(() => (slot.removed ? undefined : fn())).catch((err) => {
+    console.error(`paneboard: pane ${slot.win}:`, err);
+    slot.body.appendChild(h("div", { class: "pane-error", text: `render failed: ${err && err.message ? err.message : err}` }));
+  });
+  return slot.chain;
+}
+
+/** Title and grid cell from a pane summary or a rendered pane: a placeholder card takes its final size at once. */
+export function describe(page, slot, pane) {
+  slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.win);
+  slot.titleEl.textContent = slot.title;
+  slot.titleEl.title = `${pane.win} (${pane.kind})`;
+  page.ws.place(slot, pane.layout);
+  applyFilter(page);
+}
+
+/** Draw a fetched pane: its kind's view updates in place, or a new view replaces one of another kind. */
+function applyPane(page, slot, pane) {
+  slot.pane = pane;
+  slot.version = Number.isFinite(pane.version) ? pane.version : -Infinity;
+  describe(page, slot, pane);
+  return enqueue(slot, async () => {
+    slot.body.classList.remove("loading");
+    if (slot.view && slot.kind === pane.kind) return slot.view.update(pane);
+    if (slot.view) slot.view.destroy();
+    slot.body.replaceChildren();
+    slot.kind = pane.kind;
+    slot.card.dataset.kind = String(pane.kind);
+    slot.view = moduleFor(pane.kind).render(slot.body, pane, slot.ctx);
+    return slot.view.ready;
+  });
+}
+
+/**
+ * (Re)fetch one pane in view and resolve once it is drawn; extends arriving meanwhile wait in slot.pending and the
+ * newer ones apply after. A pane out of view is only marked stale: the visibility observer fetches it later.
+ */
+export async function fetchPane(page, slot) {
+  if (!slot.visible) {
+    slot.stale = true;
+    return;
+  }
+  if (slot.fetching) {
+    slot.again = true;
+    return;
+  }
+  slot.fetching = true;
+  slot.stale = false;
+  try {
+    do {
+      slot.again = false;
+      // Scrolled away while queued: skip the read, stay stale (pending extends are dropped: the refetch has them).
+      const pane = await page.fetchSlot(() => (slot.visible && !slot.removed
+        ? api.getPane(page.env, slot.win, page.points) : null));
+      if (slot.removed) return;
+      if (!pane) {
+        slot.stale = true;
+        slot.pending = [];
+        slot.pendingPoints = 0;
+        return;
+      }
+      await applyPane(page, slot, pane);
+    } while (slot.again && !slot.removed);
+  } catch (err) {
+    slot.stale = true; // the next (re)connect or scroll into view tries again
+    if (err.status === 404) removeSlot(page, slot);
+    else slot.ctx.setInfo("fetch failed", err.message);
+  } finally {
+    slot.fetching = false;
+    if (slot.pending.length) schedule(page, slot);
+  }
+}

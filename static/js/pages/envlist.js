@@ -1,0 +1,71 @@
+// pages/envlist.js — the env list page: search, sort, tree grouped by the prefix before the first "_", fork/rename/delete, compare.
+import * as api from "../api.js";
+import { h, toMs } from "../dom.js";
+import { drawTable } from "./envlist_table.js";
+
+const $ = (id) => document.getElementById(id);
+const COLUMNS = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["updated", "Updated"], ["created", "Created"]];
+
+/**
+ * Render the env list into #main. connect(subscribe, load, handle) follows the live channel (app.js);
+ * notice(text, kind) shows a status line.
+ */
+export function envListPage({ connect, notice }) {
+  document.title = "paneboard";
+  $("crumbs").replaceChildren(h("span", { class: "crumb-current", text: "envs" }));
+  const list = { notice, envs: new Map(), selected: new Set(), collapsed: new Set(), sort: { key: "name", dir: 1 },
+    filter: "", scheduled: false };
+  buildChrome(list);
+  const redraw = () => {
+    if (!list.scheduled) {
+      list.scheduled = true;
+      requestAnimationFrame(() => drawTable(list));
+    }
+  };
+
+  connect(null, async () => {
+    const res = await api.listEnvs();
+    list.envs.clear();
+    for (const e of res.envs || []) list.envs.set(e.name, e);
+    notice("");
+    drawTable(list);
+  }, (m, reload) => {
+    if (m.type === "env" && m.env && typeof m.env.name === "string") {
+      const old = list.envs.get(m.env.name);
+      if (!old || !(toMs(old.updated) > toMs(m.env.updated))) list.envs.set(m.env.name, m.env);
+      redraw();
+    } else if (m.type === "env_deleted") {
+      list.envs.delete(m.env);
+      list.selected.delete(m.env);
+      list.compareBtn.disabled = list.selected.size < 2;
+      redraw();
+    } else if (m.type === "resync" && reload) reload();
+  });
+}
+
+/** Sortable header, filter box and the Compare / Scalars / HParams buttons that take the ticked envs. */
+function buildChrome(list) {
+  list.head = h("tr", null, h("th", { class: "col-pick" }), COLUMNS.map(([key, label]) =>
+    h("th", { class: `col-${key}`, dataset: { key }, onclick: () => {
+      list.sort = { key, dir: list.sort.key === key ? -list.sort.dir : key === "name" ? 1 : -1 };
+      drawTable(list);
+    } }, label)), h("th", { class: "col-actions" }));
+  list.body = h("tbody");
+  list.empty = h("div", { class: "empty", hidden: true },
+    "No envs yet. Log something from a script: ", h("code", { text: 'paneboard.Client(env="main").line(...)' }));
+  const search = h("input", { type: "search", class: "filter", placeholder: "filter envs", "aria-label": "filter envs",
+    oninput: () => { list.filter = search.value.trim().toLowerCase(); drawTable(list); } });
+  list.compareBtn = h("button", { type: "button", class: "btn compare-btn", disabled: true, onclick: () => {
+    window.location.href = api.comparePageUrl([...list.selected]);
+  } }, "Compare");
+  // Scalars view (TensorBoard-style): the ticked envs as its runs, every env when none is ticked.
+  const scalarsBtn = h("button", { type: "button", class: "btn scalars-btn", onclick: () => {
+    window.location.href = api.scalarsPageUrl([...list.selected]);
+  } }, "Scalars");
+  const hparamsBtn = h("button", { type: "button", class: "btn hparams-btn", onclick: () => {
+    window.location.href = api.hparamsPageUrl([...list.selected]);
+  } }, "HParams");
+  $("tools").replaceChildren(search, list.compareBtn, scalarsBtn, hparamsBtn);
+  $("main").replaceChildren(h("div", { class: "env-list" },
+    h("table", { class: "envs" }, h("thead", null, list.head), list.body), list.empty));
+}
