@@ -289,7 +289,7 @@ class Client(VisdomMethods, VisdomMediaMethods):
         return SystemMonitor(self, interval=interval, **kw)
 
     def flush(self, timeout: float | None = None) -> bool:
-        """True once the server acknowledged every event enqueued before this call; False on timeout."""
+        """True once every event enqueued before this call is stored; False on timeout, or if any was rejected."""
         return self.transport.flush(timeout)
 
     def check_connection(self, timeout_seconds: float = 0) -> bool:

@@ -37,6 +37,8 @@ class Outbox:
     def __init__(self, max_queue: int, spool: Spool | None, *, batch_events: int, batch_bytes: int,
                  window: int) -> None:
         self.max_queue = max_queue
+        # Overflow waiting for the sender's next disk write; beyond it the caller outruns the disk and drops.
+        self.max_to_spill = max(4 * max_queue, 1 << 16)
         self.spool = spool
         self.batch_events = batch_events
         self.batch_bytes = batch_bytes
@@ -67,7 +69,7 @@ class Outbox:
         q.append((s, data))
         spill = False
         if len(q) > self.max_queue:
-            if self.spool is not None and len(self.to_spill) < 4 * self.max_queue:
+            if self.spool is not None and len(self.to_spill) < self.max_to_spill:
                 spill = not self.to_spill
                 self.to_spill.append(q.popleft())  # the sender writes it to disk within ~50 ms
             else:

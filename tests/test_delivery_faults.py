@@ -1,0 +1,108 @@
+"""Exactly-once delivery through faults: outages under load, overload while connected, a killed sync."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import paneboard
+from conftest import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def xs_of(server: ServerProcess, env: str, win: str) -> list[float]:
+    return [float(row[1]) for row in server.export_rows(env, win)]
+
+
+def test_an_outage_under_load_loses_and_duplicates_nothing(tmp_path):
+    # The issue's minimal case, scaled down: a small memory bound, steady appends, the server away mid-run.
+    srv = ServerProcess(db=tmp_path / "outage.db").start()
+    client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="outage", max_queue=500,
+                              spool_dir=tmp_path / "spool")
+    n = 8000
+
+    def restart() -> None:
+        time.sleep(1.0)
+        srv.stop(signal.SIGKILL)
+        time.sleep(1.5)
+        srv.start()
+
+    chaos = threading.Thread(target=restart)
+    chaos.start()
+    try:
+        for i in range(n):
+            client.line(X=[i], Y=[i], win="w", update="append")
+            if i % 20 == 0:
+                time.sleep(0.01)  # ~2,000 appends/s for ~4 s
+        chaos.join()
+        assert client.flush(timeout=60)
+        assert client.transport.dropped == 0
+        assert xs_of(srv, "outage", "w") == list(range(n))
+        assert not list((tmp_path / "spool").glob("*.spool"))  # fully acknowledged, so deleted
+        client.close_connection(timeout=5)
+    finally:
+        chaos.join()
+        srv.stop()
+
+
+def test_overload_while_connected_spills_to_disk_instead_of_dropping(tmp_path):
+    srv = ServerProcess(db=tmp_path / "overload.db").start()
+    # A tiny window and memory bound: the loop outruns delivery at once, so the overflow must go to the spool.
+    client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="over", max_queue=50,
+                              spool_dir=tmp_path / "spool")
+    client.transport.outbox.window = 1
+    client.transport.outbox.batch_events = 20
+    try:
+        assert client.check_connection(timeout_seconds=10)
+        for i in range(5000):
+            client.line(X=[i], Y=[i], win="w", update="append")
+        assert client.flush(timeout=60)
+        assert client.transport.dropped == 0
+        assert xs_of(srv, "over", "w") == list(range(5000))
+        client.close_connection(timeout=5)
+    finally:
+        srv.stop()
+
+
+SPOOL_JOB = """
+import sys, paneboard
+port, n, spool = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+c = paneboard.Client(server="http://127.0.0.1", port=port, env="synced", exit_timeout=1, spool_dir=spool)
+for i in range(n):
+    c.line(X=[i], Y=[i], win="w", update="append")
+"""
+
+
+def test_a_sync_killed_mid_way_and_run_again_stores_everything_exactly_once(tmp_path):
+    srv = ServerProcess(db=tmp_path / "sync.db")  # away while the job runs: it leaves a spool
+    n = 60_000
+    job = subprocess.run([sys.executable, "-c", SPOOL_JOB, str(srv.port), str(n), str(tmp_path / "sp")],
+                         capture_output=True, text=True, timeout=120)
+    assert job.returncode == 0, job.stderr
+    (spool,) = (tmp_path / "sp").glob("*.spool")
+    srv.start()
+    try:
+        sync = [sys.executable, "-m", "paneboard.cli", "sync", str(spool)]
+        proc = subprocess.Popen(sync, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # kill it once part, not all, of the spool is stored
+            stored = srv.get_json("/api/v1/envs").get("envs", [])
+            points = sum(e.get("points", 0) for e in stored if e.get("name") == "synced")
+            if points > 0:
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        assert spool.exists(), "the spool must outlive an interrupted upload"
+        again = subprocess.run(sync, capture_output=True, text=True, timeout=120)
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert xs_of(srv, "synced", "w") == [float(i) for i in range(n)]
+        assert not spool.exists()
+    finally:
+        srv.stop()
