@@ -8,7 +8,7 @@ from typing import Any
 
 from . import hparams, jsonio
 from .deltas import Deltas
-from .events import Command, EventError, check_name
+from .events import Command, EnvCommand, EventError, check_name
 from .store import StoreError, StoreTx
 
 ENV_OPS = ("fork_env", "rename_env", "layout", "save_view", "load_view", "set_meta", "custom_scalars", "hparams")
@@ -41,9 +41,9 @@ def check_layout(raw: Any) -> dict | None:
     return {"x": x, "y": _int_in(raw.get("y"), "y", 0, MAX_ROWS), "w": w, "h": _int_in(raw.get("h"), "h", 1, MAX_HEIGHT)}
 
 
-def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> Command:
+def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
     """Validate one env-level event (the envelope's op, env, s and t are already checked)."""
-    cmd = Command(op=op, env=env, win=None, seq=seq, wall=wall)
+    cmd = EnvCommand(op=op, env=env, win=None, seq=seq, wall=wall)
     if op == "fork_env":
         cmd.payload = check_name(raw.get("from"), "from")
         if cmd.payload == env:
@@ -84,7 +84,7 @@ def env_wide(cmd: Command) -> set[str]:
     return set()
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     """Checks first, then writes: an EventError never leaves half a command behind."""
     try:
         _apply(tx, cmd, deltas)
@@ -92,7 +92,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         raise EventError(str(exc)) from None
 
 
-def _apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def _apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     if cmd.op == "fork_env":
         tx.fork_env(cmd.payload, cmd.env)
     elif cmd.op == "rename_env":
@@ -101,6 +101,7 @@ def _apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         deltas.messages.append({"type": "env_renamed", "env": cmd.env, "to": cmd.payload})
         deltas.env_deleted(cmd.env)
     elif cmd.op == "layout":
+        assert cmd.win is not None  # parse() names the pane of every layout
         pane = tx.get_pane(cmd.env, cmd.win)
         if pane is None:
             raise EventError(f"layout: pane {cmd.win!r} not found in env {cmd.env!r}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NewType
 
 MAX_NAME = 256
 OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
@@ -16,20 +16,41 @@ class EventError(ValueError):
     """An event that cannot be applied; the message is reported to its producer."""
 
 
-@dataclass(slots=True)  # no per-instance __dict__: half the objects the garbage collector tracks per event
-class Command:
-    """One validated change, ready for the writer thread."""
+# A kind name that the pane registry owns (panes.parse_event checked it): kind_module() of one is never None.
+KindName = NewType("KindName", str)
 
-    op: str
+
+# slots: no per-instance __dict__, half the objects the garbage collector tracks per event.
+@dataclass(slots=True)
+class PaneCommand:
+    """set / update of one pane, ready for the writer thread; its kind's validate() prepared the payload."""
+
+    op: str                          # "set" | "update"
     env: str
-    win: str | None
-    kind: str | None = None
+    win: str
+    kind: KindName
     seq: int | None = None           # producer sequence number (idempotent replay)
     wall: float = 0.0                # producer wall time of the call
     mode: str | None = None          # update mode (append / replace / remove ...)
     name: str | None = None          # trace name for updates
     opts: dict = field(default_factory=dict)
     payload: Any = None              # kind-specific, prepared by the kind's validate()
+
+
+@dataclass(slots=True)
+class EnvCommand:
+    """delete_env, close and the env ops (envops.ENV_OPS): commands that no pane kind sees."""
+
+    op: str
+    env: str
+    win: str | None = None           # the pane of a close (None: every pane of the env) or of a layout
+    seq: int | None = None
+    wall: float = 0.0
+    payload: Any = None              # op-specific, prepared by envops.parse()
+
+
+# One validated change; isinstance() tells the pane paths (PaneCommand) from the env-wide ones.
+Command = PaneCommand | EnvCommand
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")

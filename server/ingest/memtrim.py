@@ -5,11 +5,12 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import time
+from collections.abc import Callable
 
 TRIM_EVERY = 0.25  # seconds between trims at most: one costs about 1 ms after a burst of 100 MB, µs when clean
 
 
-def _libc_trim():
+def _libc_trim() -> Callable[[int], int] | None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         return libc.malloc_trim

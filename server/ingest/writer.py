@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .. import envops
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import Command, EventError, PaneCommand
 from ..panes import coalesce, kind_module
 from ..store import Store, StoreTx
 from .memtrim import Trimmer
@@ -37,6 +37,9 @@ class Job:
 
 
 def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+    if isinstance(cmd, PaneCommand):  # set / update: the pane's kind applies it
+        kind_module(cmd.kind).apply(tx, cmd, deltas)
+        return
     if cmd.op in envops.ENV_OPS:
         envops.apply(tx, cmd, deltas)
         return
@@ -49,8 +52,6 @@ def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         for win in wins:
             if tx.delete_pane(cmd.env, win):
                 deltas.close(cmd.env, win)
-        return
-    kind_module(cmd.kind).apply(tx, cmd, deltas)
 
 
 class Writer:

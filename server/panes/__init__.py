@@ -1,24 +1,19 @@
-"""Pane kinds: one module per kind in PANE_MODULES (the one list the server consults); event parsing.
+"""Pane kinds: one module per kind, registered in PANE_KINDS (the one list the server consults); event parsing.
 
-Each module defines KINDS (kind names it owns), UPDATE_MODES, and
-  validate(cmd, raw) -> payload            check an event's kind data before anything is written
-  apply(tx, cmd, deltas) -> None           turn the command into store calls (checks come before writes)
-  render(store, pane, budget, x0, x1)      the `data` of a pane for the read API, within a point budget
-and optionally mergeable(a, b) / merge(run) to fold runs of small commands into one before applying;
-READ_OPTIONS (query arguments its render takes as `options=`, e.g. a histogram's `steps`); and for stepped kinds
-render_record(row) (one record of the /steps API).
+What a kind module defines is the PaneKind protocol (contract.py): KINDS, UPDATE_MODES, READ_OPTIONS,
+validate, apply, render, and the optional mergeable/merge (folding runs of small commands) and render_record
+(stepped kinds), which are None where a kind has none.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from types import ModuleType
-from typing import Any
+from typing import Any, overload
 
 from ..envops import ENV_OPS, env_wide
 from ..envops import parse as parse_env_op
-from ..events import OPS, Command, EventError, check_name
+from ..events import OPS, Command, EnvCommand, EventError, KindName, PaneCommand, check_name
 from . import (
     embeddings,
     figure,
@@ -33,17 +28,30 @@ from . import (
     text,
     xy,
 )
+from .contract import PaneKind
 
-PANE_MODULES: list[ModuleType] = [xy, text, image, figure, properties, network, embeddings, model_graph, histogram, media,
-                                  pr_curve, projector]
+# Typed as the protocol, so mypy checks every module listed here against PaneKind.
+PANE_KINDS: list[PaneKind] = [xy, text, image, figure, properties, network, embeddings, model_graph, histogram, media,
+                              pr_curve, projector]
 
-_BY_KIND = {kind: module for module in PANE_MODULES for kind in module.KINDS}
+_BY_KIND: dict[str, PaneKind] = {kind: module for module in PANE_KINDS for kind in module.KINDS}
 # Looked up once per event by the writer's coalesce (a hot loop): only kinds that can fold runs of commands.
-_MERGEABLE = {kind: module.mergeable for kind, module in _BY_KIND.items() if hasattr(module, "mergeable")}
+_MERGEABLE = {kind: module.mergeable for kind, module in _BY_KIND.items() if module.mergeable is not None}
 
 
-def kind_module(kind: object) -> ModuleType | None:
+@overload
+def kind_module(kind: KindName) -> PaneKind: ...
+@overload
+def kind_module(kind: object) -> PaneKind | None: ...
+def kind_module(kind: object) -> PaneKind | None:
+    """The module of a kind name (None for a name no module owns, e.g. a stored pane of a removed kind)."""
     return _BY_KIND.get(kind) if isinstance(kind, str) else None
+
+
+def _merge(run: list[PaneCommand]) -> PaneCommand:
+    merge = kind_module(run[0].kind).merge
+    assert merge is not None  # only runs that the kind's mergeable() grew reach here
+    return merge(run)
 
 
 def coalesce(commands: list[Command]) -> list[Command]:
@@ -63,14 +71,17 @@ def coalesce(commands: list[Command]) -> list[Command]:
             continue
         key = (cmd.env, cmd.win)
         at = open_run.get(key)
-        mergeable = _MERGEABLE.get(cmd.kind)
-        if at is not None and mergeable is not None and runs[at][-1].kind == cmd.kind \
-                and mergeable(runs[at][-1], cmd):
-            runs[at].append(cmd)
-            continue
+        if isinstance(cmd, PaneCommand) and at is not None:
+            last = runs[at][-1]
+            mergeable = _MERGEABLE.get(cmd.kind)
+            if mergeable is not None and isinstance(last, PaneCommand) and last.kind == cmd.kind \
+                    and mergeable(last, cmd):
+                runs[at].append(cmd)
+                continue
         open_run[key] = len(runs)
         runs.append([cmd])
-    return [run[0] if len(run) == 1 else kind_module(run[0].kind).merge(run) for run in runs]
+    # A run of more than one command holds only PaneCommands (only they are ever appended above).
+    return [run[0] if len(run) == 1 else _merge([c for c in run if isinstance(c, PaneCommand)]) for run in runs]
 
 
 def known_kinds() -> list[str]:
@@ -92,20 +103,20 @@ def parse_event(raw: Any) -> Command:
     if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall):
         wall = time.time()
     if op == "delete_env":
-        return Command(op=op, env=env, win=None, seq=seq, wall=float(wall))
+        return EnvCommand(op=op, env=env, win=None, seq=seq, wall=float(wall))
     if op in ENV_OPS:
         return parse_env_op(raw, op, env, seq, float(wall))
     win = raw.get("win")
     if op == "close":
-        return Command(op=op, env=env, win=None if win is None else check_name(win, "win"), seq=seq,
-                       wall=float(wall))
+        return EnvCommand(op=op, env=env, win=None if win is None else check_name(win, "win"), seq=seq,
+                          wall=float(wall))
     win = check_name(win, "win")
     opts = raw.get("opts") or {}
     if not isinstance(opts, dict):
         raise EventError("opts must be an object")
     kind = raw.get("kind")
     module = kind_module(kind)
-    if module is None:
+    if module is None or not isinstance(kind, str):  # (only a str has a module; the test tells mypy so)
         raise EventError(f"unknown pane kind {kind!r}")
     mode = raw.get("mode")
     if op == "update" and mode not in module.UPDATE_MODES:
@@ -113,6 +124,7 @@ def parse_event(raw: Any) -> Command:
     name = raw.get("name")
     if name is not None and not isinstance(name, str):
         name = str(name)
-    cmd = Command(op=op, env=env, win=win, kind=kind, seq=seq, wall=float(wall), mode=mode, name=name, opts=opts)
+    cmd = PaneCommand(op=op, env=env, win=win, kind=KindName(kind), seq=seq, wall=float(wall), mode=mode, name=name,
+                      opts=opts)
     cmd.payload = module.validate(cmd, raw)
     return cmd

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..events import Command
+from ..events import PaneCommand
 from ..store import PaneRecord
 
 
@@ -11,6 +11,6 @@ def title_of(opts: dict) -> str:
     return str(title) if title is not None else ""
 
 
-def merged_opts(pane: PaneRecord, cmd: Command) -> dict:
+def merged_opts(pane: PaneRecord, cmd: PaneCommand) -> dict:
     """An update merges its non-null opts into the stored ones (Visdom's update_window semantics)."""
     return {**pane.opts, **{k: v for k, v in cmd.opts.items() if v is not None}}

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import title_of
+from .contract import ReadOptions
 from .text import sanitize
 
 KINDS = ("embeddings",)
 UPDATE_MODES = ("EntitySelected", "RegionSelected")  # Visdom's update_type of the script's answers
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_POINTS = 100_000
 
 
-def _points(value, what: str) -> list[dict]:
+def _points(value: object, what: str) -> list[dict]:
     if not isinstance(value, list) or len(value) > MAX_POINTS or not all(isinstance(p, dict) for p in value):
         raise EventError(f"embeddings: {what} must be a list of at most {MAX_POINTS} point objects")
     return value
 
 
-def validate(cmd: Command, raw: dict) -> dict:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
     content = raw.get("embeddings")
     if not isinstance(content, dict):
         raise EventError("embeddings: expected embeddings: {...}")
@@ -31,7 +35,7 @@ def validate(cmd: Command, raw: dict) -> dict:
     return {"selected": selected if isinstance(selected, dict) else None}
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     if cmd.op == "set" or pane is None:
         content = {**cmd.payload, "data": cmd.payload.get("data", []), "selected": None, "old_content": []}
@@ -49,7 +53,8 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     c = pane.content or {}
     selected = c.get("selected")
     if isinstance(selected, dict) and isinstance(selected.get("html"), str):

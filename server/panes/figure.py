@@ -8,14 +8,18 @@ from typing import Any
 
 from .. import jsonio
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("figure",)
 HEATMAP_MODES = ("appendRow", "appendColumn", "prependRow", "prependColumn")
 # "layout" changes only the layout/opts (Visdom's update_window_opts); the rest follow Visdom's /update.
 UPDATE_MODES = ("append", "replace", "remove", "layout", *HEATMAP_MODES)
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_FIGURE_BYTES = 16 * 1024 * 1024  # a figure is stored and re-sent whole, so it must stay modest
 _APPEND_KEYS = ("x", "y", "z", "text")  # per-point arrays a Visdom append concatenates
 
@@ -33,7 +37,7 @@ def _traces(value: Any, what: str) -> list[dict]:
     return value
 
 
-def validate(cmd: Command, raw: dict) -> dict:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
     """payload = {"data": [traces], "layout": {...}} (for updates: the sent traces and layout keys)."""
     fig = raw.get("figure") if cmd.op == "set" else raw
     if not isinstance(fig, dict):
@@ -49,7 +53,7 @@ def validate(cmd: Command, raw: dict) -> dict:
     return out
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     creates = cmd.mode in ("append", *HEATMAP_MODES)  # Visdom creates a missing window for these
     if cmd.op == "set" or (pane is None and creates):
@@ -131,7 +135,7 @@ def _heatmap(old: dict, new: dict, mode: str) -> dict:
         out["z"] = z_new + z_old if front else z_old + z_new
     else:
         out["z"] = [(b + a) if front else (a + b) for a, b in zip(z_old, z_new, strict=True)]
-    if lo is not None:
+    if lo is not None and ln is not None:  # both or neither (checked above)
         if set(map(str, lo)) & set(map(str, ln)):
             raise EventError(f"heatmap {mode}: {label} labels collide with existing ones")
         out[label] = list(ln) + list(lo) if front else list(lo) + list(ln)
@@ -146,6 +150,7 @@ def _matrix(z: Any) -> list[list]:
     return z
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     content = pane.content or {}
     return {"data": content.get("data", []), "layout": content.get("layout", {})}

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 
 import numpy as np
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from . import stepped
-from .stepped import merge, mergeable  # noqa: F401  (the pane-module interface)
+from .contract import ReadOptions
+from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
 
 KINDS = ("histogram",)
 UPDATE_MODES = stepped.UPDATE_MODES
@@ -56,11 +56,11 @@ def _check(rec: dict, where: str) -> tuple[dict, None, None]:
     return data, None, None
 
 
-def validate(cmd: Command, raw: dict) -> list[stepped.Rec]:
+def validate(cmd: PaneCommand, raw: dict) -> list[stepped.Rec]:
     return stepped.parse_records(cmd, raw, _check)
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     stepped.apply_records(tx, cmd, deltas)
 
 
@@ -108,7 +108,7 @@ def render_record(row: StepRow) -> dict:
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
-           options: Mapping[str, str] | None = None) -> dict:
+           options: ReadOptions) -> dict:
     out, n = stepped.render_index(store, pane)
     n_hist = stepped.int_option(options, "steps", stepped.DEFAULT_STEPS, stepped.MAX_STEPS)
     shown = stepped.spread(n, n_hist)

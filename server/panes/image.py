@@ -9,12 +9,16 @@ import io
 from PIL import Image, UnidentifiedImageError
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("image",)
 UPDATE_MODES = ("replace", "append")  # append: keep the previous images as history (Visdom's store_history)
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_HISTORY = 1000  # entries kept in a pane's history (oldest dropped); the blobs themselves stay stored
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MIME_BY_FORMAT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
@@ -48,11 +52,11 @@ def decode_image(image: object, what: str = "image") -> tuple[bytes, str, int, i
     return data, mime, width, height
 
 
-def validate(cmd: Command, raw: dict) -> tuple[bytes, str, int, int]:
+def validate(cmd: PaneCommand, raw: dict) -> tuple[bytes, str, int, int]:
     return decode_image(raw.get("image"))
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     data, mime, width, height = cmd.payload
     pane = tx.get_pane(cmd.env, cmd.win)
     if pane is not None and cmd.op == "update" and pane.kind not in KINDS:
@@ -73,7 +77,8 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     content = pane.content or {}
     out = {"src": f"api/v1/blobs/{content.get('blob', '')}", "mime": content.get("mime"),
            "width": content.get("width"), "height": content.get("height"), "caption": pane.opts.get("caption")}

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import io
 import wave
-from collections.abc import Mapping
 
 import markdown
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from . import stepped
+from .contract import ReadOptions
 from .image import decode_base64, decode_image
-from .stepped import merge, mergeable  # noqa: F401  (the pane-module interface)
+from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
 from .text import MAX_TEXT, sanitize
 
 KINDS = ("media",)
 UPDATE_MODES = stepped.UPDATE_MODES
+READ_OPTIONS: tuple[str, ...] = ()
 TYPES = ("image", "audio", "text")
 FORMATS = ("markdown", "plain", "html")
 MAX_AUDIO_BYTES = 64 * 1024 * 1024
@@ -70,14 +71,14 @@ def _check(rec: dict, where: str) -> tuple[dict, bytes | None, str | None]:
     raise EventError(f"{where}: type must be one of {', '.join(TYPES)}")
 
 
-def validate(cmd: Command, raw: dict) -> list[stepped.Rec]:
+def validate(cmd: PaneCommand, raw: dict) -> list[stepped.Rec]:
     recs = stepped.parse_records(cmd, raw, _check)
-    if len({r.data["type"] for r in recs}) > 1:
+    if len({r.data["type"] for r in recs if r.data is not None}) > 1:  # _check gives every record data
         raise EventError("media: all records of a pane must have the same type")
     return recs
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     kind = cmd.payload[0].data["type"]
     pane = tx.get_pane(cmd.env, cmd.win)
     stored = (pane.content or {}).get("type") if pane is not None and pane.kind in KINDS else None
@@ -107,7 +108,7 @@ def render_record(row: StepRow) -> dict:
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
-           options: Mapping[str, str] | None = None) -> dict:
+           options: ReadOptions) -> dict:
     out, n = stepped.render_index(store, pane)
     out["type"] = (pane.content or {}).get("type")
     out["latest"] = stepped.latest(store, pane, n, render_record)

@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("model_graph",)
 UPDATE_MODES = ("replace",)
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_NODES = 20_000      # the browser lays the DAG out itself; a ResNet-152 trace is a few thousand nodes
 MAX_INPUTS = 1_000      # per node (a torch.cat of many tensors)
 MAX_TEXT = 1_000        # id, label, op, scope
@@ -29,7 +33,7 @@ def _text(node: dict, key: str, i: int, limit: int, default: str | None = "") ->
     return value
 
 
-def validate(cmd: Command, raw: dict) -> dict:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
     graph = raw.get("graph")
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
         raise EventError('model_graph: expected graph: {"nodes": [{"id", "label", "op", "scope", "shape", '
@@ -56,7 +60,7 @@ def validate(cmd: Command, raw: dict) -> dict:
             raise EventError(f"model_graph: nodes[{i}].inputs must be a list of node ids")
         if len(inputs) > MAX_INPUTS:
             raise EventError(f"model_graph: nodes[{i}] has more than {MAX_INPUTS} inputs")
-        node = {"id": nid, **{k: _text(n, k, i, MAX_TEXT) for k in TEXT_FIELDS},
+        node: dict[str, Any] = {"id": nid, **{k: _text(n, k, i, MAX_TEXT) for k in TEXT_FIELDS},
                 "shape": _text(n, "shape", i, MAX_TEXT, None), "inputs": inputs,
                 "attr": _text(n, "attr", i, MAX_ATTR)}
         out.append(node)
@@ -67,7 +71,7 @@ def validate(cmd: Command, raw: dict) -> dict:
     return {"nodes": out, "name": name}
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     if pane is not None and pane.kind not in KINDS and cmd.op == "update":
         raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not model_graph")
@@ -79,6 +83,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     content = pane.content or {}
     return {"nodes": content.get("nodes", []), "name": content.get("name", "")}

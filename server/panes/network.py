@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("network",)
 UPDATE_MODES = ("replace",)
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_NODES = 10_000   # the browser lays the graph out itself: beyond this it would stall the page
 MAX_EDGES = 50_000
 
 
-def validate(cmd: Command, raw: dict) -> dict:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
     graph = raw.get("graph")
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list) \
             or not isinstance(graph.get("edges", []), list):
@@ -39,7 +43,7 @@ def validate(cmd: Command, raw: dict) -> dict:
     return {"nodes": out_nodes, "edges": out_edges}
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     if cmd.op == "set" or pane is None:
         pane = tx.put_pane(cmd.env, cmd.win, "network", title_of(cmd.opts), cmd.opts, cmd.payload)
@@ -51,6 +55,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     content = pane.content or {}
     return {"nodes": content.get("nodes", []), "edges": content.get("edges", [])}

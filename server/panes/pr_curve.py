@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from . import stepped
-from .stepped import merge, mergeable  # noqa: F401  (the pane-module interface)
+from .contract import ReadOptions
+from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
 
 KINDS = ("pr_curve",)
 UPDATE_MODES = stepped.UPDATE_MODES
+READ_OPTIONS: tuple[str, ...] = ()
 MAX_THRESHOLDS = 10_000
 FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")
 
 
 def _check(rec: dict, where: str) -> tuple[dict, None, None]:
     data: dict = {}
-    length = None
+    length: int | None = None
     for key in (*FIELDS, "thresholds"):
         value = rec.get(key)
         if value is None and key == "thresholds":
@@ -36,16 +36,17 @@ def _check(rec: dict, where: str) -> tuple[dict, None, None]:
         length = len(arr)
         # NaN precision (no positive predictions at a threshold) is kept as null: a gap in the curve.
         data[key] = [None if not np.isfinite(v) else v for v in arr.tolist()]
+    assert length is not None  # tp and the other FIELDS are required, so the loop measured them
     if "thresholds" not in data:
         data["thresholds"] = np.linspace(0.0, 1.0, length).tolist()
     return data, None, None
 
 
-def validate(cmd: Command, raw: dict) -> list[stepped.Rec]:
+def validate(cmd: PaneCommand, raw: dict) -> list[stepped.Rec]:
     return stepped.parse_records(cmd, raw, _check)
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     stepped.apply_records(tx, cmd, deltas)
 
 
@@ -55,7 +56,7 @@ def render_record(row: StepRow) -> dict:
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
-           options: Mapping[str, str] | None = None) -> dict:
+           options: ReadOptions) -> dict:
     out, n = stepped.render_index(store, pane)
     out["latest"] = stepped.latest(store, pane, n, render_record)
     return out

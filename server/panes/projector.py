@@ -10,14 +10,18 @@ import orjson
 from PIL import Image, UnidentifiedImageError
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..projection import jobs as projection
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 from .image import decode_base64
 
 KINDS = ("projector",)
 UPDATE_MODES = ("replace",)  # an embedding is replaced whole (a new step is a new pane: projector/<tag>/<step>)
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_POINTS = 1_000_000
 MAX_DIMS = 10_000
 MAX_COLUMNS = 100
@@ -102,7 +106,7 @@ def _sprite(raw: object, n: int) -> tuple[bytes, list[int], list[int]] | None:
     return data, [w, h], [width, height]
 
 
-def validate(cmd: Command, raw: dict) -> dict:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
     p = raw.get("projector")
     if not isinstance(p, dict):
         raise EventError('projector: expected projector: {"step", "matrix", "metadata", "sprite"}')
@@ -114,7 +118,7 @@ def validate(cmd: Command, raw: dict) -> dict:
             "sprite": _sprite(p.get("sprite"), n)}
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     p = cmd.payload
     pane = tx.get_pane(cmd.env, cmd.win)
     if pane is not None and cmd.op == "update" and pane.kind not in KINDS:
@@ -137,7 +141,8 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     c = pane.content or {}
     return {"n": c.get("n"), "d": c.get("d"), "step": c.get("step"), "columns": c.get("columns") or [],
             "has_metadata": bool(c.get("metadata")), "has_sprite": bool(c.get("sprite")),

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("properties",)
 UPDATE_MODES = ("replace",)
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 FIELD_TYPES = ("text", "number", "button", "checkbox", "select")
 MAX_FIELDS = 1000
 
 
-def validate(cmd: Command, raw: dict) -> list[dict]:
+def validate(cmd: PaneCommand, raw: dict) -> list[dict]:
     props = raw.get("properties")
     if not isinstance(props, list) or len(props) > MAX_FIELDS:
         raise EventError(f"properties: expected a list of at most {MAX_FIELDS} fields")
@@ -28,7 +32,7 @@ def validate(cmd: Command, raw: dict) -> list[dict]:
     return out
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     content = {"properties": cmd.payload}
     if cmd.op == "set" or pane is None:
@@ -41,5 +45,6 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     return {"properties": (pane.content or {}).get("properties", [])}

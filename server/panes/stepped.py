@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from .common import merged_opts, title_of
 
@@ -40,7 +40,7 @@ def _finite(value: object, what: str) -> float:
     return float(value)
 
 
-def parse_records(cmd: Command, raw: dict, check: Checker) -> list[Rec]:
+def parse_records(cmd: PaneCommand, raw: dict, check: Checker) -> list[Rec]:
     """The event's `records`, each checked by the kind's `check(record, where) -> (data, blob, mime)`."""
     if cmd.op == "update" and cmd.mode not in UPDATE_MODES:
         raise EventError(f"{cmd.kind}: update mode must be append")
@@ -60,20 +60,20 @@ def parse_records(cmd: Command, raw: dict, check: Checker) -> list[Rec]:
     return out
 
 
-def mergeable(a: Command, b: Command) -> bool:
+def mergeable(a: PaneCommand, b: PaneCommand) -> bool:
     return (a.op == b.op == "update" and a.mode == b.mode == "append" and a.kind == b.kind
             and a.env == b.env and a.win == b.win and a.opts == b.opts)
 
 
-def merge(run: list[Command]) -> Command:
+def merge(run: list[PaneCommand]) -> PaneCommand:
     first = run[0]
-    merged = Command(op=first.op, env=first.env, win=first.win, kind=first.kind, seq=run[-1].seq, wall=run[-1].wall,
+    merged = PaneCommand(op=first.op, env=first.env, win=first.win, kind=first.kind, seq=run[-1].seq, wall=run[-1].wall,
                      mode=first.mode, name=first.name, opts=first.opts)
     merged.payload = [rec for cmd in run for rec in cmd.payload]
     return merged
 
 
-def apply_records(tx: StoreTx, cmd: Command, deltas: Deltas, content: Mapping | None = None) -> PaneRecord:
+def apply_records(tx: StoreTx, cmd: PaneCommand, deltas: Deltas, content: Mapping | None = None) -> PaneRecord:
     """`set` replaces every record of the pane, an append adds them after the stored ones."""
     recs: list[Rec] = cmd.payload
     pane = tx.get_pane(cmd.env, cmd.win)

@@ -5,16 +5,20 @@ from __future__ import annotations
 import nh3
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("text",)
 UPDATE_MODES = ("append", "replace")
+READ_OPTIONS: tuple[str, ...] = ()
+mergeable = merge = None  # each event is applied on its own
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_TEXT = 4 * 1024 * 1024
 
 
-def validate(cmd: Command, raw: dict) -> str:
+def validate(cmd: PaneCommand, raw: dict) -> str:
     content = raw.get("content", "")
     if not isinstance(content, str):
         raise EventError("text: content must be a string")
@@ -23,7 +27,7 @@ def validate(cmd: Command, raw: dict) -> str:
     return content
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     if cmd.op == "set" or pane is None:
         if cmd.op == "update" and cmd.mode != "append":
@@ -42,7 +46,8 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None) -> dict:
+def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
+           options: ReadOptions) -> dict:
     return {"html": sanitize((pane.content or {}).get("html", ""))}
 
 

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..deltas import Deltas
-from ..events import Command, EventError
+from ..events import EventError, PaneCommand
 from ..store import PaneRecord, Store, StoreTx, TraceRecord
 from .common import merged_opts, title_of
+from .contract import ReadOptions
 
 KINDS = ("line", "scatter")
 READ_OPTIONS = ("walls",)
 UPDATE_MODES = ("append", "replace", "remove")
+render_record = None  # not a stepped kind: no records for the /steps API
 MAX_POINTS_PER_EVENT = 20_000_000
 
 
@@ -27,7 +28,7 @@ class TraceData:
     wall: np.ndarray | None = None  # per-point wall times once several events were merged
 
 
-def _numbers(values, what: str) -> np.ndarray:
+def _numbers(values: object, what: str) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=np.float64)  # None -> NaN: a gap, as in Plotly
     except (TypeError, ValueError):
@@ -37,7 +38,7 @@ def _numbers(values, what: str) -> np.ndarray:
     return arr
 
 
-def validate(cmd: Command, raw: dict) -> list[TraceData]:
+def validate(cmd: PaneCommand, raw: dict) -> list[TraceData]:
     traces = raw.get("traces")
     if cmd.op == "update" and cmd.mode == "remove":
         if cmd.name is None:
@@ -71,11 +72,11 @@ def validate(cmd: Command, raw: dict) -> list[TraceData]:
     return out
 
 
-def _walls(cmd: Command, td: TraceData) -> np.ndarray:
+def _walls(cmd: PaneCommand, td: TraceData) -> np.ndarray:
     return td.wall if td.wall is not None else np.full(len(td.x), cmd.wall, dtype=np.float64)
 
 
-def mergeable(a: Command, b: Command) -> bool:
+def mergeable(a: PaneCommand, b: PaneCommand) -> bool:
     """Two appends that a single append of their concatenated points reproduces exactly."""
     if not (a.op == b.op == "update" and a.mode == b.mode == "append" and a.kind == b.kind
             and a.env == b.env and a.win == b.win and a.name == b.name and a.opts == b.opts):
@@ -86,7 +87,7 @@ def mergeable(a: Command, b: Command) -> bool:
     return len(pa) == len(pb) and all(ta.name == tb.name and ta.style == tb.style for ta, tb in zip(pa, pb, strict=True))
 
 
-def merge(run: list[Command]) -> Command:
+def merge(run: list[PaneCommand]) -> PaneCommand:
     """One command for a run of mergeable appends: the writer does one pane update instead of many."""
     first = run[0]
     traces = []
@@ -98,11 +99,11 @@ def merge(run: list[Command]) -> Command:
             wall = np.concatenate([_walls(c, p) for c, p in zip(run, parts, strict=True)])
         traces.append(TraceData(td.name, np.concatenate([p.x for p in parts]), np.concatenate([p.y for p in parts]),
                                 td.style, wall))
-    return Command(op=first.op, env=first.env, win=first.win, kind=first.kind, seq=run[-1].seq, wall=run[-1].wall,
+    return PaneCommand(op=first.op, env=first.env, win=first.win, kind=first.kind, seq=run[-1].seq, wall=run[-1].wall,
                    mode=first.mode, name=first.name, opts=first.opts, payload=traces)
 
 
-def _create(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def _create(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.put_pane(cmd.env, cmd.win, cmd.kind, title_of(cmd.opts), cmd.opts, None)
     for i, td in enumerate(cmd.payload):
         name = cmd.name if cmd.name is not None and len(cmd.payload) == 1 else td.name
@@ -111,7 +112,7 @@ def _create(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     deltas.pane(pane.env, pane.win, pane.version)
 
 
-def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
+def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     if cmd.op == "set" or (pane is None and cmd.mode == "append"):
         _create(tx, cmd, deltas)
@@ -128,13 +129,16 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     if refetch:
         pane = tx.update_pane(pane, opts=opts, title=title_of(opts))
     if cmd.mode == "remove":
-        tx.delete_trace(pairs[0][0])
+        removed = pairs[0][0]
+        assert removed is not None  # _pair raises for a remove of a trace the pane does not have
+        tx.delete_trace(removed)
         version = tx.touch_pane(pane)
         deltas.pane(pane.env, pane.win, version)
         return
     extends = []
     for trace, td in pairs:
         if trace is None:
+            assert td.name is not None  # _pair names every trace it does not match to a stored one
             trace = tx.add_trace(pane, td.name, td.style)
             refetch = True
         if cmd.mode == "replace":
@@ -151,7 +155,7 @@ def apply(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         deltas.extend(pane.env, pane.win, version, trace.idx, trace.name, td.x, td.y)
 
 
-def _rename_by_legend(tx: StoreTx, traces: list[TraceRecord], legend) -> bool:
+def _rename_by_legend(tx: StoreTx, traces: list[TraceRecord], legend: object) -> bool:
     """Visdom's update_window: opts.legend renames the stored traces by position (before name pairing)."""
     if not isinstance(legend, list):
         return False
@@ -163,7 +167,7 @@ def _rename_by_legend(tx: StoreTx, traces: list[TraceRecord], legend) -> bool:
     return changed
 
 
-def _pair(traces: list[TraceRecord], cmd: Command) -> list[tuple[TraceRecord | None, TraceData]]:
+def _pair(traces: list[TraceRecord], cmd: PaneCommand) -> list[tuple[TraceRecord | None, TraceData]]:
     """Match sent traces to stored ones: by name, else positionally (extra ones become new traces)."""
     if cmd.name is not None:
         found = next((t for t in traces if t.name == cmd.name), None)
@@ -189,7 +193,7 @@ def _pair(traces: list[TraceRecord], cmd: Command) -> list[tuple[TraceRecord | N
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
-           options: Mapping[str, str] | None = None) -> dict:
+           options: ReadOptions) -> dict:
     method = "stride" if pane.kind == "scatter" else "minmax"
     walls = (options or {}).get("walls") in ("1", "true")
     out = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, insert, select
@@ -27,10 +28,10 @@ def _finite_or_none(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
-def chunk_row(trace_id: int, seq: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
+def chunk_row(trace_id: int, seq: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, Any]:
     """A chunk row with the summary columns the downsampler reads instead of the blobs."""
     full = len(x) >= CHUNK_POINTS  # compact encoding only for rows that are never rewritten by a tail merge
-    row = {"trace_id": trace_id, "seq": seq, "n": len(x), "x0": None, "x1": None, "ymin": None, "ymax": None,
+    row: dict[str, Any] = {"trace_id": trace_id, "seq": seq, "n": len(x), "x0": None, "x1": None, "ymin": None, "ymax": None,
            "x_ymin": None, "x_ymax": None,
            "xs": codec.encode(x, full), "ys": codec.encode(y, full), "walls": codec.encode(w, full)}
     fx = np.isfinite(x)
@@ -66,16 +67,16 @@ def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray
         # Merge the small trailing rows with the new points into full chunks: each point is
         # rewritten at most a bounded number of times, so appends stay O(points appended).
         seqs = [s for s, _ in tail.partial]
-        rows = conn.execute(select(chunk_t.c.xs, chunk_t.c.ys, chunk_t.c.walls)
-                                 .where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs))
-                                 .order_by(chunk_t.c.seq)).all()
-        x = np.concatenate([codec.decode(r.xs) for r in rows] + [x])
-        y = np.concatenate([codec.decode(r.ys) for r in rows] + [y])
-        w = np.concatenate([codec.decode(r.walls) for r in rows] + [w])
+        merged = conn.execute(select(chunk_t.c.xs, chunk_t.c.ys, chunk_t.c.walls)
+                              .where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs))
+                              .order_by(chunk_t.c.seq)).all()
+        x = np.concatenate([codec.decode(r.xs) for r in merged] + [x])
+        y = np.concatenate([codec.decode(r.ys) for r in merged] + [y])
+        w = np.concatenate([codec.decode(r.walls) for r in merged] + [w])
         conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs)))
         start = seqs[0]
         tail.partial = []
-    rows = []
+    rows: list[dict[str, Any]] = []
     seq = start
     for i in range(0, len(x), CHUNK_POINTS):
         rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS], w[i:i + CHUNK_POINTS]))

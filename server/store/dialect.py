@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from sqlalchemy import Table, event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects.postgresql import Insert as PgInsert
+    from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 
 
 def create_engine_for(url: str) -> Engine:
@@ -14,7 +22,7 @@ def create_engine_for(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record) -> None:
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             # WAL lets readers run beside the single writer; NORMAL keeps every commit across a
             # process crash (kill -9), only an OS crash may lose the last transactions.
@@ -30,23 +38,23 @@ def create_engine_for(url: str) -> Engine:
     return create_engine(parsed, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
-def _dialect_insert(engine_or_conn, table: Table):
+def _dialect_insert(engine_or_conn: Connection | Engine, table: Table) -> SqliteInsert | PgInsert:
     name = engine_or_conn.dialect.name
     if name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    elif name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:  # pragma: no cover - only the two supported backends reach here
-        raise RuntimeError(f"unsupported database dialect {name}")
-    return insert(table)
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+        return sqlite_insert(table)
+    if name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+        return pg_insert(table)
+    raise RuntimeError(f"unsupported database dialect {name}")  # pragma: no cover - only the two backends
 
 
-def insert_ignore(conn, table: Table):
+def insert_ignore(conn: Connection, table: Table) -> SqliteInsert | PgInsert:
     """INSERT that silently skips rows whose primary key already exists."""
     return _dialect_insert(conn, table).on_conflict_do_nothing()
 
 
-def upsert(conn, table: Table, key: list[str], update_cols: list[str]):
+def upsert(conn: Connection, table: Table, key: list[str], update_cols: list[str]) -> SqliteInsert | PgInsert:
     """INSERT ... ON CONFLICT (key) DO UPDATE SET update_cols = excluded.update_cols."""
     stmt = _dialect_insert(conn, table)
     return stmt.on_conflict_do_update(index_elements=key, set_={c: stmt.excluded[c] for c in update_cols})
@@ -56,12 +64,12 @@ def upsert(conn, table: Table, key: list[str], update_cols: list[str]):
 PEER_CHANNEL = "paneboard_live"
 
 
-def supports_peers(engine) -> bool:
+def supports_peers(engine: Engine) -> bool:
     """Several dash-server processes can share live updates only through PostgreSQL."""
     return engine.dialect.name == "postgresql"
 
 
-def notify_peers(engine, payloads: list[str]) -> None:
+def notify_peers(engine: Engine, payloads: list[str]) -> None:
     from sqlalchemy import text
 
     with engine.begin() as conn:
@@ -69,7 +77,7 @@ def notify_peers(engine, payloads: list[str]) -> None:
             conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": PEER_CHANNEL, "payload": payload})
 
 
-def listen_peers(engine, on_payload, stop) -> None:
+def listen_peers(engine: Engine, on_payload: Callable[[str], None], stop: threading.Event) -> None:
     """Block until `stop` is set, calling on_payload(text) for each notification (reconnecting on errors)."""
     import logging
 

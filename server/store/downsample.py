@@ -32,7 +32,7 @@ def _in_range(x: np.ndarray, lo: float | None, hi: float | None) -> np.ndarray:
     return mask
 
 
-def read_all(metas: Sequence[ChunkMeta], load: Loader, lo: float | None, hi: float | None):
+def read_all(metas: Sequence[ChunkMeta], load: Loader, lo: float | None, hi: float | None) -> tuple[np.ndarray, np.ndarray]:
     """Every point in [lo, hi], in storage order."""
     xs, ys = [], []
     for m in metas:
@@ -47,7 +47,8 @@ def read_all(metas: Sequence[ChunkMeta], load: Loader, lo: float | None, hi: flo
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def stride(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float | None, hi: float | None):
+def stride(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float | None, hi: float | None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Every k-th point: the right reduction for scatter clouds, where x order means nothing."""
     x, y = read_all(metas, load, lo, hi)
     if len(x) <= budget:
@@ -57,7 +58,7 @@ def stride(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float | No
 
 
 def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi: float,
-           prefetch: Prefetch | None = None):
+           prefetch: Prefetch | None = None) -> tuple[np.ndarray, np.ndarray]:
     """At most ~budget points: per x bucket its min and max point, plus the first and last point.
 
     A chunk no wider than a bucket contributes its stored (x_ymin, ymin) and (x_ymax, ymax) without
@@ -129,9 +130,11 @@ def bucket_extremes_sorted(b: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.union1d(first_min, last_max)
 
 
-def _edge_points(metas, load: Loader, lo: float, hi: float):
+def _edge_points(metas: Sequence[ChunkMeta], load: Loader, lo: float, hi: float
+                 ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
     """First and last stored point inside [lo, hi] (kept exactly, whatever the buckets say)."""
-    first = last = None
+    first: tuple[float, float] | None = None
+    last: tuple[float, float] | None = None
     for m in metas:
         x, y = load(m.seq)
         idx = np.flatnonzero(_in_range(x, lo, hi))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -11,6 +13,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -111,10 +114,11 @@ class IngestClient(Base):
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
 Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
 
-env_t = Env.__table__
-pane_t = Pane.__table__
-trace_t = Trace.__table__
-chunk_t = Chunk.__table__
-blob_t = Blob.__table__
-client_t = IngestClient.__table__
-step_t = StepRecord.__table__
+# Declarative classes type __table__ as FromClause; they are Tables, which is what insert()/update() take.
+env_t = cast(Table, Env.__table__)
+pane_t = cast(Table, Pane.__table__)
+trace_t = cast(Table, Trace.__table__)
+chunk_t = cast(Table, Chunk.__table__)
+blob_t = cast(Table, Blob.__table__)
+client_t = cast(Table, IngestClient.__table__)
+step_t = cast(Table, StepRecord.__table__)

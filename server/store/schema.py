@@ -23,7 +23,7 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
-def head_revision(url: str) -> str:
+def head_revision(url: str) -> str | None:
     return ScriptDirectory.from_config(alembic_config(url)).get_current_head()
 
 

@@ -6,10 +6,11 @@ import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sqlalchemy import Integer, delete, func, insert, literal, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, CursorResult
 
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
@@ -32,7 +33,14 @@ class WriterCache:
             d.clear()
 
 
-def pane_from_row(row, env: str) -> PaneRecord:
+def inserted_id(res: CursorResult[Any]) -> int:
+    """The id of the row an INSERT ... VALUES just wrote (SQLAlchemy types the key optional for other statements)."""
+    key = res.inserted_primary_key
+    assert key is not None
+    return key[0]
+
+
+def pane_from_row(row: Any, env: str) -> PaneRecord:
     return PaneRecord(id=row.id, env=env, win=row.win, kind=row.kind, title=row.title, opts=row.opts or {},
                       content=row.content, position=row.position, version=row.version,
                       created=row.created, updated=row.updated, layout=row.layout)
@@ -75,7 +83,7 @@ class SqlTx(StoreTx):
         if self._env_id(name) is not None:
             return False
         res = self.conn.execute(insert(env_t).values(name=name, created=self.now, updated=self.now, meta={}))
-        self.cache.env_ids[name] = res.inserted_primary_key[0]
+        self.cache.env_ids[name] = inserted_id(res)
         return True
 
     def delete_env(self, name: str) -> bool:
@@ -104,14 +112,14 @@ class SqlTx(StoreTx):
         meta = self.conn.execute(select(env_t.c.meta).where(env_t.c.id == src_id)).scalar() or {}
         res = self.conn.execute(insert(env_t).values(name=target, created=self.now, updated=self.now,
                                                      forked_from=source, meta=meta))
-        dst_id = res.inserted_primary_key[0]
+        dst_id = inserted_id(res)
         self.cache.env_ids[target] = dst_id
         self._touched_envs.add(target)
         c = chunk_t.c
         for p in self.conn.execute(select(pane_t).where(pane_t.c.env_id == src_id).order_by(pane_t.c.position)).all():
-            new_pane = self.conn.execute(insert(pane_t).values(
+            new_pane = inserted_id(self.conn.execute(insert(pane_t).values(
                 env_id=dst_id, win=p.win, kind=p.kind, title=p.title, opts=p.opts, content=p.content, layout=p.layout,
-                position=p.position, version=p.version, created=p.created, updated=p.updated)).inserted_primary_key[0]
+                position=p.position, version=p.version, created=p.created, updated=p.updated)))
             self.cache.traces.pop(new_pane, None)  # SQLite may reuse the id of a deleted pane
             st = step_t.c
             self.conn.execute(insert(step_t).from_select(
@@ -119,8 +127,8 @@ class SqlTx(StoreTx):
                 select(literal(new_pane, Integer), st.idx, st.step, st.wall, st.blob, st.data)
                 .where(st.pane_id == p.id)))
             for t in self.conn.execute(select(trace_t).where(trace_t.c.pane_id == p.id)).all():
-                new_trace = self.conn.execute(insert(trace_t).values(
-                    pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints)).inserted_primary_key[0]
+                new_trace = inserted_id(self.conn.execute(insert(trace_t).values(
+                    pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints)))
                 self.cache.tails.pop(new_trace, None)
                 # Chunk rows are copied inside the database (no decode): the fork owns its rows, so the
                 # tail merge of either trace can never rewrite the other's points.
@@ -198,11 +206,11 @@ class SqlTx(StoreTx):
                                        updated=self.now)
         else:
             pos = self.conn.execute(select(func.coalesce(func.max(pane_t.c.position), -1) + 1)
-                                    .where(pane_t.c.env_id == env_id)).scalar()
+                                    .where(pane_t.c.env_id == env_id)).scalar_one()
             res = self.conn.execute(insert(pane_t).values(
                 env_id=env_id, win=win, kind=kind, title=title, opts=opts, content=content, position=pos,
                 version=1, created=self.now, updated=self.now))
-            pane = PaneRecord(id=res.inserted_primary_key[0], env=env, win=win, kind=kind, title=title, opts=opts,
+            pane = PaneRecord(id=inserted_id(res), env=env, win=win, kind=kind, title=title, opts=opts,
                               content=content, position=pos, version=1, created=self.now, updated=self.now)
             self.cache.traces[pane.id] = []
         self.cache.panes[(env, win)] = pane
@@ -210,7 +218,7 @@ class SqlTx(StoreTx):
 
     def update_pane(self, pane: PaneRecord, *, title: str | None = None, opts: dict | None = None,
                     content: dict | None = None) -> PaneRecord:
-        changes = {k: v for k, v in (("title", title), ("opts", opts), ("content", content)) if v is not None}
+        changes: dict[str, Any] = {k: v for k, v in (("title", title), ("opts", opts), ("content", content)) if v is not None}
         version = self.touch_pane(pane)
         current = self.cache.panes.get((pane.env, pane.win), pane)
         new = dataclasses.replace(current, version=version, updated=self.now, **changes)
@@ -259,7 +267,7 @@ class SqlTx(StoreTx):
         existing = self.traces(pane)
         idx = len(existing)
         res = self.conn.execute(insert(trace_t).values(pane_id=pane.id, idx=idx, name=name, style=style, npoints=0))
-        rec = TraceRecord(res.inserted_primary_key[0], pane.id, idx, name, style, 0)
+        rec = TraceRecord(inserted_id(res), pane.id, idx, name, style, 0)
         self.cache.traces[pane.id] = existing + [rec]
         self.cache.tails[rec.id] = TailState(next_seq=0)
         return rec

@@ -84,13 +84,10 @@ def render_pane(pane: PaneRecord, budget: int, x0: float | None = None, x1: floa
     module = kind_module(pane.kind)
     if module is None:
         return {**pane.summary(), "data": {}}
-    wanted = getattr(module, "READ_OPTIONS", ())
+    # Only the query arguments a kind declares reach it (e.g. a histogram's ?steps=).
+    options = {k: request.args[k] for k in module.READ_OPTIONS if k in request.args}
     try:
-        if wanted:  # only modules that declare query options get them (e.g. a histogram's ?steps=)
-            options = {k: request.args[k] for k in wanted if k in request.args}
-            data = module.render(services().store, pane, budget, x0, x1, options=options)
-        else:
-            data = module.render(services().store, pane, budget, x0, x1)
+        data = module.render(services().store, pane, budget, x0, x1, options)
     except EventError as exc:  # a bad read option
         raise ApiError(400, str(exc)) from None
     return {**pane.summary(), "data": data}
@@ -156,7 +153,8 @@ def get_steps(env: str, win: str) -> Response:
     """Records of a stepped pane: ?i0=&i1= (a range of record indices; negative counts from the end) or ?step=."""
     pane = _pane_or_404(env, win)
     module = kind_module(pane.kind)
-    if module is None or not hasattr(module, "render_record"):
+    render_record = module.render_record if module is not None else None
+    if render_record is None:
         raise ApiError(400, f"pane {win!r} is a {pane.kind} pane, which has no step records")
     store = services().store
     count = int((pane.content or {}).get("count", 0))
@@ -175,7 +173,7 @@ def get_steps(env: str, win: str) -> Response:
             raise ApiError(400, f"at most {MAX_STEP_RECORDS} records per request (i1 - i0)")
         indices = list(range(i0, i1))
     rows = store.read_steps(pane, indices)
-    return json_response({"count": count, "records": [module.render_record(r) for r in rows]})
+    return json_response({"count": count, "records": [render_record(r) for r in rows]})
 
 
 @bp.get("/envs/<path:env>/panes/<path:win>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import __version__, jsonio
@@ -22,7 +23,8 @@ CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 class WebSocket:
     """The few ASGI websocket operations we need, without a framework."""
 
-    def __init__(self, scope: dict, receive, send) -> None:
+    def __init__(self, scope: dict, receive: Callable[[], Awaitable[dict[str, Any]]],
+                 send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
         self.scope, self._receive, self._send = scope, receive, send
         self.closed = False
 
@@ -122,7 +124,7 @@ async def ingest(ws: WebSocket, services: Services) -> None:
 
 
 def _batch_job(events: list[Any], client_id: str | None, loop: asyncio.AbstractEventLoop,
-               outbox: asyncio.Queue, slots: asyncio.Semaphore) -> Job:
+               outbox: asyncio.Queue[tuple[bytes, bool] | None], slots: asyncio.Semaphore) -> Job:
     commands, errors, top = [], [], 0
     for raw in events:
         seq = raw.get("s") if isinstance(raw, dict) else None
