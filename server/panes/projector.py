@@ -9,9 +9,9 @@ import numpy as np
 import orjson
 from PIL import Image, UnidentifiedImageError
 
+from .. import projection
 from ..deltas import Deltas
 from ..events import EventError, PaneCommand
-from ..projection import jobs as projection
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
 from .contract import ReadOptions
