@@ -74,7 +74,9 @@ class Transport:
         self.client_id = self._given_client_id or uuid.uuid4().hex
         path = self._spool_path
         if path is None and self._spool_dir is not False:
-            path = Path(self._spool_dir or default_spool_dir()) / f"{self.client_id}.spool"
+            given = self._spool_dir
+            folder = Path(given) if isinstance(given, (str, os.PathLike)) else default_spool_dir()
+            path = folder / f"{self.client_id}.spool"
         spool = Spool(Path(path), self.url, self.client_id, self.spool_max_bytes) if path else None
         self.outbox = Outbox(self.max_queue, spool, batch_events=self.batch_events, batch_bytes=self.batch_bytes,
                              window=self.window)

@@ -76,7 +76,7 @@ def fit_pca(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 def pca(x: np.ndarray, use_sphereize: bool) -> dict:
     """Top components fitted on a sample, every budgeted point projected on all of them."""
     n = len(x)
-    centroid = x.mean(axis=0, dtype=np.float64) if use_sphereize else None
+    centroid = x.mean(axis=0, dtype=np.float64)
     fit_idx = sample_indices(n, PCA_FIT_POINTS)
     fit_rows = sphereize(x[fit_idx], centroid) if use_sphereize else x[fit_idx]
     mean, vt, ratio, approximate = fit_pca(fit_rows, PCA_COMPONENTS)
