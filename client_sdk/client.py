@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
+from .protocol import new_win_id
 from .transport import Transport
 from .visdom_media import VisdomMediaMethods
 from .visdom_methods import VisdomMethods
@@ -46,11 +47,6 @@ def ingest_url(server: str = "http://localhost", port: int | None = 8097, base_u
     port = parts.port or port  # an explicit port inside the URL wins
     base = "/".join(p for p in (parts.path.strip("/"), base_url.strip("/")) if p)
     return f"{scheme}://{host}{f':{port}' if port else ''}{'/' + base if base else ''}/ingest"
-
-
-def new_win_id() -> str:
-    """Client-side window id (Visdom lets the server pick; we must not wait for a round trip)."""
-    return "window_" + os.urandom(6).hex()
 
 
 def _rgb_hex(c: Any) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .convert import to_numpy
+from .protocol import new_win_id
 
 
 def _data_uri(data: bytes, mime: str) -> str:
@@ -95,7 +96,6 @@ class VisdomMediaMethods:
     def embeddings(self, features: Any, labels: Any, data_getter: Any = None, data_type: str | None = None,
                    win: str | None = None, env: str | None = None, opts: Mapping[str, Any] | None = None) -> str:
         """Labelled 2-D embedding (PCA) with Visdom's hover preview (data_getter) and lasso re-projection."""
-        from .client import new_win_id
 
         feats = np.asarray(to_numpy(features), dtype=np.float64)
         labels = [str(v) for v in np.asarray(to_numpy(labels)).reshape(-1).tolist()]

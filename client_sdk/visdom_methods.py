@@ -13,6 +13,7 @@ import numpy as np
 
 from .callbacks import EventListener
 from .convert import as_float_array, to_numpy
+from .protocol import new_win_id
 
 _HEATMAP_UPDATES = ("appendRow", "appendColumn", "prependRow", "prependColumn")
 HTTP_TIMEOUT = 30.0
@@ -80,7 +81,6 @@ class VisdomMethods:
     # ------------------------------------------------------------------------------------ figures
     def _figure(self, data: list[dict], layout: dict, win: str | None, env: str | None,
                 opts: Mapping[str, Any] | None, mode: str | None = None, name: str | None = None) -> str:
-        from .client import new_win_id  # client.py imports this module; late import avoids the cycle
 
         if opts is not None and not isinstance(opts, Mapping):
             raise TypeError(f"opts must be a dict, got {type(opts).__name__}")
@@ -253,7 +253,6 @@ class VisdomMethods:
                    opts: Mapping[str, Any] | None = None) -> str:
         """Property editor: fields {"type": text|number|button|checkbox|select, "name", "value"[, "values"]};
         edits in the browser arrive as PropertyUpdate events (visdom.Visdom.register_event_handler)."""
-        from .client import new_win_id  # late import: client.py imports this module
 
         win = new_win_id() if win is None else win
         self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
@@ -263,7 +262,6 @@ class VisdomMethods:
     def graph(self, edges: Any, edgeLabels: Any = None, nodeLabels: Any = None,
               opts: Mapping[str, Any] | None = None, env: str | None = None, win: str | None = None) -> str:
         """Network graph from (source, target) pairs over nodes 0..n-1 (Visdom's graph, without networkx)."""
-        from .client import new_win_id  # late import: client.py imports this module
 
         pairs = [(int(a), int(b)) for a, b in edges]
         n = max((max(p) for p in pairs), default=-1) + 1

@@ -108,11 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["db"]:
         return db_command(argv[1:])
     if argv[:1] == ["import-tb"]:  # needs the tensorboard package (extra: paneboard[tensorboard])
-        from .tensorboard.importer import main as import_tb
+        from .import_commands import import_tb
 
         return import_tb(argv[1:])
     if argv[:1] == ["import-visdom"]:
-        from .visdom.importer import main as import_visdom  # only this command needs it
+        from .import_commands import import_visdom
 
         return import_visdom(argv[1:])
     args = _server_parser().parse_args(argv)

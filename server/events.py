@@ -7,9 +7,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NewType
 
-MAX_NAME = 256
-OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
-       "set_meta", "custom_scalars", "hparams")
+from paneboard.protocol import MAX_NAME
 
 
 class EventError(ValueError):

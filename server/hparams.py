@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from paneboard.protocol import MAX_NAME
+
 from . import jsonio
 from .events import EventError, check_name
 
 MAX_NAMES = 1_000          # hparams or metrics in one op
-MAX_NAME = 256
+
 MAX_STRING = 1_000
 MAX_DOMAIN = 1_000         # values in one discrete domain
 MAX_SESSIONS = 1_000       # per env: sessions live in the env meta, which is read whole

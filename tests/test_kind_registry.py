@@ -32,9 +32,16 @@ def test_js_and_python_kind_registries_match():
     only_js = sorted(set(js) - py)
     assert not only_py and not only_js, (
         f"pane kind registries differ: missing in static/js/panes/registry.js: {only_py or 'none'}; "
-        f"missing in paneboard.server.panes (a module's KINDS in PANE_MODULES): {only_js or 'none'}")
+        f"missing in paneboard.server.panes (a module's KINDS in PANE_KINDS): {only_js or 'none'}")
 
 
 def test_js_kinds_parser_reads_entries_and_skips_comments():
     src = 'const KINDS = new Map([\n  ["line", xy],\n  // ["gone", old],\n  [\'text\', text],\n]);'
     assert js_kinds(src) == ["line", "text"]
+
+
+def test_the_shared_protocol_lists_exactly_the_server_kinds():
+    # paneboard.protocol is what the SDK knows; the server's pane registry must own each of those kinds.
+    from paneboard.protocol import PANE_KINDS
+
+    assert sorted(PANE_KINDS) == known_kinds()

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..convert import is_torch, torch_to_numpy
+from ..protocol import MAX_BUCKETS
 
 # ------------------------------------------------------------------------------------------------ values
 
@@ -247,10 +248,6 @@ def tensorflow_bins() -> np.ndarray:
             v *= 1.1
         _TF_BINS = np.array([-x for x in reversed(pos)] + [0.0] + pos)
     return _TF_BINS
-
-
-# dash-server's limit on the buckets of one histogram record (WIRE.md "Stepped kinds").
-MAX_BUCKETS = 20_000
 
 
 def _merge_bins(counts: np.ndarray, limits: np.ndarray, sub: int) -> tuple[np.ndarray, np.ndarray]:

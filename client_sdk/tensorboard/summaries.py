@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..convert import is_torch
+from ..protocol import PR_FIELDS
 from .convert import encode_png, make_np, tb_grid, to_uint8
 
 # ------------------------------------------------------------------------------------------- PR curves
@@ -35,7 +36,7 @@ def compute_curve(labels: np.ndarray, predictions: np.ndarray, num_thresholds: i
 def pr_record(data: np.ndarray) -> dict[str, Any]:
     """pr_curve record fields from the 6×T array; thresholds i/(T−1) as TensorBoard's plugin shows them."""
     t = data.shape[1]
-    keys = ("tp", "fp", "tn", "fn", "precision", "recall")
+    keys = PR_FIELDS
     rec: dict[str, Any] = {k: data[i].astype(np.float64).tolist() for i, k in enumerate(keys)}
     rec["thresholds"] = [i / (t - 1) for i in range(t)] if t > 1 else [0.0]
     return rec

@@ -11,9 +11,11 @@ import math
 import time
 from typing import Any, overload
 
+from paneboard.protocol import OPS
+
 from ..envops import ENV_OPS, env_wide
 from ..envops import parse as parse_env_op
-from ..events import OPS, Command, EnvCommand, EventError, KindName, PaneCommand, check_name
+from ..events import Command, EnvCommand, EventError, KindName, PaneCommand, check_name
 from . import (
     embeddings,
     figure,

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from paneboard.protocol import MAX_BUCKETS
+
 from ..deltas import Deltas
 from ..events import EventError, PaneCommand
 from ..store import PaneRecord, StepRow, Store, StoreTx
@@ -16,7 +18,7 @@ from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergea
 KINDS = ("histogram",)
 UPDATE_MODES = stepped.UPDATE_MODES
 READ_OPTIONS = ("steps",)
-MAX_BUCKETS = 20_000
+
 # TensorBoard's distribution basis points (in 1/10000 of the count): min, -1.5σ, -1σ, -0.5σ, median, ... max.
 BASIS_POINTS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
 _STATS = ("min", "max", "num", "sum", "sum_squares")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from paneboard.protocol import PR_FIELDS as FIELDS
+
 from ..deltas import Deltas
 from ..events import EventError, PaneCommand
 from ..store import PaneRecord, StepRow, Store, StoreTx
@@ -15,7 +17,6 @@ KINDS = ("pr_curve",)
 UPDATE_MODES = stepped.UPDATE_MODES
 READ_OPTIONS: tuple[str, ...] = ()
 MAX_THRESHOLDS = 10_000
-FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")
 
 
 def _check(rec: dict, where: str) -> tuple[dict, None, None]:

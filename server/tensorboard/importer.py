@@ -15,13 +15,10 @@ backwards is kept as a new point; purge_step's SessionLog START purges nothing.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import logging
 import os
-import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +31,6 @@ log = logging.getLogger("paneboard.tb")
 BATCH_BYTES = 64 << 20     # file bytes per writer job (a job is one transaction)
 MAX_IN_FLIGHT = 3          # jobs queued at the writer: parse the next batch while it commits this one
 POLL_SECONDS = 1.5
-BAR = 30
 
 
 def client_id(path: str) -> str:
@@ -317,48 +313,3 @@ class TbWatcher:
                 if not stopping:
                     continue  # one last pass after stop(): what training wrote since the previous pass
                 return
-
-
-def _progress(done: int, total: int, label: str) -> None:
-    filled = BAR * min(done, total) // max(total, 1)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (BAR - filled)}] {done / 1e6:.1f}/{total / 1e6:.1f} MB {label[:50]:50s}")
-    sys.stderr.flush()
-
-
-def main(argv: list[str]) -> int:
-    from ..services import Services
-    from ..settings import Settings, default_db_path
-
-    p = argparse.ArgumentParser(prog="dash-server import-tb",
-                                description="import a TensorBoard logdir (every run → an env; safe to re-run: "
-                                            "only what is new is imported)")
-    p.add_argument("logdir", help="TensorBoard log directory (its runs become envs named from its parent)")
-    p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = p.parse_args(argv)
-    logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
-    if not os.path.isdir(args.logdir):
-        print(f"dash-server import-tb: {args.logdir}: not a directory", file=sys.stderr)
-        return 2
-    services = Services.open(Settings(db=args.db))
-    services.start()
-    t0 = time.perf_counter()
-    try:
-        importer = TbImporter(services.writer, services.store, args.logdir)
-        runs, total = importer.pending()
-        done = [0]
-
-        def progress(n: int) -> None:
-            done[0] += n
-            if not args.quiet:
-                _progress(done[0], total, "")
-
-        stats = importer.import_pass(progress)
-        if not args.quiet:
-            _progress(total, total, "done")
-            sys.stderr.write("\n")
-    finally:
-        services.stop()
-    print(f"imported {stats.records} records ({stats.events} events, {stats.bytes / 1e6:.1f} MB) from "
-          f"{len(runs)} runs in {time.perf_counter() - t0:.2f} s ({stats.problems} problems)")
-    return 0

@@ -1,0 +1,25 @@
+"""The wire vocabulary the SDK and dash-server share: pane kinds, event ops, name and payload limits.
+
+The server imports these (it may import the SDK; the SDK never imports the server), so a limit is written
+once; tests/test_kind_registry.py checks the JS registry against PANE_KINDS.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Pane kinds, each owned by one module under server/panes/ and one under static/js/panes/.
+PANE_KINDS = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
+              "histogram", "media", "pr_curve", "projector")
+# Event ops: pane ops, then env-wide ops (server/envops.py).
+OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
+       "set_meta", "custom_scalars", "hparams")
+
+MAX_NAME = 256           # env, window and hparam names, in characters
+MAX_BUCKETS = 20_000     # histogram buckets per record
+PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
+
+
+def new_win_id() -> str:
+    """Client-side window id (Visdom lets the server pick; we must not wait for a round trip)."""
+    return "window_" + os.urandom(6).hex()
