@@ -1,7 +1,7 @@
 """The wire vocabulary the SDK and dash-server share: pane kinds, event ops, name and payload limits.
 
 The server imports these (it may import the SDK; the SDK never imports the server), so a limit is written
-once; tests/test_kind_registry.py checks the JS registry against PANE_KINDS.
+once; tests/test_kind_registry.py checks the JS registry and the server's against KIND_NAMES.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 # Pane kinds, each owned by one module under server/panes/ and one under static/js/panes/.
-PANE_KINDS = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
+KIND_NAMES = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
               "histogram", "media", "pr_curve", "projector")
 # Event ops: pane ops, then env-wide ops (server/envops.py).
 OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",

@@ -25,7 +25,7 @@ class Services:
     writer: Writer
     hub: Hub
     peers: Peers | None = None   # other dash-server processes on the same PostgreSQL database
-    tb_watcher: Any = None       # tb_import.TbWatcher when settings.logdir is set
+    tb_watcher: Any = None       # tensorboard.importer.TbWatcher when settings.logdir is set
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     started: bool = False
 

@@ -26,7 +26,7 @@ class Settings:
     username: str | None = None   # Visdom-style login for the stock visdom client (POST / -> cookie)
     password: str | None = None
     max_request_bytes: int = 64 * 1024 * 1024  # HTTP bodies and websocket frames
-    logdir: str | None = None     # a TensorBoard logdir imported and watched while the server runs (tb_import)
+    logdir: str | None = None     # a TensorBoard logdir imported and watched while the server runs (tensorboard/importer.py)
     stall_after_s: float = 60.0   # server-side stall alert: minimum silence of an open SDK connection (0: off)
 
     def __post_init__(self) -> None:

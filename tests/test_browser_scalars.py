@@ -1,4 +1,4 @@
-"""Scalars view (static/js/scalars.js, smoothing.js) in real Chromium against one real dash-server for the module:
+"""Scalars view (static/js/pages/scalars.js, smoothing.js) in real Chromium against one real dash-server for the module:
 runs overlaid with one colour each, TensorBoard's smoothing (checked against a Python port of its formula),
 tag and run regex filters, STEP/RELATIVE/WALL axes, log y, the outlier-robust y range and live updates."""
 

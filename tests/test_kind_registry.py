@@ -42,6 +42,6 @@ def test_js_kinds_parser_reads_entries_and_skips_comments():
 
 def test_the_shared_protocol_lists_exactly_the_server_kinds():
     # paneboard.protocol is what the SDK knows; the server's pane registry must own each of those kinds.
-    from paneboard.protocol import PANE_KINDS
+    from paneboard.protocol import KIND_NAMES
 
-    assert sorted(PANE_KINDS) == known_kinds()
+    assert sorted(KIND_NAMES) == known_kinds()

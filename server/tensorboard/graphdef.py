@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-# TorchScript plumbing hidden from the view, as client_sdk/graph_trace.py does; consumers are rewired through it.
+# TorchScript plumbing hidden from the view, as client_sdk/tensorboard/graph_trace.py does; consumers are rewired through it.
 PASS_THROUGH = frozenset({"prim::Constant", "prim::ListConstruct", "prim::TupleConstruct", "prim::ListUnpack",
                           "prim::TupleUnpack", "prim::DictConstruct"})
 MAX_ATTR = 120

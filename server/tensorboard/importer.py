@@ -77,7 +77,7 @@ class _File:
 
 @dataclass
 class _Run:
-    state: object                               # tb_decode.RunState
+    state: object                               # decode.RunState
     files: dict[str, _File] = field(default_factory=dict)
     embeddings: dict[str, int] = field(default_factory=dict)  # client id -> seq imported (or found committed)
 

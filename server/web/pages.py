@@ -38,19 +38,19 @@ def index() -> str:
 
 @bp.get("/compare")
 def compare_page() -> str:
-    """Envs to compare come from ?envs=a,b (read by static/js/compare.js)."""
+    """Envs to compare come from ?envs=a,b (read by static/js/pages/compare.js)."""
     return _page("compare", None)
 
 
 @bp.get("/scalars")
 def scalars_page() -> str:
-    """TensorBoard-style Scalars view; runs (envs) come from ?envs=a,b, all envs when absent (static/js/scalars.js)."""
+    """TensorBoard-style Scalars view; runs (envs) come from ?envs=a,b, all envs when absent (static/js/pages/scalars.js)."""
     return _page("scalars", None)
 
 
 @bp.get("/hparams")
 def hparams_page() -> str:
-    """HParams view: sessions of the envs in ?envs=a,b, every env with hparams when absent (static/js/hparams.js)."""
+    """HParams view: sessions of the envs in ?envs=a,b, every env with hparams when absent (static/js/pages/hparams.js)."""
     return _page("hparams", None)
 
 
