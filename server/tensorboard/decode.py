@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,8 @@ from tensorboard.plugins.hparams import api_pb2
 from tensorboard.plugins.hparams import plugin_data_pb2 as hparams_pb2
 from tensorboard.plugins.mesh import plugin_data_pb2 as mesh_pb2
 from tensorboard.util import tensor_util
+
+from paneboard.protocol import PR_FIELDS
 
 from .records import Frames, fast_scalars
 
@@ -139,6 +142,18 @@ def _mesh_figure(name: str, step: int, parts: dict[str, np.ndarray]) -> dict:
     return {"data": traces, "layout": {"title": {"text": f"{name} (step {step})"}, "scene": {"aspectmode": "data"}}}
 
 
+@dataclass(frozen=True)
+class TensorValue:
+    """One tensor summary value with what its plugin handler needs."""
+
+    index: int        # the record's position in its frame batch (keeps scalars in file order)
+    tag: str
+    content: bytes    # the plugin's metadata content
+    step: int
+    wall: float
+    tensor: Any       # a TensorProto
+
+
 class Batch:
     """The paneboard events of one run's records, accumulated per pane (few large appends, not one per point)."""
 
@@ -228,38 +243,50 @@ class Batch:
             self.state.warn_once(f"empty:{tag}", "tag %r has values without data (skipped)", tag)
 
     def _tensor(self, i: int, tag: str, plugin: str, content: bytes, ev: event_pb2.Event, t) -> None:
-        step, wall = ev.step, ev.wall_time
-        if plugin == "scalars" or (not plugin and t.dtype in (types_pb2.DT_FLOAT, types_pb2.DT_DOUBLE)
-                                   and not t.tensor_shape.dim):
-            value = _scalar_of(t)
-            if value is not None:
-                self.slow_scalars[tag].append((i, step, value, wall))
-        elif plugin == "text" or (not plugin and tag.endswith(TEXT_SUFFIX)):
-            win = tag[: -len(TEXT_SUFFIX)] if tag.endswith(TEXT_SUFFIX) and len(tag) > len(TEXT_SUFFIX) else tag
-            self._record("media", win, {"step": step, "wall": wall, "type": "text",
-                                        "text": _text_of(tensor_util.make_ndarray(t)), "format": "markdown"})
-        elif plugin == "pr_curves":
-            a = tensor_util.make_ndarray(t).astype(np.float64)
-            if a.ndim != 2 or a.shape[0] != 6:
-                raise ValueError(f"a PR curve tensor has shape {a.shape}, not [6, T]")
-            self._record("pr_curve", tag, {"step": step, "wall": wall, "tp": a[0].tolist(), "fp": a[1].tolist(),
-                                           "tn": a[2].tolist(), "fn": a[3].tolist(), "precision": a[4].tolist(),
-                                           "recall": a[5].tolist()})
-        elif plugin == "custom_scalars":
-            layout = layout_pb2.Layout.FromString(tensor_util.make_ndarray(t).reshape(-1)[0])
-            self.others.append({"op": "custom_scalars", "env": self.state.env, "t": wall, "layout": _layout(layout)})
-        elif plugin == "mesh":
-            md = mesh_pb2.MeshPluginData.FromString(content)
-            key = _MESH_KEYS.get(md.content_type)
-            if key is not None and self.emit:
-                arr = tensor_util.make_ndarray(t)
-                entry = self.mesh.setdefault((md.name, step), {"wall": wall, "order": len(self.mesh)})
-                entry[key] = arr.reshape(-1, *arr.shape[-2:]) if arr.ndim >= 2 else arr
-        elif plugin == "hparams":
-            self._hparams(content)
-        else:
+        if not plugin:  # records written without plugin metadata (old writers): infer it
+            if t.dtype in (types_pb2.DT_FLOAT, types_pb2.DT_DOUBLE) and not t.tensor_shape.dim:
+                plugin = "scalars"
+            elif tag.endswith(TEXT_SUFFIX):
+                plugin = "text"
+        handler = TENSOR_PLUGINS.get(plugin)
+        if handler is None:
             self.state.warn_once(f"plugin:{plugin}:{tag}", "tag %r of plugin %r is not imported", tag,
                                  plugin or "(none)")
+            return
+        handler(self, TensorValue(i, tag, content, ev.step, ev.wall_time, t))
+
+    def _scalars(self, v: TensorValue) -> None:
+        value = _scalar_of(v.tensor)
+        if value is not None:
+            self.slow_scalars[v.tag].append((v.index, v.step, value, v.wall))
+
+    def _text(self, v: TensorValue) -> None:
+        tag = v.tag
+        win = tag[: -len(TEXT_SUFFIX)] if tag.endswith(TEXT_SUFFIX) and len(tag) > len(TEXT_SUFFIX) else tag
+        self._record("media", win, {"step": v.step, "wall": v.wall, "type": "text",
+                                    "text": _text_of(tensor_util.make_ndarray(v.tensor)), "format": "markdown"})
+
+    def _pr_curves(self, v: TensorValue) -> None:
+        a = tensor_util.make_ndarray(v.tensor).astype(np.float64)
+        if a.ndim != 2 or a.shape[0] != len(PR_FIELDS):
+            raise ValueError(f"a PR curve tensor has shape {a.shape}, not [{len(PR_FIELDS)}, T]")
+        self._record("pr_curve", v.tag, {"step": v.step, "wall": v.wall,
+                                         **{name: a[k].tolist() for k, name in enumerate(PR_FIELDS)}})
+
+    def _custom_scalars(self, v: TensorValue) -> None:
+        layout = layout_pb2.Layout.FromString(tensor_util.make_ndarray(v.tensor).reshape(-1)[0])
+        self.others.append({"op": "custom_scalars", "env": self.state.env, "t": v.wall, "layout": _layout(layout)})
+
+    def _mesh(self, v: TensorValue) -> None:
+        md = mesh_pb2.MeshPluginData.FromString(v.content)
+        key = _MESH_KEYS.get(md.content_type)
+        if key is not None and self.emit:
+            arr = tensor_util.make_ndarray(v.tensor)
+            entry = self.mesh.setdefault((md.name, v.step), {"wall": v.wall, "order": len(self.mesh)})
+            entry[key] = arr.reshape(-1, *arr.shape[-2:]) if arr.ndim >= 2 else arr
+
+    def _hparams_tensor(self, v: TensorValue) -> None:
+        self._hparams(v.content)
 
     def _hparams(self, content: bytes) -> None:
         data = hparams_pb2.HParamsPluginData.FromString(content)
@@ -344,3 +371,14 @@ class Batch:
             out.append({"op": "hparams", "env": env, "t": self.last_wall, "session": ".", "hparams": values,
                         "metrics": metrics, "domains": domains or None})
         return out
+
+
+# TensorBoard plugin name -> the handler of its tensor values: importing one more plugin is one more row.
+TENSOR_PLUGINS: dict[str, Callable[[Batch, TensorValue], None]] = {
+    "scalars": Batch._scalars,
+    "text": Batch._text,
+    "pr_curves": Batch._pr_curves,
+    "custom_scalars": Batch._custom_scalars,
+    "mesh": Batch._mesh,
+    "hparams": Batch._hparams_tensor,
+}
