@@ -9,7 +9,7 @@ from a2wsgi import WSGIMiddleware
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from . import STATIC_DIR, TEMPLATES_DIR
+from . import STATIC_DIR, TEMPLATES_DIR, jsonio
 from .services import Services
 from .settings import Settings
 from .visdom.http import bp as visdom_bp
@@ -76,6 +76,13 @@ def create_asgi(settings: Settings) -> AsgiApp:
     return AsgiApp(settings, services, create_app(settings, services))
 
 
+def _header(scope: dict, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
 class AsgiApp:
     """Routes websocket scopes to our endpoints and every HTTP request to Flask (a2wsgi thread pool)."""
 
@@ -86,12 +93,19 @@ class AsgiApp:
         self.wsgi = WSGIMiddleware(flask_app, workers=16)
         self.prefix = settings.base_url.rstrip("/")
         self.ws_routes = {"/ingest": sockets.ingest, "/ws": sockets.live, "/vis_socket": vis_socket}
+        self.allowed_hosts = frozenset(settings.allowed_hosts)
 
     async def __call__(self, scope, receive, send) -> None:
         kind = scope["type"]
         if kind == "lifespan":
             await self._lifespan(receive, send)
             return
+        if not self.settings.token and kind in ("http", "websocket"):
+            host = _header(scope, b"host")
+            if not auth.host_allowed(host, self.allowed_hosts):
+                log.warning("refused %s for Host %r (no token: loopback names and --allowed-host only)", kind, host)
+                await self._refuse_host(kind, host, send)
+                return
         path = scope.get("path", "")
         if self.prefix:
             if path != self.prefix and not path.startswith(self.prefix + "/"):
@@ -110,6 +124,15 @@ class AsgiApp:
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
         await self.wsgi(scope, receive, send)
+
+    async def _refuse_host(self, kind: str, host: str | None, send) -> None:
+        if kind == "websocket":
+            await send({"type": "websocket.close", "code": 4400})  # before the handshake: HTTP 403
+            return
+        body = jsonio.dumps({"error": auth.host_refusal(host)})
+        await send({"type": "http.response.start", "status": 400,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]})
+        await send({"type": "http.response.body", "body": body})
 
     async def _not_found(self, kind: str, send) -> None:
         if kind == "websocket":

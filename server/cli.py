@@ -10,6 +10,7 @@ import sys
 import threading
 
 from .settings import DEFAULT_PORT, Settings, default_db_path
+from .web.auth import host_name as auth_host_name
 from .web.auth import is_loopback, new_token
 
 
@@ -39,6 +40,10 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--stall-after", type=float, default=60.0, metavar="SECONDS",
                    help="alert when a connected job sends nothing for this long and 10x its usual interval "
                         "(default 60; 0 turns the server-side stall alert off)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
+                        "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
+                        "(repeatable)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
                    help="print the ssh command that forwards this server to your machine, then exit")
     return p
@@ -72,12 +77,15 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from .app import create_asgi
+    from .store.instance_lock import AlreadyRunning, lock_database
     from .store.schema import SchemaError
+    from .web.sockets import frame_limit
 
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        lock_database(settings.db_url)  # before the schema check: that may already write
         app = create_asgi(settings)
-    except SchemaError as exc:
+    except (SchemaError, AlreadyRunning) as exc:
         print(f"dash-server: {exc}", file=sys.stderr)
         return 2
     url = f"http://{'localhost' if settings.host in ('127.0.0.1', 'localhost') else settings.host}:{settings.port}"
@@ -98,7 +106,7 @@ def serve(settings: Settings) -> int:
     gc.set_threshold(100_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
-                            ws_max_size=settings.max_request_bytes)
+                            ws_max_size=frame_limit(settings.max_request_bytes))
     uvicorn.Server(config).run()
     return 0
 
@@ -133,4 +141,5 @@ def main(argv: list[str] | None = None) -> int:
     return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
-                          stall_after_s=args.stall_after))
+                          stall_after_s=args.stall_after,
+                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))

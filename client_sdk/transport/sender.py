@@ -57,6 +57,7 @@ class Sender:
         self.warned = False  # warned about this outage already
         self.drop_warned = False
         self.reject_warned = False
+        self.server_max_event_bytes: int | None = None  # from the welcome (dash-server --max-request-mb)
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -113,6 +114,9 @@ class Sender:
             ws.send(json.dumps({"hello": {"client": self.client_id, "sdk": SDK_VERSION}}))
             welcome = json.loads(ws.recv(timeout=10.0))["welcome"]
             last_seq = int(welcome.get("last_seq") or 0)
+            limit = welcome.get("max_event_bytes")
+            if isinstance(limit, int) and limit > 0:
+                self.server_max_event_bytes = limit  # bigger events would close the socket: refuse them here
         except Exception as e:
             self.warn_down(f"handshake with {self.url} failed ({e!r}); retrying")
             try:

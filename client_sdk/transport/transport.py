@@ -140,9 +140,9 @@ class Transport:
         # orjson's result keeps its whole oversized output buffer (about a page): a right-sized copy frees
         # that buffer at once for the next call to reuse, so a backlog costs what its events weigh.
         data = bytes(memoryview(data))
-        if len(data) > self.max_event_bytes:
-            raise ValueError(f"event of {len(data) / 1e6:.1f} MB exceeds the {self.max_event_bytes / 1e6:.0f} MB "
-                             "limit per event")
+        limit = min(self.max_event_bytes, self.sender.server_max_event_bytes or self.max_event_bytes)
+        if len(data) > limit:
+            raise ValueError(f"event of {len(data) / 1e6:.1f} MB exceeds the {limit / 1e6:.1f} MB limit per event")
         return data
 
     def _reject_locally(self, why: str) -> None:

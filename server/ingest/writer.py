@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sqlalchemy.exc import DataError, DBAPIError
+
 from .. import envops
 from ..deltas import Deltas
 from ..events import Command, EventError, PaneCommand
@@ -24,8 +26,16 @@ ENV_SUMMARY_INTERVAL = 0.5  # seconds between env-list refreshes for an env that
 
 @dataclass
 class JobResult:
-    errors: list[dict] = field(default_factory=list)
-    failed: str | None = None  # the whole job could not be stored (storage failure)
+    errors: list[dict] = field(default_factory=list)  # rejected for good: {"s", "error"}; never stored
+    failed: str | None = None  # a storage failure that may pass: the job is not (wholly) stored, retry it
+
+
+@dataclass
+class Stream:
+    """One producer connection. After a storage failure none of its later jobs may be stored: they would
+    move the client's last_seq past the failed event, which its resend would then skip as a duplicate."""
+
+    broken: str | None = None
 
 
 @dataclass
@@ -34,6 +44,21 @@ class Job:
     client_id: str | None = None
     ack_seq: int | None = None  # highest producer seq this job covers (incl. rejected events)
     done: Callable[[JobResult], None] | None = None
+    stream: Stream | None = None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A failure of the storage rather than of the data (lock, disk full, connection, key conflict): the
+    same command may commit later, so it must be retried, never reported as rejected."""
+    if isinstance(exc, DataError):  # a value the column cannot hold: the same data fails every time
+        return False
+    return isinstance(exc, (DBAPIError, OSError, MemoryError, TimeoutError))
+
+
+def _describe(exc: BaseException) -> str:
+    """One short line: SQLAlchemy's own text repeats the statement and its (maybe megabytes of) parameters."""
+    lines = str(getattr(exc, "orig", None) or exc).splitlines()
+    return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
 
 def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
@@ -154,6 +179,8 @@ class Writer:
         return results, deltas, envs
 
     def _apply_job(self, tx: StoreTx, job: Job, deltas: Deltas) -> JobResult:
+        if job.stream is not None and job.stream.broken:
+            return JobResult(failed=job.stream.broken)  # nothing of it: see Stream
         result = JobResult()
         last = tx.client_last_seq(job.client_id) if job.client_id else 0
         fresh = [cmd for cmd in job.commands
@@ -165,36 +192,67 @@ class Writer:
                 apply_command(tx, cmd, deltas)
             except EventError as exc:
                 result.errors.append({"s": cmd.seq, "error": str(exc)})
+            # Any other exception aborts the whole transaction: _commit_isolated then finds the culprit.
         if job.client_id and job.ack_seq is not None and job.ack_seq > last:
             tx.set_client_last_seq(job.client_id, job.ack_seq)
         return result
 
     def _commit_isolated(self, job: Job) -> tuple[JobResult, list[dict]]:
-        """After a failed batch: one transaction per command, so one bad command loses nothing else."""
-        try:
-            results, deltas, envs = self._commit([job])
-            self._dirty_envs.update(dict.fromkeys(envs, time.time()))
-            return results[0], deltas.messages
-        except Exception:
-            pass
-        result, messages = JobResult(), []
-        for cmd in job.commands:
-            try:
-                res, deltas, envs = self._commit([Job([cmd], job.client_id)])
-                result.errors += res[0].errors
-                messages += deltas.messages
-                self._dirty_envs.update(dict.fromkeys(envs, time.time()))
-            except Exception as exc:
-                log.exception("command %s on %s/%s failed", cmd.op, cmd.env, cmd.win)
-                result.errors.append({"s": cmd.seq, "error": f"could not be stored: {type(exc).__name__}"})
+        """After a failed batch: the job alone, then halves of it, down to single commands, in seq order.
+
+        A command that raises for its data alone is rejected for good and the rest goes on. The first
+        storage failure stops the job: each stored run of commands moved last_seq to its own last seq in its
+        own transaction, so last_seq ends just below the failed command. Storing a later command would move
+        it past, and the resend would skip the failed one as already stored; so it, the rest of this job and
+        every later job of the connection (Stream.broken) stay unstored until the client resends them.
+        """
+        if job.stream is not None and job.stream.broken:
+            return JobResult(failed=job.stream.broken), []
+        result = JobResult()
+        messages: list[dict] = []
+        failed = self._store_run(job, job.commands, result, messages)
+        if failed is not None and job.stream is not None:
+            job.stream.broken = result.failed
         if job.client_id and job.ack_seq is not None:
+            # Past the events rejected for good (also those rejected before the writer): all of the job, or
+            # up to just below the failed command (rejected events may sit there), never beyond it.
+            upto = job.ack_seq if failed is None else (failed.seq or 1) - 1
             try:
                 with self.store.transaction() as tx:
-                    tx.set_client_last_seq(job.client_id, max(job.ack_seq, tx.client_last_seq(job.client_id)))
+                    if upto > tx.client_last_seq(job.client_id):
+                        tx.set_client_last_seq(job.client_id, upto)
             except Exception as exc:
-                log.exception("could not record the sequence number of client %s", job.client_id)
-                result.failed = type(exc).__name__
+                log.error("could not record the sequence number of client %s: %s", job.client_id, _describe(exc))
+                if not result.failed:
+                    result.failed = _describe(exc)
+                    if job.stream is not None:
+                        job.stream.broken = result.failed
         return result, messages
+
+    def _store_run(self, job: Job, cmds: list[Command], result: JobResult, messages: list[dict]) -> Command | None:
+        """Store `cmds` in one transaction, else each half in turn (O(log n) transactions per bad command);
+        the command whose storage failed transiently, if any (nothing after it is tried)."""
+        seqs = [cmd.seq for cmd in cmds if cmd.seq is not None]
+        try:
+            res, deltas, envs = self._commit([Job(cmds, job.client_id, ack_seq=max(seqs, default=None))])
+        except Exception as exc:
+            if len(cmds) > 1:
+                mid = len(cmds) // 2
+                return (self._store_run(job, cmds[:mid], result, messages)
+                        or self._store_run(job, cmds[mid:], result, messages))
+            cmd = cmds[0]
+            where = f"{cmd.op} on {cmd.env}/{cmd.win} (s={cmd.seq})"
+            if is_transient(exc):
+                log.error("%s could not be stored, its producer must resend it: %s", where, _describe(exc))
+                result.failed = f"{_describe(exc)} (event s={cmd.seq})"
+                return cmd
+            log.error("%s rejected: %s", where, _describe(exc), exc_info=exc)
+            result.errors.append({"s": cmd.seq, "error": f"could not be applied: {_describe(exc)}"})
+            return None
+        result.errors += res[0].errors
+        messages += deltas.messages
+        self._dirty_envs.update(dict.fromkeys(envs, time.time()))
+        return None
 
     def _finish(self, jobs: list[Job], results: list[JobResult], messages: list[dict]) -> None:
         for job, result in zip(jobs, results, strict=False):

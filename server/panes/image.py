@@ -21,6 +21,9 @@ mergeable = merge = None  # each event is applied on its own
 render_record = None  # not a stepped kind: no records for the /steps API
 MAX_HISTORY = 1000  # entries kept in a pane's history (oldest dropped); the blobs themselves stay stored
 MAX_IMAGE_BYTES = 32 * 1024 * 1024
+# Pixels of one picture: a few KB of PNG can claim gigapixels (a decompression bomb); PIL itself errors only
+# above 2 x Image.MAX_IMAGE_PIXELS (179 Mpx) and merely warns below that.
+MAX_IMAGE_PIXELS = 64 * 1024 * 1024
 MIME_BY_FORMAT = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
@@ -43,8 +46,14 @@ def decode_image(image: object, what: str = "image") -> tuple[bytes, str, int, i
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt, (width, height) = img.format, img.size
+            if width * height > MAX_IMAGE_PIXELS:
+                raise EventError(f"{what}: {width}x{height} is more than {MAX_IMAGE_PIXELS} pixels")
             img.verify()  # catches truncated and corrupt files before they are stored
-    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+    except EventError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise EventError(f"{what}: more than {MAX_IMAGE_PIXELS} pixels ({exc})") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise EventError(f"{what}: not a readable image ({exc})") from None
     mime = MIME_BY_FORMAT.get(fmt or "")
     if mime is None:

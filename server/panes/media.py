@@ -36,7 +36,7 @@ def _image(rec: dict, where: str) -> tuple[dict, bytes, str]:
 
 def _audio(rec: dict, where: str) -> tuple[dict, bytes, str]:
     mime = rec.get("mime") or "audio/wav"
-    if mime not in AUDIO_MAGIC:
+    if not isinstance(mime, str) or mime not in AUDIO_MAGIC:
         raise EventError(f"{where}: audio mime must be one of {', '.join(AUDIO_MAGIC)}")
     data = decode_base64(rec.get("data"), where, MAX_AUDIO_BYTES)
     if not data.startswith(AUDIO_MAGIC[mime]):

@@ -24,10 +24,10 @@ def create_engine_for(url: str) -> Engine:
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
-            # WAL lets readers run beside the single writer; NORMAL keeps every commit across a
-            # process crash (kill -9), only an OS crash may lose the last transactions.
+            # WAL lets readers run beside the single writer. FULL syncs the WAL at every commit: an ack
+            # promises the data is stored, and NORMAL may lose the last commits to a power cut or OS crash.
             cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA synchronous=FULL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()

@@ -25,6 +25,35 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(host_header: str) -> str:
+    """The name part of a Host header ("[::1]:8097" -> "::1", "Example.org.:80" -> "example.org")."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+def host_allowed(host_header: str | None, allowed: frozenset[str] = frozenset()) -> bool:
+    """Without a token, only a loopback name or an --allowed-host may be asked for.
+
+    DNS rebinding: a web page can point its own name at 127.0.0.1 and then talk to this server as a
+    same-origin site (its Origin matches its Host). Browsers always send the name they resolved, so a
+    request for any other name is refused. No Host at all cannot come from a browser.
+    """
+    if host_header is None:
+        return True
+    name = host_name(host_header)
+    return is_loopback(name) or name.endswith(".localhost") or name in allowed
+
+
+def host_refusal(host_header: str | None) -> str:
+    return (f"Host {host_header!r} refused: this server has no token, so it only answers requests for localhost, "
+            "127.0.0.1 or [::1] (a guard against DNS rebinding); start it with --allowed-host NAME to serve "
+            "another name, or with --token")
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 

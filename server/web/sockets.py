@@ -10,7 +10,8 @@ from typing import Any
 
 from .. import __version__, jsonio
 from ..events import EventError, check_name
-from ..ingest.writer import Job, JobResult
+from ..ingest.frames import Decoded, decode_frame
+from ..ingest.writer import Job, JobResult, Stream
 from ..panes import parse_event
 from ..services import Services
 
@@ -86,19 +87,24 @@ async def ingest(ws: WebSocket, services: Services) -> None:
         outbox.put_nowait((jsonio.dumps(obj), False))
 
     pump_task = asyncio.create_task(pump())
+    stream = Stream()
+    limit = services.settings.max_request_bytes
     try:
         while (frame := await ws.receive()) is not None:
             job = None
             with jsonio.gc_paused():
-                try:
-                    msg = jsonio.loads(frame)
-                except ValueError as exc:
-                    say({"error": f"frame is not valid JSON: {exc}"})
+                decoded = decode_frame(frame, limit)
+                if decoded.events is not None:
+                    job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots)
+                    del decoded  # the decoded events die here, before collections resume
+            if job is None:
+                msg = decoded.msg
+                if decoded.error is not None:
+                    say({"error": decoded.error})
                     continue
-                if isinstance(msg, dict) and "hello" not in msg and isinstance(msg.get("batch"), list):
-                    job = _batch_job(msg["batch"], client_id, loop, outbox, slots)
-                    msg = None  # the decoded events die here, before collections resume
-            if isinstance(msg, dict) and "hello" in msg:
+                if not (isinstance(msg, dict) and "hello" in msg):
+                    say({"error": 'expected {"hello": ...} or {"batch": [...]}'})
+                    continue
                 hello = msg["hello"] if isinstance(msg["hello"], dict) else {}
                 cid = hello.get("client")
                 if not isinstance(cid, str) or not CLIENT_ID.match(cid):
@@ -106,10 +112,8 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                     continue
                 client_id = cid
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
-                say({"welcome": {"server": "paneboard", "version": __version__, "last_seq": last}})
-                continue
-            if job is None:
-                say({"error": 'expected {"hello": ...} or {"batch": [...]}'})
+                say({"welcome": {"server": "paneboard", "version": __version__, "last_seq": last,
+                                 "max_event_bytes": limit}})
                 continue
             await slots.acquire()  # released by the batch's ack: bounds the batches waiting for the writer
             services.writer.submit(job)
@@ -123,27 +127,37 @@ async def ingest(ws: WebSocket, services: Services) -> None:
         await pump_task
 
 
-def _batch_job(events: list[Any], client_id: str | None, loop: asyncio.AbstractEventLoop,
+def frame_limit(max_request_bytes: int) -> int:
+    """Largest websocket message read: above the per-event limit, so that a batch holding an oversized event
+    is read and that event rejected alone (the SDK sends one such event per frame, beside <= 4 MB of others)."""
+    return 2 * max_request_bytes + (4 << 20)
+
+
+def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loop: asyncio.AbstractEventLoop,
                outbox: asyncio.Queue[tuple[bytes, bool] | None], slots: asyncio.Semaphore) -> Job:
-    commands, errors, top = [], [], 0
-    for raw in events:
-        seq = raw.get("s") if isinstance(raw, dict) else None
-        if isinstance(seq, int) and not isinstance(seq, bool):
-            top = max(top, seq)
+    commands, rejected, top = [], [], 0
+    for ev in events:
+        if ev.seq is not None:
+            top = max(top, ev.seq)
         try:
-            commands.append(parse_event(raw))
-        except EventError as exc:
-            errors.append({"s": seq, "error": str(exc)})
-            log.warning("rejected event s=%s from client %s: %s", seq, client_id, exc)
+            if ev.error is not None:
+                raise EventError(ev.error)
+            commands.append(parse_event(ev.raw))
+        except Exception as exc:  # any failure of one event's data rejects that event alone
+            reason = str(exc) if isinstance(exc, EventError) else f"invalid event ({type(exc).__name__}: {exc})"
+            rejected.append({"s": ev.seq, "error": reason[:1000]})
+            log.warning("rejected event s=%s from client %s: %s", ev.seq, client_id, reason[:1000])
 
     def on_commit(result: JobResult) -> None:  # writer thread
-        reply: dict[str, Any] = {"ack": top}
-        if errors or result.errors:
-            reply["errors"] = errors + result.errors
         if result.failed:
             # Not acked: closing makes the SDK reconnect, learn last_seq from the welcome and resend
-            # exactly what is missing.
-            reply = {"error": f"could not be stored: {result.failed}"}
+            # exactly what is missing (docs/WIRE.md §1.6).
+            reply: dict[str, Any] = {"error": f"could not be stored: {result.failed}", "retry": True}
+        else:
+            reply = {"ack": top}
+            if rejected or result.errors:
+                # "rejected" is the contract; "errors" repeats it for SDKs older than it.
+                reply["rejected"] = reply["errors"] = rejected + result.errors
 
         def deliver() -> None:
             slots.release()
@@ -151,7 +165,7 @@ def _batch_job(events: list[Any], client_id: str | None, loop: asyncio.AbstractE
 
         loop.call_soon_threadsafe(deliver)
 
-    return Job(commands, client_id=client_id, ack_seq=top or None, done=on_commit)
+    return Job(commands, client_id=client_id, ack_seq=top or None, done=on_commit, stream=stream)
 
 
 async def live(ws: WebSocket, services: Services) -> None:

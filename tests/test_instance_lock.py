@@ -1,0 +1,39 @@
+"""One dash-server per SQLite file: a second one on the same file refuses to start, until the first is gone."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from conftest import ServerProcess
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(tmp_path: Path):
+    db = tmp_path / "shared.db"
+    first = ServerProcess(db=db).start()
+    second = ServerProcess(db=db)
+    try:
+        with pytest.raises(RuntimeError, match="exited with 2"):
+            second.start()
+        assert f"another dash-server (pid {first.proc.pid}) is already serving" in second.log()
+        assert first.get_json("/api/v1/envs") == {"envs": []}  # the first one is untouched
+        # kill -9 leaves the lock file behind, but not the lock: the next server starts.
+        first.stop(signal.SIGKILL)
+        second.start()
+        assert second.get_json("/api/v1/envs") == {"envs": []}
+    finally:
+        second.stop()
+        first.stop()
+
+
+def test_servers_on_different_files_run_side_by_side(tmp_path: Path):
+    a = ServerProcess(db=tmp_path / "a.db").start()
+    try:
+        b = ServerProcess(db=tmp_path / "b.db").start()
+        b.stop()
+    finally:
+        a.stop()
