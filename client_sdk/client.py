@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from time import time as _now
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,6 +48,21 @@ def ingest_url(server: str = "http://localhost", port: int | None = 8097, base_u
     port = parts.port or port  # an explicit port inside the URL wins
     base = "/".join(p for p in (parts.path.strip("/"), base_url.strip("/")) if p)
     return f"{scheme}://{host}{f':{port}' if port else ''}{'/' + base if base else ''}/ingest"
+
+
+def _drop_reporter(client: Client) -> Callable[[int], None]:
+    """Drops (memory and spool full) become a row in the env's alerts pane: the run's page shows data is missing."""
+    ref = weakref.ref(client)
+
+    def report(n: int) -> None:
+        c = ref()
+        if c is not None:
+            from .hooks import alerts  # late: importing the hooks pulls in torch-facing modules
+
+            alerts.get(c).alert("dropped", None, f"{n} event(s) dropped: the memory buffer (max_queue="
+                                f"{c.transport.max_queue}) and the spool were full or the spool is off")
+
+    return report
 
 
 def _rgb_hex(c: Any) -> str:
@@ -143,6 +159,12 @@ class Client(VisdomMethods, VisdomMediaMethods):
         # spool_dir: where events go while the server is away (default ~/.paneboard/spool; False: off)
         self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir,
                                    token=token or os.environ.get("PANEBOARD_TOKEN") or None)
+        self.transport.on_drop = _drop_reporter(self)
+
+    @property
+    def rejected(self) -> int:
+        """Events that can never be stored (refused by the server, or not encodable here); see flush()."""
+        return self.transport.rejected
 
     def __repr__(self) -> str:
         return f"<paneboard.Client env={self.env!r} url={self.url!r} connected={self.transport.connected}>"

@@ -70,6 +70,25 @@ def test_overload_while_connected_spills_to_disk_instead_of_dropping(tmp_path):
         srv.stop()
 
 
+def test_drops_when_memory_and_spool_are_full_show_as_an_alert_in_the_env(tmp_path):
+    srv = ServerProcess(db=tmp_path / "drops.db")  # away: the tiny memory bound overflows, no spool to spill to
+    client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="drops", max_queue=20,
+                              spool_dir=False)
+    try:
+        for i in range(100):
+            client.line(X=[i], Y=[i], win="w", update="append")
+        assert client.transport.dropped >= 80  # (the alert itself may push out one more)
+        srv.start()
+        assert client.flush(timeout=30) is False  # events were lost: flush says so once
+        html = srv.get_json("/api/v1/envs/drops/panes/alerts")["data"]["html"]
+        assert "dropped" in html and "event(s) dropped" in html
+        client.line(X=[100], Y=[100], win="w", update="append")
+        assert client.flush(timeout=30) is True  # nothing lost since
+        client.close_connection(timeout=5)
+    finally:
+        srv.stop()
+
+
 SPOOL_JOB = """
 import sys, paneboard
 port, n, spool = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]

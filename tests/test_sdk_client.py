@@ -307,6 +307,7 @@ def test_close_and_delete_env_events(client):
 def test_bounded_queue_drops_oldest(caplog):
     caplog.set_level(logging.WARNING, logger="paneboard")
     c = make_client(max_queue=5, spool_dir=False)  # memory only: the spool has its own tests
+    c.transport.on_drop = None  # the drop alert is an event too: tests/test_delivery_faults.py checks it
     try:
         for i in range(8):
             c.line(Y=[float(i)], X=[i], win="L", update="append")

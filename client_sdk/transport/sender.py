@@ -8,6 +8,7 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,12 +42,14 @@ def frame(items: list[Item]) -> bytes:
 class Sender:
     """Moves the outbox's events to the server: one thread sends, one per connection reads acks."""
 
-    def __init__(self, outbox: Outbox, url: str, client_id: str, token: str | None, linger: float) -> None:
+    def __init__(self, outbox: Outbox, url: str, client_id: str, token: str | None, linger: float,
+                 on_drop: Callable[[int], None] | None = None) -> None:
         self.outbox = outbox
         self.url = url
         self.client_id = client_id
         self.token = token  # dash-server --token / PANEBOARD_TOKEN; sent as a bearer header
         self.linger = linger
+        self.on_drop = on_drop  # told how many events were just dropped (the client shows it as an alert)
         self.wake = threading.Event()  # wakes the sender; set by callers only when it is idle
         self.idle = False
         self.stop = False
@@ -159,6 +162,11 @@ class Sender:
             log.warning("paneboard: buffer full (max_queue=%d, spool full or off): dropping the oldest events "
                         "(%d so far)", ob.max_queue, n)
         self.drop_warned = not summary
+        if self.on_drop is not None:
+            try:
+                self.on_drop(n)
+            except Exception:  # reporting must never stop delivery
+                log.debug("paneboard: drop report failed", exc_info=True)
 
     def pump(self, ws: Any) -> None:
         ob = self.outbox

@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,7 @@ class Transport:
         self.linger = linger
         self._local = threading.local()  # .deferred: this thread's puts do not wake the sender (see deferred())
         self._local_rejected = 0
+        self.on_drop: Callable[[int], None] | None = None  # set by Client: drops become an alert in the env
         self._init_state()
         _LIVE.add(self)
         self._start()
@@ -82,7 +84,7 @@ class Transport:
                              window=self.window)
         if spool is not None and len(spool):
             self.outbox.seq = spool.last_s  # a resumed spool (sync): new events, if any, come after it
-        self.sender = Sender(self.outbox, self.url, self.client_id, self.token, self.linger)
+        self.sender = Sender(self.outbox, self.url, self.client_id, self.token, self.linger, self._dropped_report)
         self._closed = False
 
     def _start(self) -> None:
@@ -100,6 +102,10 @@ class Transport:
             self.sender.start()
         except RuntimeError:  # interpreter shutdown: no new threads; the events stay queued, unsent
             self._closed = True
+
+    def _dropped_report(self, n: int) -> None:
+        if self.on_drop is not None:
+            self.on_drop(n)
 
     def _reinit_after_fork(self) -> None:
         # A forked child (e.g. a DataLoader worker) inherits locks possibly held by the parent's sender
