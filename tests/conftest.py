@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -129,8 +130,8 @@ class ServerProcess(ServerHelpers):
 
 # Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
 # our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
-_SERVER_THREADS = ("paneboard-writer", "paneboard-stall-watch", "paneboard-tb-watch", "WSGI", "asyncio_",
-                   "inproc-uvicorn")
+_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-tb-watch", "inproc-uvicorn"}
+_SERVER_POOLS = ("WSGI", "asyncio_")  # a2wsgi's pool and the event loop's default executor
 
 
 class _ThreadServer(uvicorn.Server):
@@ -160,6 +161,7 @@ class InProcessServer(ServerHelpers):
     _sock: socket.socket | None = None
     _log: io.StringIO = field(default_factory=io.StringIO)
     _log_handler: logging.Handler | None = None
+    _threads_before: set[int] = field(default_factory=set)
 
     def start(self, timeout: float = 30.0) -> InProcessServer:
         from paneboard.server.app import create_asgi
@@ -170,6 +172,7 @@ class InProcessServer(ServerHelpers):
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", self.port))
         self.port = self._sock.getsockname()[1]
+        self._threads_before = {t.ident for t in threading.enumerate()}  # another server's are not ours
         settings = Settings(host="127.0.0.1", port=self.port, db=str(self.db), **self.options)
         self._capture_logs()
         self.app = create_asgi(settings)
@@ -200,7 +203,9 @@ class InProcessServer(ServerHelpers):
         logging.getLogger("paneboard.server").removeHandler(self._log_handler)
         assert not alive, f"in-process server still running {timeout}s after stop():\n{self.log()}"
         assert not self.app.services.started, "lifespan shutdown did not stop the services"
-        leaked = [t.name for t in threading.enumerate() if t.name.startswith(_SERVER_THREADS)]
+        leaked = [t.name for t in threading.enumerate()
+                  if t.ident not in self._threads_before
+                  and (t.name in _SERVER_THREADS or t.name.startswith(_SERVER_POOLS))]
         assert not leaked, f"server threads outlived stop(): {leaked}"
         with socket.socket() as s:  # the port is free again: nothing accepts there
             assert s.connect_ex(("127.0.0.1", self.port)) != 0, f"port {self.port} still accepts after stop()"
@@ -239,7 +244,7 @@ def make_server(tmp_path: Path) -> Iterator[Any]:
         return srv.start()
 
     yield make
-    for srv in made:
+    for srv in reversed(made):  # last started, first stopped: each stop() checks only its own threads
         srv.stop()
 
 
@@ -252,6 +257,19 @@ def server_process(tmp_path: Path) -> Iterator[ServerProcess]:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture(scope="session")
+def server_types() -> types.SimpleNamespace:
+    """The server classes, for fixtures that manage their own (module-scoped, subclassed, not started yet):
+    test modules never import conftest or each other."""
+    return types.SimpleNamespace(InProcessServer=InProcessServer, ServerProcess=ServerProcess)
+
+
+@pytest.fixture
+def unused_port() -> int:
+    """A port nobody listens on (connects are refused)."""
+    return free_port()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from PIL import Image
 
 import paneboard
 from paneboard.client import ingest_url
-from paneboard.transport.queue.sender import _Batch
+from paneboard.transport.sender import _Batch
 
 
 def closed_port() -> int:
