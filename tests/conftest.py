@@ -162,6 +162,7 @@ class InProcessServer(ServerHelpers):
     _log: io.StringIO = field(default_factory=io.StringIO)
     _log_handler: logging.Handler | None = None
     _threads_before: set[int] = field(default_factory=set)
+    _log_level: int = logging.NOTSET
 
     def start(self, timeout: float = 30.0) -> InProcessServer:
         from paneboard.server.app import create_asgi
@@ -200,7 +201,8 @@ class InProcessServer(ServerHelpers):
         self.app.wsgi.executor.shutdown(wait=True)  # a2wsgi's pool is not part of the lifespan
         self._sock.close()
         self._thread = None
-        logging.getLogger("paneboard.server").removeHandler(self._log_handler)
+        logging.getLogger("paneboard").removeHandler(self._log_handler)
+        logging.getLogger("paneboard").setLevel(self._log_level)
         assert not alive, f"in-process server still running {timeout}s after stop():\n{self.log()}"
         assert not self.app.services.started, "lifespan shutdown did not stop the services"
         leaked = [t.name for t in threading.enumerate()
@@ -211,13 +213,16 @@ class InProcessServer(ServerHelpers):
             assert s.connect_ex(("127.0.0.1", self.port)) != 0, f"port {self.port} still accepts after stop()"
 
     def _capture_logs(self) -> None:
-        # What dash-server would print (its log file for ServerProcess): tests read causes from it.
+        # What dash-server would print (its log file for ServerProcess): tests read causes from it. The
+        # server logs under paneboard.<part>; the SDK in this same process logs as plain "paneboard".
         self._log_handler = logging.StreamHandler(self._log)
         self._log_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        logger = logging.getLogger("paneboard.server")
+        self._log_handler.addFilter(lambda record: record.name.startswith("paneboard."))
+        logger = logging.getLogger("paneboard")
         logger.addHandler(self._log_handler)
+        self._log_level = logger.level
         if logger.getEffectiveLevel() > logging.INFO:
-            logger.setLevel(logging.INFO)  # dash-server's default --log-level
+            logger.setLevel(logging.INFO)  # dash-server's default --log-level; restored by stop()
 
     def log(self) -> str:
         return self._log.getvalue()

@@ -73,7 +73,7 @@ def wait_for(pred, timeout: float = 3.0) -> bool:
 def test_package_exports():
     assert paneboard.Visdom is paneboard.Client
     assert paneboard.__version__ == "0.1.0"
-    from paneboard.transport.queue.sender import SDK_VERSION
+    from paneboard.transport.sender import SDK_VERSION
 
     assert SDK_VERSION == paneboard.__version__
 
