@@ -265,7 +265,7 @@ def test_invalid_events_are_refused_with_a_message_and_store_nothing(srv, path: 
 
 
 def test_randomized_pca_of_a_large_sample_matches_the_exact_svd() -> None:
-    from paneboard.server.projection.jobs import jobs as pj
+    from paneboard.server.projection import jobs as pj
 
     rng = np.random.default_rng(6)
     # 3,000 × 800 is past the exact-SVD size: a low-rank signal plus noise, like real embeddings
