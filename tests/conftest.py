@@ -1,15 +1,22 @@
-"""Shared fixtures: a real dash-server subprocess on a free port with a temp SQLite file."""
+"""Shared fixtures: real servers (in-process by default, a dash-server subprocess where the process boundary
+matters), the in-process Flask layer, databases and the session's Chromium."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import types
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import uvicorn
 
 
 def free_port() -> int:
@@ -25,9 +33,59 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class ServerHelpers:
+    """Reads through the public HTTP API, shared by the in-process server and the subprocess one."""
+
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def get_json(self, path: str):
+        with urllib.request.urlopen(self.url + path, timeout=30) as r:
+            return json.loads(r.read())
+
+    def get_text(self, path: str) -> str:
+        with urllib.request.urlopen(self.url + path, timeout=60) as r:
+            return r.read().decode()
+
+    def http(self, method: str, path: str, body=None):
+        """A JSON request (body sent as JSON when given); the decoded JSON answer."""
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())
+
+    def env_url(self, env: str) -> str:
+        """The dashboard page of `env`."""
+        return f"{self.url}/env/{urllib.parse.quote(env, safe='')}"
+
+    def export_rows(self, env: str, win: str) -> list[list[str]]:
+        """Every stored point of a pane as CSV rows (trace, x, y, wall), through the export API."""
+        lines = self.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()
+        return [row.split(",") for row in lines[1:]]
+
+    def series(self, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
+        """Every stored point of a line pane, per trace name, through the export API (JSON)."""
+        data = self.get_json(f"/api/v1/envs/{env}/panes/{win}/export?format=json")
+        return {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in data["traces"]}
+
+    def client(self, env: str) -> Any:
+        """The real SDK's client for `env` on this server (no spool: the tests own the server's lifetime)."""
+        import paneboard  # here, not at the top: store/API-only test modules need no SDK import
+
+        return paneboard.Client(server="http://127.0.0.1", port=self.port, env=env, spool_dir=False)
+
+
 @dataclass
-class ServerProcess:
-    """A dash-server started as a subprocess; restartable on the same port and database."""
+class ServerProcess(ServerHelpers):
+    """A dash-server started as a subprocess; restartable on the same port and database.
+
+    Only for tests where the process boundary is the point: kill -9, SIGTERM, restarts on the same
+    database, CLI flags, several servers on one PostgreSQL database. Everything else uses InProcessServer.
+    """
 
     db: Path                      # the SQLite file (its folder also holds the server log)
     port: int = field(default_factory=free_port)
@@ -35,10 +93,6 @@ class ServerProcess:
     extra_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen | None = None
     log_path: Path | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> ServerProcess:
         self.log_path = self.db.with_suffix(".log")
@@ -73,38 +127,169 @@ class ServerProcess:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
 
-    def get_json(self, path: str):
-        with urllib.request.urlopen(self.url + path, timeout=30) as r:
-            return json.loads(r.read())
 
-    def get_text(self, path: str) -> str:
-        with urllib.request.urlopen(self.url + path, timeout=60) as r:
-            return r.read().decode()
+# Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
+# our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
+_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-tb-watch", "inproc-uvicorn"}
+_SERVER_POOLS = ("WSGI", "asyncio_")  # a2wsgi's pool and the event loop's default executor
 
-    def export_rows(self, env: str, win: str) -> list[list[str]]:
-        """Every stored point of a pane as CSV rows (trace, x, y, wall), through the export API."""
-        lines = self.get_text(f"/api/v1/envs/{env}/panes/{win}/export?format=csv").strip().splitlines()
-        return [row.split(",") for row in lines[1:]]
 
-    def series(self, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
-        """Every stored point of a line pane, per trace name, through the export API (JSON)."""
-        data = self.get_json(f"/api/v1/envs/{env}/panes/{win}/export?format=json")
-        return {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in data["traces"]}
+class _ThreadServer(uvicorn.Server):
+    """uvicorn's Server without signal handlers: those belong to the main thread (pytest's), never to ours."""
 
-    def client(self, env: str) -> Any:
-        """The real SDK's client for `env` on this server (no spool: the tests own the server's lifetime)."""
-        import paneboard  # here, not at the top: store/API-only test modules need no SDK import
+    @contextlib.contextmanager
+    def capture_signals(self):  # uvicorn also skips them off the main thread; we do not rely on that
+        yield
 
-        return paneboard.Client(server="http://127.0.0.1", port=self.port, env=env, spool_dir=False)
+
+@dataclass
+class InProcessServer(ServerHelpers):
+    """The real ASGI app (create_asgi: Flask over a2wsgi plus our websockets) served by uvicorn in a
+    background thread on an ephemeral port, with its own SQLite file.
+
+    Real HTTP and real websockets, so the real SDK, the visdom client and Chromium talk to it as to
+    dash-server, without the ~1.4 s of a subprocess start. `options` are Settings fields (token,
+    base_url, stall_after_s, max_request_bytes ...).
+    """
+
+    db: Path
+    options: dict[str, Any] = field(default_factory=dict)
+    port: int = 0
+    app: Any = None
+    _server: Any = None
+    _thread: threading.Thread | None = None
+    _sock: socket.socket | None = None
+    _log: io.StringIO = field(default_factory=io.StringIO)
+    _log_handler: logging.Handler | None = None
+    _threads_before: set[int] = field(default_factory=set)
+    _log_level: int = logging.NOTSET
+
+    def start(self, timeout: float = 30.0) -> InProcessServer:
+        from paneboard.server.app import create_asgi
+        from paneboard.server.settings import Settings
+
+        # Bind first, then hand the socket to uvicorn: the port is ours from the start (no free_port race).
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", self.port))
+        self.port = self._sock.getsockname()[1]
+        self._threads_before = {t.ident for t in threading.enumerate()}  # another server's are not ours
+        settings = Settings(host="127.0.0.1", port=self.port, db=str(self.db), **self.options)
+        self._capture_logs()
+        self.app = create_asgi(settings)
+        config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="on", ws="auto",
+                                ws_per_message_deflate=False, ws_max_size=settings.max_request_bytes,
+                                timeout_graceful_shutdown=5)  # same options as dash-server (server/cli.py)
+        self._server = _ThreadServer(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name="inproc-uvicorn", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:  # set once lifespan startup (services.start) is done and it listens
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"in-process server did not start in {timeout}s:\n{self.log()}")
+            time.sleep(0.01)
+        return self
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self._thread is None:
+            return
+        self._server.should_exit = True  # uvicorn's own shutdown: close sockets, lifespan (services.stop)
+        self._thread.join(timeout)
+        alive = self._thread.is_alive()
+        self.app.wsgi.executor.shutdown(wait=True)  # a2wsgi's pool is not part of the lifespan
+        self._sock.close()
+        self._thread = None
+        logging.getLogger("paneboard").removeHandler(self._log_handler)
+        logging.getLogger("paneboard").setLevel(self._log_level)
+        assert not alive, f"in-process server still running {timeout}s after stop():\n{self.log()}"
+        assert not self.app.services.started, "lifespan shutdown did not stop the services"
+        leaked = [t.name for t in threading.enumerate()
+                  if t.ident not in self._threads_before
+                  and (t.name in _SERVER_THREADS or t.name.startswith(_SERVER_POOLS))]
+        assert not leaked, f"server threads outlived stop(): {leaked}"
+        with socket.socket() as s:  # the port is free again: nothing accepts there
+            assert s.connect_ex(("127.0.0.1", self.port)) != 0, f"port {self.port} still accepts after stop()"
+
+    def _capture_logs(self) -> None:
+        # What dash-server would print (its log file for ServerProcess): tests read causes from it. The
+        # server logs under paneboard.<part>; the SDK in this same process logs as plain "paneboard".
+        self._log_handler = logging.StreamHandler(self._log)
+        self._log_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        self._log_handler.addFilter(lambda record: record.name.startswith("paneboard."))
+        logger = logging.getLogger("paneboard")
+        logger.addHandler(self._log_handler)
+        self._log_level = logger.level
+        if logger.getEffectiveLevel() > logging.INFO:
+            logger.setLevel(logging.INFO)  # dash-server's default --log-level; restored by stop()
+
+    def log(self) -> str:
+        return self._log.getvalue()
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """A fresh dash-server on a free port with its own temp SQLite file."""
+def server(tmp_path: Path) -> Iterator[InProcessServer]:
+    """A fresh in-process server (real HTTP and websockets) on an ephemeral port with its own temp SQLite file."""
+    srv = InProcessServer(db=tmp_path / "paneboard.db").start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def make_server(tmp_path: Path) -> Iterator[Any]:
+    """Start in-process servers with Settings options (token=..., base_url=...); all stopped at the end."""
+    made: list[InProcessServer] = []
+
+    def make(name: str = "paneboard", **options: Any) -> InProcessServer:
+        srv = InProcessServer(db=tmp_path / f"{name}.db", options=options)
+        made.append(srv)
+        return srv.start()
+
+    yield make
+    for srv in reversed(made):  # last started, first stopped: each stop() checks only its own threads
+        srv.stop()
+
+
+@pytest.fixture
+def server_process(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A dash-server subprocess, for tests where the process boundary is the point (kill -9, SIGTERM,
+    restart on the same database, CLI flags)."""
     srv = ServerProcess(db=tmp_path / "paneboard.db").start()
     try:
         yield srv
     finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="session")
+def server_types() -> types.SimpleNamespace:
+    """The server classes, for fixtures that manage their own (module-scoped, subclassed, not started yet):
+    test modules never import conftest or each other."""
+    return types.SimpleNamespace(InProcessServer=InProcessServer, ServerProcess=ServerProcess)
+
+
+@pytest.fixture
+def unused_port() -> int:
+    """A port nobody listens on (connects are refused)."""
+    return free_port()
+
+
+@pytest.fixture
+def make_server_process(tmp_path: Path) -> Iterator[Any]:
+    """Make (not start) dash-server subprocesses; `ServerProcess(db=..., extra_args=[...])`'s arguments.
+    All are stopped at the end."""
+    made: list[ServerProcess] = []
+
+    def make(name: str = "paneboard", **kw: Any) -> ServerProcess:
+        srv = ServerProcess(db=kw.pop("db", tmp_path / f"{name}.db"), **kw)
+        made.append(srv)
+        return srv
+
+    yield make
+    for srv in made:
         srv.stop()
 
 

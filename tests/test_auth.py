@@ -15,7 +15,6 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 import paneboard
-from conftest import ServerProcess, free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -38,12 +37,9 @@ def request(url: str, method: str = "GET", body: bytes | None = None, headers: d
 
 
 @pytest.fixture
-def guarded(tmp_path):
-    srv = ServerProcess(db=tmp_path / "auth.db", extra_args=["--token", TOKEN, "--max-request-mb", "0.05"]).start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+def guarded(make_server):
+    # Settings, not CLI flags: what is under test is the access check and the size limit, in-process.
+    return make_server("auth", token=TOKEN, max_request_bytes=int(0.05 * 1024 * 1024))
 
 
 def test_token_is_required_and_a_login_link_sets_an_httponly_cookie(guarded):
@@ -112,8 +108,8 @@ def test_oversized_requests_get_413_and_nothing_stored_is_touched(guarded):
     assert json.loads(pane)["data"]["html"] == "ok"
 
 
-def test_a_non_loopback_bind_without_token_generates_one_and_prints_it(tmp_path):
-    port = free_port()
+def test_a_non_loopback_bind_without_token_generates_one_and_prints_it(tmp_path, unused_port):
+    port = unused_port
     proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--host", "0.0.0.0", "--port", str(port),
                              "--db", str(tmp_path / "open.db")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
@@ -144,10 +140,10 @@ def test_print_tunnel_gives_the_ssh_command():
     assert out.returncode == 0 and out.stdout.strip() == "ssh -N -L 9000:localhost:9000 me@gpu-box"
 
 
-def test_visdom_username_password_login_keeps_working(tmp_path):
+def test_visdom_username_password_login_keeps_working(tmp_path, server_types):
     import visdom  # the real client from PyPI (README test command installs it)
-    srv = ServerProcess(db=tmp_path / "login.db",
-                        extra_args=["--token", TOKEN, "--username", "alice", "--password", "pw"]).start()
+    srv = server_types.InProcessServer(db=tmp_path / "login.db",
+                                       options={"token": TOKEN, "username": "alice", "password": "pw"}).start()
     try:
         viz = visdom.Visdom(server="http://127.0.0.1", port=srv.port, env="vis", username="alice", password="pw",
                             use_incoming_socket=False, raise_exceptions=True)

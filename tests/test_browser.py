@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from conftest import ServerProcess
-
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
@@ -88,7 +86,7 @@ def flushed(c) -> None:
     assert c.flush(timeout=10), "SDK did not get its events acknowledged"
 
 
-def http(server: ServerProcess, method: str, path: str, body=None):
+def http(server, method: str, path: str, body=None):
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(server.url + path, data=data, method=method,
                                  headers={"Content-Type": "application/json"})
@@ -96,7 +94,7 @@ def http(server: ServerProcess, method: str, path: str, body=None):
         return json.loads(r.read())
 
 
-def env_url(server: ServerProcess, env: str) -> str:
+def env_url(server, env: str) -> str:
     return f"{server.url}/env/{urllib.request.quote(env, safe='')}"
 
 
@@ -360,8 +358,9 @@ def test_no_console_errors_on_either_page(server, sdk, tab):
     assert tab.errors == []
 
 
-def test_reconnect_refetches(server, sdk, tab):
-    c = sdk("rc")
+def test_reconnect_refetches(server_process, tab):
+    server = server_process  # stopped and restarted under the open page
+    c = server.client("rc")
     c.line(Y=list(range(10)), win="loss")
     flushed(c)
     tab.open(env_url(server, "rc"))
@@ -380,16 +379,16 @@ def test_reconnect_refetches(server, sdk, tab):
     assert tab.js("() => window.__marker") == 1
 
 
-def test_base_url(tmp_path, browser):
+def test_base_url(tmp_path, browser, server_types):
     """Behind --base-url /pb every URL the page uses (static, API, websocket, links) carries the prefix."""
     import paneboard
 
-    class Prefixed(ServerProcess):
+    class Prefixed(server_types.InProcessServer):
         @property
         def url(self) -> str:
             return f"http://127.0.0.1:{self.port}/pb"
 
-    srv = Prefixed(db=tmp_path / "pb.db", extra_args=["--base-url", "/pb"]).start()
+    srv = Prefixed(db=tmp_path / "pb.db", options={"base_url": "/pb"}).start()
     context = browser.new_context()
     try:
         c = paneboard.Client(server="http://127.0.0.1", port=srv.port, base_url="/pb", env="prefixed")

@@ -14,8 +14,6 @@ import test_browser as tb
 from PIL import Image
 from test_browser import Tab, env_url, http
 
-from conftest import ServerProcess
-
 browser, tab = tb.browser, tb.tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
@@ -42,8 +40,8 @@ def sprite() -> str:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[ServerProcess]:
-    srv = ServerProcess(db=tmp_path_factory.mktemp("projector") / "paneboard.db").start()
+def server(tmp_path_factory, server_types) -> Iterator:
+    srv = server_types.InProcessServer(db=tmp_path_factory.mktemp("projector") / "paneboard.db").start()
     rng = np.random.default_rng(5)
     labels = np.arange(N) % 2
     x = (labels[:, None] * 6.0 + rng.normal(size=(N, D))).astype("<f4")

@@ -13,8 +13,6 @@ import pytest
 import test_browser as tb
 from test_browser import Tab, http
 
-from conftest import ServerProcess
-
 browser, tab = tb.browser, tb.tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
@@ -24,9 +22,9 @@ CARD = "document.querySelector('[data-tag=\"{tag}\"] .js-plotly-plot')"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[ServerProcess]:
+def server(tmp_path_factory, server_types) -> Iterator:
     """One server for the module: every test reads the same runs (a test that writes uses its own env)."""
-    srv = ServerProcess(db=tmp_path_factory.mktemp("scalars") / "paneboard.db").start()
+    srv = server_types.InProcessServer(db=tmp_path_factory.mktemp("scalars") / "paneboard.db").start()
     rng = np.random.default_rng(7)
 
     def line(env, win, title, x, y, t, update=False):
@@ -90,7 +88,7 @@ def wait_traces(t: Tab, tag: str, n: int) -> None:
     t.wait(f"() => {{ const d = {CARD.format(tag=tag)}; return !!(d && d.data && d.data.length === {n}); }}")
 
 
-def open_scalars(t: Tab, server: ServerProcess, runs: str = "sc_a,sc_b") -> None:
+def open_scalars(t: Tab, server, runs: str = "sc_a,sc_b") -> None:
     t.open(f"{server.url}/scalars?envs={runs}")
     wait_traces(t, "train/loss", 2 * len(runs.split(",")))
 

@@ -14,8 +14,6 @@ import test_browser as tb
 from PIL import Image
 from test_browser import Tab, env_url, http
 
-from conftest import ServerProcess
-
 browser, tab = tb.browser, tb.tab
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
@@ -65,8 +63,8 @@ def stepped(win: str, kind: str, records: list[dict], env: str = "tb") -> dict:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[ServerProcess]:
-    srv = ServerProcess(db=tmp_path_factory.mktemp("tb") / "paneboard.db").start()
+def server(tmp_path_factory, server_types) -> Iterator:
+    srv = server_types.InProcessServer(db=tmp_path_factory.mktemp("tb") / "paneboard.db").start()
     rng = np.random.default_rng(3)
     hists = [hist_record(s, rng.normal(s / 5, 1 + s / 20, 2000)) for s in range(0, 100, 10)]
     colours = [(8 * i, 255 - 8 * i, (40 * i) % 256) for i in range(30)]
@@ -87,7 +85,7 @@ def server(tmp_path_factory) -> Iterator[ServerProcess]:
         srv.stop()
 
 
-def steps_api(server: ServerProcess, win: str, i: int, env: str = "tb") -> dict:
+def steps_api(server, win: str, i: int, env: str = "tb") -> dict:
     q = f"i0={i}" if i == -1 else f"i0={i}&i1={i + 1}"  # slice semantics: [-1, 0) is empty, [-1:] the last
     return server.get_json(f"/api/v1/envs/{env}/panes/{win}/steps?{q}")["records"][0]
 

@@ -12,8 +12,6 @@ import pytest
 import test_browser as tb
 from test_browser import XY, Tab, env_url, flushed, http
 
-from conftest import ServerProcess
-
 # The Chromium, tab and SDK fixtures of the browser suite (same launch settings).
 browser, tab, sdk = tb.browser, tb.tab, tb.sdk
 
@@ -28,7 +26,7 @@ def plot(win: str) -> str:
     return XY.format(win=win)
 
 
-def export_csv(server: ServerProcess, env: str, win: str) -> list[list[str]]:
+def export_csv(server, env: str, win: str) -> list[list[str]]:
     text = server.get_text(f"/api/v1/envs/{urllib.request.quote(env, safe='')}/panes/{win}/export?format=csv")
     return list(csv.reader(io.StringIO(text)))[1:]
 
@@ -211,15 +209,15 @@ def test_zoom_requeries_the_range_at_full_budget(server, sdk, tab):
     assert tab.errors == []
 
 
-def test_workspace_under_base_url(tmp_path, browser):
+def test_workspace_under_base_url(tmp_path, browser, server_types):
     import paneboard
 
-    class Prefixed(ServerProcess):
+    class Prefixed(server_types.InProcessServer):
         @property
         def url(self) -> str:
             return f"http://127.0.0.1:{self.port}/pb"
 
-    srv = Prefixed(db=tmp_path / "pb.db", extra_args=["--base-url", "/pb"]).start()
+    srv = Prefixed(db=tmp_path / "pb.db", options={"base_url": "/pb"}).start()
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     try:
         c = paneboard.Client(server="http://127.0.0.1", port=srv.port, base_url="/pb", env="p_one")

@@ -7,22 +7,22 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 import pytest
 
 import paneboard
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def xs_of(server: ServerProcess, env: str, win: str) -> list[float]:
+def xs_of(server: Any, env: str, win: str) -> list[float]:
     return [float(row[1]) for row in server.export_rows(env, win)]
 
 
-def test_an_outage_under_load_loses_and_duplicates_nothing(tmp_path):
+def test_an_outage_under_load_loses_and_duplicates_nothing(tmp_path, make_server_process):
     # The issue's minimal case, scaled down: a small memory bound, steady appends, the server away mid-run.
-    srv = ServerProcess(db=tmp_path / "outage.db").start()
+    srv = make_server_process("outage").start()
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="outage", max_queue=500,
                               spool_dir=tmp_path / "spool")
     n = 8000
@@ -51,8 +51,8 @@ def test_an_outage_under_load_loses_and_duplicates_nothing(tmp_path):
         srv.stop()
 
 
-def test_overload_while_connected_spills_to_disk_instead_of_dropping(tmp_path):
-    srv = ServerProcess(db=tmp_path / "overload.db").start()
+def test_overload_while_connected_spills_to_disk_instead_of_dropping(tmp_path, make_server_process):
+    srv = make_server_process("overload").start()
     # A tiny window and memory bound: the loop outruns delivery at once, so the overflow must go to the spool.
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="over", max_queue=50,
                               spool_dir=tmp_path / "spool")
@@ -70,8 +70,8 @@ def test_overload_while_connected_spills_to_disk_instead_of_dropping(tmp_path):
         srv.stop()
 
 
-def test_drops_when_memory_and_spool_are_full_show_as_an_alert_in_the_env(tmp_path):
-    srv = ServerProcess(db=tmp_path / "drops.db")  # away: the tiny memory bound overflows, no spool to spill to
+def test_drops_when_memory_and_spool_are_full_show_as_an_alert_in_the_env(tmp_path, make_server_process):
+    srv = make_server_process("drops")  # away: the tiny memory bound overflows, no spool to spill to
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="drops", max_queue=20,
                               spool_dir=False)
     try:
@@ -98,8 +98,8 @@ for i in range(n):
 """
 
 
-def test_a_sync_killed_mid_way_and_run_again_stores_everything_exactly_once(tmp_path):
-    srv = ServerProcess(db=tmp_path / "sync.db")  # away while the job runs: it leaves a spool
+def test_a_sync_killed_mid_way_and_run_again_stores_everything_exactly_once(tmp_path, make_server_process):
+    srv = make_server_process("sync")  # away while the job runs: it leaves a spool
     n = 60_000
     job = subprocess.run([sys.executable, "-c", SPOOL_JOB, str(srv.port), str(n), str(tmp_path / "sp")],
                          capture_output=True, text=True, timeout=120)

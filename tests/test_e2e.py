@@ -14,12 +14,12 @@ import pytest
 from websockets.sync.client import connect
 
 import paneboard
-from conftest import ServerProcess, free_port
 
 pytestmark = pytest.mark.e2e
 
 
-def test_ten_thousand_appends_arrive_and_survive_a_restart(server):
+def test_ten_thousand_appends_arrive_and_survive_a_restart(server_process):
+    server = server_process  # restarted on the same database: the process boundary is the point
     client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="exp1")
     for step in range(10_000):
         client.line(X=[step], Y=[1.0 / (step + 1)], win="loss", update="append", opts={"title": "loss"})
@@ -53,9 +53,9 @@ def test_two_million_points_read_at_a_budget_keep_an_injected_spike(server):
     client.close_connection(timeout=5)
 
 
-def test_sdk_never_blocks_or_raises_while_the_server_is_down(caplog):
+def test_sdk_never_blocks_or_raises_while_the_server_is_down(caplog, unused_port):
     caplog.set_level(logging.WARNING, logger="paneboard")
-    client = paneboard.Client(server="http://127.0.0.1", port=free_port(), env="down", exit_timeout=0.5)
+    client = paneboard.Client(server="http://127.0.0.1", port=unused_port, env="down", exit_timeout=0.5)
     t0 = time.perf_counter()
     for step in range(20_000):
         client.line(X=[step], Y=[step], win="loss", update="append")
@@ -69,7 +69,8 @@ def test_sdk_never_blocks_or_raises_while_the_server_is_down(caplog):
     client.close_connection(timeout=0.2)
 
 
-def test_events_buffered_while_the_server_is_away_are_delivered_once_when_it_returns(server):
+def test_events_buffered_while_the_server_is_away_are_delivered_once_when_it_returns(server_process):
+    server = server_process  # restarted on the same database: the process boundary is the point
     client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="gap")
     for step in range(100):
         client.line(X=[step], Y=[step], win="w", update="append")
@@ -85,7 +86,8 @@ def test_events_buffered_while_the_server_is_away_are_delivered_once_when_it_ret
     client.close_connection(timeout=5)
 
 
-def test_acknowledged_events_survive_kill_9(server):
+def test_acknowledged_events_survive_kill_9(server_process):
+    server = server_process  # restarted on the same database: the process boundary is the point
     client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="crash")
     for step in range(5_000):
         client.line(X=[step], Y=[step], win="w", update="append")
@@ -124,8 +126,8 @@ def test_browser_channel_receives_extends_after_commit(server):
     client.close_connection(timeout=5)
 
 
-def test_demo_streams_line_text_and_image_panes(tmp_path):
-    srv = ServerProcess(db=tmp_path / "demo.db", extra_args=["--demo"]).start()
+def test_demo_streams_line_text_and_image_panes(make_server_process):
+    srv = make_server_process("demo", extra_args=["--demo"]).start()  # the CLI starts the demo
     try:
         deadline = time.monotonic() + 30
         kinds: set[str] = set()
@@ -168,8 +170,8 @@ def test_pending_events_are_flushed_at_interpreter_exit(server):
     assert server.get_json("/api/v1/envs/atexit/panes/log")["data"]["html"] == "done"
 
 
-def test_dash_server_runs_on_postgresql(tmp_path, postgres):
-    srv = ServerProcess(db=tmp_path / "pg.db", db_url=postgres.new_database()).start()
+def test_dash_server_runs_on_postgresql(make_server_process, postgres):
+    srv = make_server_process("pg", db_url=postgres.new_database()).start()
     try:
         client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="pg")
         for step in range(3000):
@@ -185,10 +187,10 @@ def test_dash_server_runs_on_postgresql(tmp_path, postgres):
         srv.stop()
 
 
-def test_two_servers_on_one_postgresql_share_live_updates(tmp_path, postgres):
+def test_two_servers_on_one_postgresql_share_live_updates(make_server_process, postgres):
     url = postgres.new_database()
-    a = ServerProcess(db=tmp_path / "a.db", db_url=url).start()
-    b = ServerProcess(db=tmp_path / "b.db", db_url=url).start()
+    a = make_server_process("a", db_url=url).start()  # two processes, as deployed: peers over PostgreSQL
+    b = make_server_process("b", db_url=url).start()
     try:
         client = paneboard.Client(server="http://127.0.0.1", port=a.port, env="shared")
         client.line(X=[0], Y=[0], win="w")

@@ -1,59 +1,94 @@
-"""Schemathesis fuzzes the JSON API of a real server from its own OpenAPI description: never a 5xx."""
+"""Schemathesis fuzzes the JSON API in-process (the Flask app over real services on a temp SQLite file) from
+the app's own OpenAPI description: never a 5xx, every refusal a JSON {"error": ...}, a working server after."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
+import re
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-import paneboard
-from conftest import ServerProcess
+from paneboard.server.app import create_app
+from paneboard.server.events import OPS
+from paneboard.server.settings import Settings
+from paneboard.server.web.openapi import openapi_path, spec
 
-pytestmark = pytest.mark.e2e
+# The description is generated from the routes, so one app (on an in-memory database, never served) gives
+# the operations to parametrize over at collection time; test_served_spec_is_the_fuzzed_one checks that the
+# app under test serves the same one.
+SPEC = spec(create_app(Settings(db="sqlite://")))
+schema = schemathesis.openapi.from_dict(SPEC)
 
-
-@pytest.fixture(scope="module")
-def fuzz_server(tmp_path_factory):
-    srv = ServerProcess(db=tmp_path_factory.mktemp("fuzz") / "fuzz.db").start()
-    # Some real data, so generated requests also hit existing envs and panes.
-    client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="main", spool_dir=False)
-    client.line(X=list(range(100)), Y=[float(i) for i in range(100)], win="w")
-    client.text("<b>t</b>", win="t")
-    client.transport.put({"op": "update", "mode": "append", "kind": "histogram", "env": "main", "win": "h",
-                          "records": [{"step": s, "limits": [1.0, 2.0, 3.0], "counts": [0, s, 1]} for s in range(5)]})
-    assert client.flush(timeout=30)
-    client.close_connection(timeout=5)
-    yield srv
-    srv.stop()
+# Server errors the fuzzer finds that are fixed under a separate issue: "METHOD /path" -> what goes wrong.
+# These cases xfail (strict: once fixed, the entry must go); any other 5xx fails the test.
+KNOWN_5XX: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
-def api_schema(fuzz_server):
-    return schemathesis.openapi.from_url(fuzz_server.url + "/api/v1/openapi.json")
+def app(tmp_path_factory):
+    """The app under test: real services on a temp SQLite file, seeded with panes of a few kinds."""
+    from paneboard.server.services import Services
 
-
-schema = schemathesis.pytest.from_fixture("api_schema")
+    cfg = Settings(db=str(tmp_path_factory.mktemp("fuzz") / "fuzz.db"))
+    services = Services.open(cfg)
+    services.start()
+    flask_app = create_app(cfg, services)
+    events = [
+        {"op": "set", "env": "main", "win": "w", "kind": "line",
+         "traces": [{"name": "1", "x": list(range(100)), "y": [float(i) for i in range(100)]}]},
+        {"op": "set", "env": "main", "win": "t", "kind": "text", "content": "<b>t</b>"},
+        {"op": "update", "mode": "append", "kind": "histogram", "env": "main", "win": "h",
+         "records": [{"step": s, "limits": [1.0, 2.0, 3.0], "counts": [0, s, 1]} for s in range(5)]},
+    ]
+    answer = flask_app.test_client().post("/api/v1/events", json={"events": events})
+    assert answer.status_code == 200 and answer.get_json()["ok"], answer.get_data(as_text=True)
+    yield flask_app
+    services.stop()
 
 
 @schema.parametrize()
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_generated_request_gets_a_server_error(case, fuzz_server):
-    response = case.call()
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+def test_no_generated_request_gets_a_server_error(case, app):
+    response = case.call(app=app)
+    label = f"{case.method} {case.path}"
+    if response.status_code >= 500 and label in KNOWN_5XX:
+        pytest.xfail(f"known server error ({KNOWN_5XX[label]}): {case.formatted_path} -> {response.text[:200]}")
     assert response.status_code < 500, f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text}"
     if response.status_code >= 400:
         assert "error" in response.json(), response.text  # every refusal explains itself in JSON
 
 
-def test_server_is_healthy_after_the_fuzzing(fuzz_server):
+def test_served_spec_is_the_fuzzed_one(app):
+    assert app.test_client().get("/api/v1/openapi.json").get_json() == SPEC
+
+
+def test_spec_covers_every_api_route_and_event_op(app):
+    # Fails when a route or an op is added without the description following (it is generated, so only a
+    # change to the generator can break this).
+    served = app.test_client().get("/api/v1/openapi.json").get_json()
+    routes = {(openapi_path(rule.rule), method.lower()) for rule in app.url_map.iter_rules()
+              if rule.rule.startswith("/api/") for method in rule.methods - {"HEAD", "OPTIONS"}}
+    described = {(path, method) for path, ops in served["paths"].items() for method in ops}
+    assert routes - described == set(), "routes missing from the OpenAPI description"
+    assert len(routes) >= 23
+    for path, ops in served["paths"].items():
+        for op in ops.values():  # every path template parameter is declared
+            declared = {p["name"] for p in op["parameters"] if p["in"] == "path"}
+            assert declared == set(re.findall(r"{(\w+)}", path)), path
+    event = served["components"]["schemas"]["Event"]
+    assert set(OPS) - set(event["properties"]["op"]["enum"]) == set(), "event ops missing from the description"
+    # documented query parameters survive the generation
+    pane = served["paths"]["/api/v1/envs/{env}/panes/{win}"]["get"]
+    assert {p["name"] for p in pane["parameters"] if p["in"] == "query"} == {"points", "x0", "x1", "walls", "steps"}
+
+
+def test_server_is_healthy_after_the_fuzzing(app):
     # The fuzzer may have deleted the seeded env (DELETE is in the API): check the server still works.
-    assert fuzz_server.proc.poll() is None
-    client = paneboard.Client(server="http://127.0.0.1", port=fuzz_server.port, env="after-fuzz", spool_dir=False)
-    client.line(X=[0, 1, 2], Y=[3.0, 4.0, 5.0], win="w")
-    assert client.flush(timeout=30)
-    client.close_connection(timeout=5)
-    with urllib.request.urlopen(fuzz_server.url + "/api/v1/envs/after-fuzz/panes/w/export?format=json",
-                                timeout=30) as r:
-        assert json.loads(r.read())["traces"][0]["y"] == [3.0, 4.0, 5.0]
+    http = app.test_client()
+    answer = http.post("/api/v1/events", json={"events": [
+        {"op": "set", "env": "after-fuzz", "win": "w", "kind": "line", "traces": [{"name": "1", "x": [0, 1, 2],
+                                                                                   "y": [3.0, 4.0, 5.0]}]}]})
+    assert answer.status_code == 200 and answer.get_json()["ok"], answer.get_data(as_text=True)
+    exported = http.get("/api/v1/envs/after-fuzz/panes/w/export?format=json").get_json()
+    assert exported["traces"][0]["y"] == [3.0, 4.0, 5.0]  # the write went through the writer: it lives

@@ -12,16 +12,15 @@ import torch
 from torch.utils.data import DataLoader, Dataset, IterableDataset, WeightedRandomSampler
 
 import paneboard
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def client_for(server: ServerProcess, env: str) -> paneboard.Client:
+def client_for(server, env: str) -> paneboard.Client:
     return server.client(env)
 
 
-def series(server: ServerProcess, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
+def series(server, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
     return server.series(env, win)
 
 
@@ -213,7 +212,7 @@ def test_watch_logs_layer_norms_lr_and_summary_and_unwatch_stops(server):
     client.close_connection(timeout=5)
 
 
-def alert_rows(server: ServerProcess, env: str) -> str:
+def alert_rows(server, env: str) -> str:
     return server.get_json(f"/api/v1/envs/{env}/panes/alerts")["data"]["html"]
 
 

@@ -12,7 +12,6 @@ import pytest
 import torch
 
 import paneboard
-from conftest import ServerProcess, free_port
 from paneboard.hooks.dist import rank_info
 
 pytestmark = pytest.mark.e2e
@@ -20,9 +19,11 @@ WORKER = Path(__file__).with_name("ddp_worker.py")
 HOST = socket.gethostname()
 
 
-def run_job(server: ServerProcess, env: str, rank_opt: str) -> None:
+def run_job(server, env: str, rank_opt: str) -> None:
     """Two ranks of tests/ddp_worker.py, rendezvous over MASTER_ADDR/PORT; both must exit 0."""
-    port = free_port()
+    with socket.socket() as s:  # a free port for the ranks' rendezvous
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     procs = []
     for rank in (0, 1):
         penv = {**os.environ, "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "RANK": str(rank),
@@ -33,7 +34,7 @@ def run_job(server: ServerProcess, env: str, rank_opt: str) -> None:
     assert [p.returncode for p in procs] == [0, 0], outs
 
 
-def traces(server: ServerProcess, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
+def traces(server, env: str, win: str) -> dict[str, list[tuple[float, float]]]:
     data = server.get_json(f"/api/v1/envs/{env}/panes/{win}/export?format=json")
     return {t["name"]: list(zip(t["x"], t["y"], strict=True)) for t in data["traces"]}
 
@@ -42,7 +43,7 @@ def lab(rank: int, name: str) -> str:
     return f"{HOST}/rank{rank} {name}"
 
 
-def check_per_rank_stats(server: ServerProcess, env: str) -> None:
+def check_per_rank_stats(server, env: str) -> None:
     panes = {p["win"] for p in server.get_json(f"/api/v1/envs/{env}")["panes"]}
     for r in (0, 1):  # DataLoader stats of every rank: labelled traces, per-rank panes
         assert {f"data_loader_r{r}", f"data_labels_r{r}"} <= panes

@@ -10,12 +10,11 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 import paneboard
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def client_for(server: ServerProcess, env: str) -> paneboard.Client:
+def client_for(server, env: str) -> paneboard.Client:
     return server.client(env)
 
 

@@ -11,12 +11,11 @@ import torch
 from PIL import Image
 
 import paneboard
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def client_for(server: ServerProcess, env: str) -> paneboard.Client:
+def client_for(server, env: str) -> paneboard.Client:
     return server.client(env)
 
 
@@ -26,7 +25,7 @@ def small_model() -> torch.nn.Module:
                                torch.nn.Linear(4 * 6 * 6, 3))
 
 
-def pane_image(server: ServerProcess, env: str, win: str) -> np.ndarray:
+def pane_image(server, env: str, win: str) -> np.ndarray:
     src = server.get_json(f"/api/v1/envs/{env}/panes/{win}")["data"]["src"]  # api/v1/blobs/<sha256>
     with urllib.request.urlopen(f"{server.url}/{src}", timeout=30) as r:
         return np.asarray(Image.open(io.BytesIO(r.read())))

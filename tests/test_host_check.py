@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import signal
 import socket
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
-
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -41,15 +38,16 @@ def ws_handshake_status(port: int, path: str, host: str) -> int:
 
 
 @pytest.fixture
-def proxied(tmp_path: Path) -> Iterator[ServerProcess]:
-    srv = ServerProcess(db=tmp_path / "proxied.db", extra_args=["--allowed-host", "dash.example.org"]).start()
+def proxied(make_server_process: Any) -> Iterator[Any]:
+    # The CLI flag itself is under test here, so a real dash-server process.
+    srv = make_server_process("proxied", extra_args=["--allowed-host", "dash.example.org"]).start()
     try:
         yield srv
     finally:
         srv.stop()
 
 
-def test_a_rebinding_host_is_refused_over_http_even_with_a_matching_origin(server: ServerProcess):
+def test_a_rebinding_host_is_refused_over_http_even_with_a_matching_origin(server: Any):
     client = server.client("kept")
     client.text("secret", win="t")
     assert client.flush(timeout=30)
@@ -64,20 +62,20 @@ def test_a_rebinding_host_is_refused_over_http_even_with_a_matching_origin(serve
 
 
 @pytest.mark.parametrize("path", ["/ingest", "/ws", "/vis_socket"])
-def test_a_rebinding_host_is_refused_on_websockets(server: ServerProcess, path: str):
+def test_a_rebinding_host_is_refused_on_websockets(server: Any, path: str):
     assert ws_handshake_status(server.port, path, f"{REBIND}:{server.port}") == 403
     assert ws_handshake_status(server.port, path, f"127.0.0.1:{server.port}") == 101
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "[::1]", "127.1.2.3", "app.localhost", "LOCALHOST."])
-def test_loopback_names_are_answered_with_any_port(server: ServerProcess, host: str):
+def test_loopback_names_are_answered_with_any_port(server: Any, host: str):
     for port in (server.port, 80):
         assert http_status(server.port, "GET", "/api/v1/envs", f"{host}:{port}")[0] == 200
     assert http_status(server.port, "GET", "/api/v1/envs", host)[0] == 200
     assert ws_handshake_status(server.port, "/ingest", f"{host}:{server.port}") == 101
 
 
-def test_an_allowed_host_is_answered_and_others_still_refused(proxied: ServerProcess):
+def test_an_allowed_host_is_answered_and_others_still_refused(proxied: Any):
     assert http_status(proxied.port, "GET", "/api/v1/envs", "dash.example.org")[0] == 200
     assert http_status(proxied.port, "GET", "/api/v1/envs", "Dash.Example.org:443")[0] == 200
     assert ws_handshake_status(proxied.port, "/ws", "dash.example.org") == 101
@@ -85,12 +83,8 @@ def test_an_allowed_host_is_answered_and_others_still_refused(proxied: ServerPro
     assert ws_handshake_status(proxied.port, "/ws", "other.example.org") == 403
 
 
-def test_with_a_token_any_host_may_ask(tmp_path: Path):
-    srv = ServerProcess(db=tmp_path / "token.db", extra_args=["--token", "s3cret"]).start()
-    try:
-        status, _ = http_status(srv.port, "GET", "/api/v1/envs", "dash.example.org",
-                                Authorization="Bearer s3cret")
-        assert status == 200
-        assert http_status(srv.port, "GET", "/api/v1/envs", "dash.example.org")[0] == 401
-    finally:
-        srv.stop(signal.SIGTERM)
+def test_with_a_token_any_host_may_ask(make_server: Any):
+    srv = make_server("token", token="s3cret")
+    status, _ = http_status(srv.port, "GET", "/api/v1/envs", "dash.example.org", Authorization="Bearer s3cret")
+    assert status == 200
+    assert http_status(srv.port, "GET", "/api/v1/envs", "dash.example.org")[0] == 401

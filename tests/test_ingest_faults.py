@@ -15,12 +15,11 @@ import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
-
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -49,7 +48,7 @@ def point(s: int, env: str, x: float | None = None, win: str = "w") -> dict:
             "name": None, "opts": {}, "traces": [{"name": "a", "x": [float(s if x is None else x)], "y": [1.0]}]}
 
 
-def xs(srv: ServerProcess, env: str, win: str = "w") -> list[float]:
+def xs(srv: Any, env: str, win: str = "w") -> list[float]:
     return [float(row[1]) for row in srv.export_rows(env, win)]
 
 
@@ -95,9 +94,9 @@ POISON = {
 
 
 @pytest.fixture(scope="module")
-def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def small_server(tmp_path_factory: pytest.TempPathFactory, server_types: Any) -> Iterator[Any]:
     """One server for the poison cases (each uses its own env and client), events limited to 1 MB."""
-    srv = ServerProcess(db=tmp_path_factory.mktemp("faults") / "faults.db", extra_args=["--max-request-mb", "1"])
+    srv = server_types.ServerProcess(db=tmp_path_factory.mktemp("faults") / "faults.db", extra_args=["--max-request-mb", "1"])
     srv.start()
     try:
         yield srv
@@ -106,7 +105,7 @@ def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPro
 
 
 @pytest.mark.parametrize("case", sorted(POISON))
-def test_a_poison_event_is_rejected_alone_and_the_connection_lives(small_server: ServerProcess, case: str):
+def test_a_poison_event_is_rejected_alone_and_the_connection_lives(small_server: Any, case: str):
     make, reason = POISON[case]
     env = f"poison_{case}"
     conn = Ingest(small_server.port, client=f"c-{case}")
@@ -129,7 +128,7 @@ def test_a_poison_event_is_rejected_alone_and_the_connection_lives(small_server:
     assert Ingest(small_server.port, client=f"c-{case}").welcome["last_seq"] == 1003
 
 
-def test_an_event_that_fails_only_when_applied_is_rejected_alone(small_server: ServerProcess):
+def test_an_event_that_fails_only_when_applied_is_rejected_alone(small_server: Any):
     """A window name holding a lone surrogate passes validation and fails inside the store (UTF-8 cannot encode
     it): the batch is retried in parts and only that event is rejected."""
     env = "apply_poison"
@@ -163,7 +162,7 @@ def sql(db: Path, *statements: str) -> None:
         con.close()
 
 
-def test_a_storage_failure_is_never_acked_and_last_seq_stops_below_it(server: ServerProcess):
+def test_a_storage_failure_is_never_acked_and_last_seq_stops_below_it(server: Any):
     sql(server.db, FAIL_TRIGGER)
     conn = Ingest(server.port, client="c-raw")
     reply = conn.send([point(1, "ok"), point(2, "ok"), point(3, "blocked"), point(4, "ok")])
@@ -182,7 +181,7 @@ def test_a_storage_failure_is_never_acked_and_last_seq_stops_below_it(server: Se
     conn.close()
 
 
-def test_the_sdk_delivers_everything_exactly_once_across_a_storage_failure(server: ServerProcess):
+def test_the_sdk_delivers_everything_exactly_once_across_a_storage_failure(server: Any):
     sql(server.db, FAIL_TRIGGER)
     client = server.client("ok")
     try:
@@ -204,7 +203,7 @@ def test_the_sdk_delivers_everything_exactly_once_across_a_storage_failure(serve
         client.close_connection(timeout=5)
 
 
-def test_a_database_locked_by_another_process_for_seconds_loses_nothing(server: ServerProcess):
+def test_a_database_locked_by_another_process_for_seconds_loses_nothing(server: Any):
     client = server.client("locked")
     try:
         client.line(X=[0], Y=[0], win="w", update="append")

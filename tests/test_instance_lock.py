@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(tmp_path: Path):
+def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(tmp_path: Path, make_server_process: Any):
     db = tmp_path / "shared.db"
-    first = ServerProcess(db=db).start()
-    second = ServerProcess(db=db)
+    first = make_server_process(db=db).start()
+    second = make_server_process(db=db)
     try:
         with pytest.raises(RuntimeError, match="exited with 2"):
             second.start()
@@ -30,10 +29,10 @@ def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(tmp_path: Path
         first.stop()
 
 
-def test_servers_on_different_files_run_side_by_side(tmp_path: Path):
-    a = ServerProcess(db=tmp_path / "a.db").start()
+def test_servers_on_different_files_run_side_by_side(tmp_path: Path, make_server_process: Any):
+    a = make_server_process(db=tmp_path / "a.db").start()
     try:
-        b = ServerProcess(db=tmp_path / "b.db").start()
+        b = make_server_process(db=tmp_path / "b.db").start()
         b.stop()
     finally:
         a.stop()

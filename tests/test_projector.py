@@ -17,21 +17,20 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import ServerProcess
-
 pytestmark = pytest.mark.e2e
 
 BUDGET = 200  # the t-SNE/UMAP point budget the test server runs with (5,000 by default: too slow for a test)
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def srv(tmp_path_factory: pytest.TempPathFactory, server_types) -> Iterator:
     """One server for the module (each test uses its own env): small budgets so sampling shows with few points."""
     saved = dict(os.environ)
     os.environ.update(PANEBOARD_TSNE_POINTS=str(BUDGET), PANEBOARD_UMAP_POINTS=str(BUDGET),
                       NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     try:
-        proc = ServerProcess(db=tmp_path_factory.mktemp("projector") / "paneboard.db").start()
+        # A subprocess: the budgets are read from the environment when the projection module is imported.
+        proc = server_types.ServerProcess(db=tmp_path_factory.mktemp("projector") / "paneboard.db").start()
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -41,7 +40,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         proc.stop()
 
 
-def request(srv: ServerProcess, path: str, body: dict | None = None) -> tuple[int, dict]:
+def request(srv, path: str, body: dict | None = None) -> tuple[int, dict]:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(srv.url + path, data=data, headers={"Content-Type": "application/json"})
     try:
@@ -68,13 +67,13 @@ def event(x: np.ndarray, env: str, win: str = "projector/emb/00000", metadata: d
                           "metadata": metadata, "sprite": sprite}}
 
 
-def post(srv: ServerProcess, *events: dict) -> dict:
+def post(srv, *events: dict) -> dict:
     status, body = request(srv, "/api/v1/events", {"events": list(events)})
     assert status == 200, body
     return body
 
 
-def projection(srv: ServerProcess, env: str, query: str, win: str = "projector/emb/00000") -> dict:
+def projection(srv, env: str, query: str, win: str = "projector/emb/00000") -> dict:
     """The finished projection (asking again while the server answers 202: a loaded CI box can be slow)."""
     deadline = time.monotonic() + 240
     status, body = 202, {}
@@ -102,7 +101,7 @@ def separated(coords: np.ndarray, labels: np.ndarray) -> None:
     assert np.linalg.norm(a.mean(0) - b.mean(0)) > 1.5 * spread
 
 
-def test_pca_matches_numpy_svd_up_to_sign(srv: ServerProcess) -> None:
+def test_pca_matches_numpy_svd_up_to_sign(srv) -> None:
     rng = np.random.default_rng(1)
     x = (rng.normal(size=(120, 12)) * np.linspace(5, 0.5, 12)).astype(np.float32)
     assert post(srv, event(x, "pca"))["ok"]
@@ -124,7 +123,7 @@ def test_pca_matches_numpy_svd_up_to_sign(srv: ServerProcess) -> None:
     np.testing.assert_allclose(np.abs(pair["coords"][0]), np.abs(c @ vt[4]), rtol=1e-4, atol=1e-4)
 
 
-def test_pca_sphereize(srv: ServerProcess) -> None:
+def test_pca_sphereize(srv) -> None:
     rng = np.random.default_rng(2)
     x = (rng.normal(size=(80, 6)) * [4, 3, 2, 1, 1, 1] + 10).astype(np.float32)
     post(srv, event(x, "sphere"))
@@ -140,7 +139,7 @@ def test_pca_sphereize(srv: ServerProcess) -> None:
 
 
 @pytest.mark.parametrize("method", ["tsne", "umap"])
-def test_nonlinear_methods_sample_the_budget_and_separate_clusters(srv: ServerProcess, method: str) -> None:
+def test_nonlinear_methods_sample_the_budget_and_separate_clusters(srv, method: str) -> None:
     x, labels = two_clusters(BUDGET + 100, 20)
     post(srv, event(x, method))
     for dims in (2, 3):
@@ -155,7 +154,7 @@ def test_nonlinear_methods_sample_the_budget_and_separate_clusters(srv: ServerPr
     assert projection(srv, method, f"method={method}&dims=2&iterations=300")["indices"] == body["indices"]
 
 
-def test_long_projection_answers_202_then_result_then_cache(srv: ServerProcess) -> None:
+def test_long_projection_answers_202_then_result_then_cache(srv) -> None:
     x, _ = two_clusters(200, 10, seed=3)
     post(srv, event(x, "poll"))
     path = "/api/v1/envs/poll/panes/projector/emb/00000/projection?method=tsne&dims=2&iterations=300"
@@ -170,7 +169,7 @@ def test_long_projection_answers_202_then_result_then_cache(srv: ServerProcess) 
     assert status == 200 and again["coords"] == body["coords"]
 
 
-def test_neighbors_match_brute_force(srv: ServerProcess) -> None:
+def test_neighbors_match_brute_force(srv) -> None:
     rng = np.random.default_rng(4)
     x = rng.normal(size=(150, 9)).astype(np.float32)
     post(srv, event(x, "nn"))
@@ -189,7 +188,7 @@ def test_neighbors_match_brute_force(srv: ServerProcess) -> None:
             np.testing.assert_allclose([nb["distance"] for nb in body["neighbors"]], dist[want], rtol=1e-4, atol=1e-6)
 
 
-def test_metadata_sprite_and_render(srv: ServerProcess) -> None:
+def test_metadata_sprite_and_render(srv) -> None:
     x, labels = two_clusters(10, 4)
     meta = {"header": ["label", "name"], "rows": [[str(v), f"p{i}"] for i, v in enumerate(labels)]}
     post(srv, event(x, "meta", metadata=meta, sprite={"data": sprite_png(10, 8, 6), "single_image_dim": [8, 6]}))
@@ -203,7 +202,7 @@ def test_metadata_sprite_and_render(srv: ServerProcess) -> None:
     assert srv.get_json("/api/v1/envs/meta/panes/projector/emb/00000/metadata") == meta
 
 
-def test_bad_requests(srv: ServerProcess) -> None:
+def test_bad_requests(srv) -> None:
     x, _ = two_clusters(20, 4)
     post(srv, event(x, "bad"), {"op": "set", "kind": "text", "env": "bad", "win": "t", "content": "hi"})
     base = "/api/v1/envs/bad/panes"
@@ -254,7 +253,7 @@ INVALID = [
 
 
 @pytest.mark.parametrize(("path", "value", "fragment"), INVALID, ids=[f"{p}:{f[:24]}" for p, _, f in INVALID])
-def test_invalid_events_are_refused_with_a_message_and_store_nothing(srv: ServerProcess, path: str, value,
+def test_invalid_events_are_refused_with_a_message_and_store_nothing(srv, path: str, value,
                                                                     fragment: str, tmp_path: Path) -> None:
     x, _ = two_clusters(20, 4)
     env = f"invalid-{tmp_path.name}"[:60]

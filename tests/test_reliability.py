@@ -11,17 +11,16 @@ import time
 import pytest
 
 import paneboard
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-def xs_of(server: ServerProcess, env: str, win: str) -> list[float]:
+def xs_of(server, env: str, win: str) -> list[float]:
     return [float(row[1]) for row in server.export_rows(env, win)]
 
 
-def test_events_beyond_the_memory_bound_spill_to_disk_and_arrive_exactly_once(tmp_path):
-    srv = ServerProcess(db=tmp_path / "spill.db")  # not started yet: the server is away
+def test_events_beyond_the_memory_bound_spill_to_disk_and_arrive_exactly_once(tmp_path, make_server_process):
+    srv = make_server_process("spill")  # not started yet: the server is away
     spool_dir = tmp_path / "spool"
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="spill", max_queue=1000,
                               spool_dir=spool_dir)
@@ -46,8 +45,8 @@ def test_events_beyond_the_memory_bound_spill_to_disk_and_arrive_exactly_once(tm
         srv.stop()
 
 
-def test_a_job_that_exits_while_the_server_is_down_leaves_a_spool_that_sync_uploads_once(tmp_path):
-    srv = ServerProcess(db=tmp_path / "sync.db")
+def test_a_job_that_exits_while_the_server_is_down_leaves_a_spool_that_sync_uploads_once(tmp_path, make_server_process):
+    srv = make_server_process("sync")
     spool_dir = tmp_path / "spool"
     script = (
         "import paneboard\n"
@@ -91,8 +90,8 @@ sys.exit(0 if c.flush(timeout=120) else 3)
 """
 
 
-def test_three_jobs_survive_two_kill_9_restarts_without_gaps_or_duplicates(tmp_path):
-    srv = ServerProcess(db=tmp_path / "chaos.db").start()
+def test_three_jobs_survive_two_kill_9_restarts_without_gaps_or_duplicates(tmp_path, make_server_process):
+    srv = make_server_process("chaos").start()
     n = 34_000  # 102,000 events in all
     jobs = [subprocess.Popen([sys.executable, "-c", JOB, str(srv.port), str(k), str(n), str(tmp_path / "sp")],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for k in range(3)]
@@ -127,10 +126,10 @@ print(rss_kb() - before, client.transport.pending_count())
 """
 
 
-def test_a_backlog_of_queued_events_costs_memory_in_proportion_to_their_size(tmp_path):
+def test_a_backlog_of_queued_events_costs_memory_in_proportion_to_their_size(tmp_path, unused_port):
     # While the server is away every call stays queued. Each event is ~180 bytes of JSON; keeping the
     # encoder's whole output buffer instead used a page per event (40k events: ~160 MB, was a fault per call).
-    port = ServerProcess(db=tmp_path / "unused.db").port  # a free port nobody listens on
+    port = unused_port
     out = subprocess.run([sys.executable, "-c", _BACKLOG_RSS.replace("{port}", str(port))], capture_output=True,
                          text=True, timeout=120, check=True).stdout.split()
     grown_kb, pending = int(out[0]), int(out[1])

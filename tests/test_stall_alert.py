@@ -8,12 +8,8 @@ import sys
 import textwrap
 import time
 import urllib.error
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-from conftest import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -32,19 +28,15 @@ JOB = textwrap.dedent("""
 
 
 @pytest.fixture
-def stall_server(tmp_path: Path) -> Iterator[ServerProcess]:
-    srv = ServerProcess(db=tmp_path / "paneboard.db", extra_args=["--stall-after", "1"]).start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+def stall_server(make_server):
+    return make_server(stall_after_s=1.0)  # dash-server --stall-after 1
 
 
-def start_job(server: ServerProcess, env: str, seconds: float) -> subprocess.Popen:
+def start_job(server, env: str, seconds: float) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", JOB, str(server.port), env, str(seconds)])
 
 
-def alerts_html(server: ServerProcess, env: str) -> str:
+def alerts_html(server, env: str) -> str:
     try:
         return server.get_json(f"/api/v1/envs/{env}/panes/alerts")["data"]["html"]
     except urllib.error.HTTPError as exc:
@@ -53,7 +45,7 @@ def alerts_html(server: ServerProcess, env: str) -> str:
         raise
 
 
-def wait_points(server: ServerProcess, env: str, n: int, timeout: float = 20) -> None:
+def wait_points(server, env: str, n: int, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

@@ -13,21 +13,19 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import ServerProcess
-
 pytestmark = pytest.mark.e2e
 
 BASIS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
 
 
-def post(server: ServerProcess, events: list[dict]) -> dict:
+def post(server, events: list[dict]) -> dict:
     req = urllib.request.Request(f"{server.url}/api/v1/events", data=json.dumps({"events": events}).encode(),
                                  headers={"Content-Type": "application/json"}, method="POST")
     with urllib.request.urlopen(req, timeout=30) as resp:
         return json.loads(resp.read())
 
 
-def status_of(server: ServerProcess, path: str) -> tuple[int, dict]:
+def status_of(server, path: str) -> tuple[int, dict]:
     try:
         with urllib.request.urlopen(f"{server.url}{path}", timeout=30) as resp:
             return resp.status, json.loads(resp.read())

@@ -20,8 +20,6 @@ from tensorboard.compat.proto.graph_pb2 import GraphDef  # noqa: E402
 from tensorboard.util import tensor_util  # noqa: E402
 from torch.utils.tensorboard import SummaryWriter  # noqa: E402
 
-from tests.conftest import ServerProcess  # noqa: E402
-
 KEEP_ALL = {k: 0 for k in ea.DEFAULT_SIZE_GUIDANCE}
 
 
@@ -42,11 +40,11 @@ def accumulator(run_dir: Path) -> ea.EventAccumulator:
     return acc
 
 
-def export(srv: ServerProcess, env: str, win: str) -> dict:
+def export(srv, env: str, win: str) -> dict:
     return srv.get_json(f"/api/v1/envs/{q(env)}/panes/{q(win)}/export?format=json")["traces"][0]
 
 
-def steps(srv: ServerProcess, env: str, win: str) -> list[dict]:
+def steps(srv, env: str, win: str) -> list[dict]:
     out, i0 = [], 0
     while True:
         got = srv.get_json(f"/api/v1/envs/{q(env)}/panes/{q(win)}/steps?i0={i0}&i1={i0 + 100}")["records"]
@@ -56,7 +54,7 @@ def steps(srv: ServerProcess, env: str, win: str) -> list[dict]:
         i0 += 100
 
 
-def blob(srv: ServerProcess, src: str) -> bytes:
+def blob(srv, src: str) -> bytes:
     with urllib.request.urlopen(srv.url + "/" + src, timeout=30) as r:
         return r.read()
 
@@ -101,13 +99,13 @@ def write_all_kinds(run: Path) -> dict:
     return {"layout": layout}
 
 
-def test_every_kind_matches_event_accumulator(tmp_path: Path) -> None:
+def test_every_kind_matches_event_accumulator(tmp_path: Path, server_types) -> None:
     logdir = tmp_path / "logs"
     info = write_all_kinds(logdir / "exp1")
     db = tmp_path / "tb.db"
     out = import_tb(logdir, db)
     assert "imported" in out
-    srv = ServerProcess(db=db).start()
+    srv = server_types.InProcessServer(db=db).start()
     try:
         envs = {e["name"] for e in srv.get_json("/api/v1/envs")["envs"]}
         assert {"logs/exp1", "logs/exp1/grp_a", "logs/exp1/grp_b", "logs/exp1/hp"} <= envs
@@ -206,7 +204,7 @@ def test_every_kind_matches_event_accumulator(tmp_path: Path) -> None:
 
     # Re-running imports nothing new and duplicates nothing.
     assert "imported 0 records" in import_tb(logdir, db)
-    srv = ServerProcess(db=db).start()
+    srv = server_types.InProcessServer(db=db).start()
     try:
         assert len(export(srv, "logs/exp1", "loss")["x"]) == 40
         assert len(steps(srv, "logs/exp1", "weights")) == 4
@@ -214,7 +212,7 @@ def test_every_kind_matches_event_accumulator(tmp_path: Path) -> None:
         srv.stop()
 
 
-def test_truncated_tail_and_corrupt_file(tmp_path: Path) -> None:
+def test_truncated_tail_and_corrupt_file(tmp_path: Path, server_types) -> None:
     """A half-written last record waits for its bytes; a corrupt file is a warning and the rest imports."""
     src = tmp_path / "src"
     with SummaryWriter(log_dir=str(src)) as w:
@@ -232,7 +230,7 @@ def test_truncated_tail_and_corrupt_file(tmp_path: Path) -> None:
     db = tmp_path / "tb.db"
     out = import_tb(logdir := tmp_path / "logs", db, "--quiet")
     assert "corrupt record length" in out
-    srv = ServerProcess(db=db).start()
+    srv = server_types.InProcessServer(db=db).start()
     try:
         assert export(srv, "logs/run", "x")["x"] == list(range(99))
     finally:
@@ -240,14 +238,14 @@ def test_truncated_tail_and_corrupt_file(tmp_path: Path) -> None:
     with open(part, "ab") as f:
         f.write(full[cut:])
     import_tb(logdir, db, "--quiet")
-    srv = ServerProcess(db=db).start()
+    srv = server_types.InProcessServer(db=db).start()
     try:
         assert export(srv, "logs/run", "x")["x"] == list(range(100))
     finally:
         srv.stop()
 
 
-def wait_points(srv: ServerProcess, env: str, win: str, n: int, timeout: float = 30.0) -> list[float]:
+def wait_points(srv, env: str, win: str, n: int, timeout: float = 30.0) -> list[float]:
     deadline = time.monotonic() + timeout
     got: list[float] = []
     while time.monotonic() < deadline:
@@ -261,7 +259,7 @@ def wait_points(srv: ServerProcess, env: str, win: str, n: int, timeout: float =
     raise AssertionError(f"{env}/{win}: {len(got)} of {n} points after {timeout}s\n{srv.log()[-3000:]}")
 
 
-def test_logdir_watch_live_and_restart(tmp_path: Path) -> None:
+def test_logdir_watch_live_and_restart(tmp_path: Path, server_types) -> None:
     """--logdir imports at start, follows a run as it is written, and resumes after a restart without
     duplicates (a new writer's file in the same run included; its steps going back are kept)."""
     logdir = tmp_path / "runs"
@@ -269,7 +267,8 @@ def test_logdir_watch_live_and_restart(tmp_path: Path) -> None:
     for i in range(50):
         w.add_scalar("loss", float(i), i)
     w.flush()
-    srv = ServerProcess(db=tmp_path / "pb.db", extra_args=["--logdir", str(logdir)]).start()
+    # --logdir and a restart on the same database: the CLI and the process are the point here.
+    srv = server_types.ServerProcess(db=tmp_path / "pb.db", extra_args=["--logdir", str(logdir)]).start()
     try:
         assert wait_points(srv, "runs/live", "loss", 50) == list(range(50))
         for i in range(50, 120):
@@ -297,7 +296,7 @@ def test_logdir_watch_live_and_restart(tmp_path: Path) -> None:
         w.close()
 
 
-def test_import_bar_and_env_naming(tmp_path: Path) -> None:
+def test_import_bar_and_env_naming(tmp_path: Path, server_types) -> None:
     """The run's env is its path relative to the logdir's parent; a logdir that is itself a run is named
     after its folder; the progress bar goes to stderr."""
     with SummaryWriter(log_dir=str(tmp_path / "solo")) as w:
@@ -306,7 +305,7 @@ def test_import_bar_and_env_naming(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "paneboard.server", "import-tb", str(tmp_path / "solo"), "--db",
                           str(db)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "[###" in out.stderr and "imported 2 records" in out.stdout
-    srv = ServerProcess(db=db).start()
+    srv = server_types.InProcessServer(db=db).start()
     try:
         assert [e["name"] for e in srv.get_json("/api/v1/envs")["envs"]] == ["solo"]
         assert export(srv, "solo", "a")["y"] == [1.0]

@@ -17,14 +17,12 @@ import numpy as np
 import pytest
 import visdom  # required: a missing client fails the run
 
-from conftest import ServerProcess
-
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def srv(tmp_path_factory):
-    s = ServerProcess(db=tmp_path_factory.mktemp("demos") / "paneboard.db").start()
+def srv(tmp_path_factory, server_types):
+    s = server_types.InProcessServer(db=tmp_path_factory.mktemp("demos") / "paneboard.db").start()
     yield s
     s.stop()
 

@@ -13,14 +13,11 @@ import numpy as np
 import pytest
 import visdom  # required: a missing client fails these tests
 
-from conftest import ServerProcess, free_port
-
 pytestmark = pytest.mark.e2e
 
 
-def visdom_saved_env(env_path: Path) -> Path:
+def visdom_saved_env(env_path: Path, port: int) -> Path:
     """Run the real Visdom server (no CDN downloads), fill env `exp` with the real client, save it, stop."""
-    port = free_port()
     code = 'import sys; sys.argv[0] = "visdom"; from visdom.server.run_server import main; main()'
     proc = subprocess.Popen([sys.executable, "-c", code, "-port", str(port), "-env_path", str(env_path),
                              "-bind_local", "-logging_level", "WARNING"],
@@ -56,10 +53,10 @@ def run_import(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_import_visdom_env_files_twice(tmp_path):
+def test_import_visdom_env_files_twice(tmp_path, server_types, unused_port):
     env_path = tmp_path / "visdom_env"
     env_path.mkdir()
-    visdom_saved_env(env_path)
+    visdom_saved_env(env_path, unused_port)
     (env_path / "broken.json").write_text("{not json")
     db = tmp_path / "imported.db"
     for _ in range(2):  # the second run must leave exactly the same data
@@ -68,7 +65,7 @@ def test_import_visdom_env_files_twice(tmp_path):
         # exp.json, Visdom's own empty main.json and the broken file
         assert "imported 4 windows from 3 env files (1 problems)" in out.stdout
         assert "broken.json" in out.stderr and "3/3" in out.stderr  # problem reported, progress shown
-    srv = ServerProcess(db=db).start()
+    srv = server_types.InProcessServer(db=db).start()
     try:
         envs = srv.get_json("/api/v1/envs")["envs"]
         assert [(e["name"], e["panes"]) for e in envs] == [("exp", 4)]

@@ -1,92 +1,187 @@
-"""OpenAPI 3 description of the public JSON API, served at /api/v1/openapi.json (and fuzzed by the tests)."""
+"""OpenAPI 3 description of the public JSON API, served at /api/v1/openapi.json (and fuzzed by the tests).
+
+Generated from the app itself: every `/api/...` rule of the Flask url_map becomes a path (its converters
+become path parameters, its methods operations) and the event schema lists every op of events.OPS. What a
+rule cannot say (summaries, query parameters, bodies, other content types) comes from _DOCUMENTED; a route
+without an entry there is still described, from its view's docstring, so a new route is never left out.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Flask, Response, current_app
 
 from .. import __version__
+from ..events import OPS
 from .common import json_response
 
 bp = Blueprint("openapi", __name__)
 
 _ERROR = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 _JSON = {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}
-_ENV = {"name": "env", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
-_WIN = {"name": "win", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
 _POINTS = {"name": "points", "in": "query", "required": False,
            "description": "point budget per trace (min/max per x bucket, first and last point kept)",
            "schema": {"type": "integer", "minimum": 1, "maximum": 200000}}
+_ENVS = {"name": "envs", "in": "query", "schema": {"type": "string"}, "description": "comma-separated env names"}
+_WALLS = {"name": "walls", "in": "query", "required": False, "schema": {"type": "string", "enum": ["1"]}}
 
 
-def _op(summary: str, params: list[dict] | None = None, ok: dict | None = None, body: dict | None = None,
-        errors: tuple[str, ...] = ("400", "404")) -> dict[str, Any]:
-    op: dict[str, Any] = {"summary": summary, "parameters": params or [],
-                          "responses": {"200": ok or _JSON, **{code: _ERROR for code in errors}}}
-    if body is not None:
-        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+def _query(name: str, schema: dict[str, Any], description: str | None = None, required: bool = False) -> dict:
+    param = {"name": name, "in": "query", "required": required, "schema": schema}
+    if description:
+        param["description"] = description
+    return param
+
+
+def _body(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    return {"type": "object", "required": list(required), "properties": properties}
+
+
+_LAYOUT = _body({k: {"type": "integer"} for k in ("x", "y", "w", "h")})
+
+# (Flask rule, method) -> what the rule itself cannot tell: summary, query parameters, body, answers.
+_DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
+    ("/api/v1/envs", "GET"): {"summary": "List envs with pane and point counts", "errors": ("400",)},
+    ("/api/v1/envs/<path:env>", "GET"): {"summary": "One env and its pane summaries"},
+    ("/api/v1/envs/<path:env>", "DELETE"): {"summary": "Delete an env and everything in it"},
+    ("/api/v1/envs/<path:env>/panes", "GET"): {"summary": "Every pane of an env, rendered", "params": [_POINTS]},
+    ("/api/v1/envs/<path:env>/panes/<path:win>", "GET"): {
+        "summary": "One pane, at most about `points` points per trace in [x0, x1]", "params": [
+            _POINTS, _query("x0", {"type": "number"}), _query("x1", {"type": "number"}),
+            {**_WALLS, "description": "x/y panes: the wall time of every returned point"},
+            _query("steps", {"type": "integer", "minimum": 1, "maximum": 2000},
+                   "histogram panes: records with buckets (default 51)")]},
+    ("/api/v1/envs/<path:env>/panes/<path:win>", "DELETE"): {"summary": "Close a pane"},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/export", "GET"): {
+        "summary": "Every stored point of a pane",
+        "params": [_query("format", {"type": "string", "enum": ["csv", "json"]})],
+        "ok": {"description": "csv (trace,x,y,wall) or json", "content": {
+            "text/csv": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object"}}}}},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/steps", "GET"): {
+        "summary": "Records of a stepped pane (histogram, media, pr_curve): indices [i0, i1) (100 at most) or ?step=",
+        "params": [_query("i0", {"type": "integer"}), _query("i1", {"type": "integer"}),
+                   _query("step", {"type": "number"})]},
+    ("/api/v1/hparams", "GET"): {
+        "summary": "HParams sessions across envs (every env with hparams when envs is absent)",
+        "params": [{**_ENVS, "required": False}]},
+    ("/api/v1/compare", "GET"): {
+        "summary": "x/y panes of several envs grouped by title, traces labelled by env",
+        "params": [{**_ENVS, "required": True}, _POINTS, _WALLS]},
+    ("/api/v1/blobs/<sha256>", "GET"): {
+        "summary": "Content-addressed bytes (images)", "path_schema": {"type": "string"},
+        "ok": {"description": "the bytes", "content": {"image/png": {"schema": {"type": "string",
+                                                                               "format": "binary"}}}}},
+    ("/api/v1/events", "POST"): {
+        "summary": "Apply producer events (docs/WIRE.md); answers after commit",
+        "body": _body({"events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}}, ("events",)),
+        "errors": ("400", "413")},
+    ("/api/v1/envs/<path:env>/fork", "POST"): {
+        "summary": "Copy an env under a new name", "body": _body({"to": {"type": "string"}}, ("to",))},
+    ("/api/v1/envs/<path:env>/rename", "POST"): {
+        "summary": "Rename an env", "body": _body({"to": {"type": "string"}}, ("to",))},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/layout", "PUT"): {
+        "summary": "Place a pane on the grid ({x, y, w, h}, or {\"layout\": {...}})", "body": _LAYOUT},
+    ("/api/v1/envs/<path:env>/meta", "GET"): {"summary": "An env's stored configuration and views"},
+    ("/api/v1/envs/<path:env>/meta", "PUT"): {
+        "summary": "Replace an env's configuration", "body": _body({"config": {"type": "object"}}, ("config",))},
+    ("/api/v1/envs/<path:env>/views", "POST"): {
+        "summary": "Save the env's current layout as a named view", "body": _body({"name": {"type": "string"}},
+                                                                                  ("name",))},
+    ("/api/v1/envs/<path:env>/views/<path:view>/load", "POST"): {"summary": "Restore a saved view's layout"},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/projection", "GET"): {
+        "summary": "Projection of a projector pane; 202 {\"status\": \"computing\"} until it is ready",
+        "ok_codes": ("202",), "params": [
+            _query("method", {"type": "string", "enum": ["pca", "tsne", "umap"]}),
+            _query("dims", {"type": "integer", "enum": [2, 3]}),
+            _query("wait", {"type": "number", "minimum": 0}, "seconds to wait for the result"),
+            _query("components", {"type": "string"}, "pca: comma-separated component indices"),
+            _query("sphereize", {"type": "string", "enum": ["0", "1", "true"]}),
+            _query("perplexity", {"type": "number"}), _query("iterations", {"type": "integer"}),
+            _query("neighbors", {"type": "integer"}), _query("min_dist", {"type": "number"}),
+            _query("epochs", {"type": "integer"})]},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/neighbors", "GET"): {
+        "summary": "The k nearest points of point i in the original space", "params": [
+            _query("i", {"type": "integer", "minimum": 0}, required=True),
+            _query("k", {"type": "integer", "minimum": 1}),
+            _query("metric", {"type": "string", "enum": ["cosine", "euclidean"]})]},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/metadata", "GET"): {
+        "summary": "A projector pane's metadata: {header: [column names], rows: [[str, ...] per point]}"},
+    ("/api/v1/openapi.json", "GET"): {"summary": "This description", "errors": ()},
+}
+
+# Fields each op reads beyond op/env/win (server/panes and server/envops); described, not required, so the
+# fuzzer also sends incomplete events (which must be refused with a 400, never a 500).
+_OP_FIELDS: dict[str, str] = {
+    "set": "kind, opts, traces/content/image ...", "update": "kind, mode, name, traces or records",
+    "close": "win (none: every pane)", "delete_env": "-", "fork_env": "from (the source env)",
+    "rename_env": "to", "layout": "win, layout {x, y, w, h}", "save_view": "name", "load_view": "name",
+    "set_meta": "meta (object)", "custom_scalars": "layout (TensorBoard custom scalars)",
+    "hparams": "session, hparams, metrics, domains",
+}
+
+
+def _event_schema() -> dict[str, Any]:
+    return {"type": "object", "required": ["op"],
+            "description": "One producer event; fields by op: " + "; ".join(
+                f"{op}: {_OP_FIELDS.get(op, 'see docs/WIRE.md')}" for op in OPS),
+            "properties": {
+                "op": {"type": "string", "enum": list(OPS)},
+                "env": {"type": "string"}, "win": {"type": "string", "nullable": True},
+                "kind": {"type": "string"}, "mode": {"type": "string"}, "name": {"type": "string", "nullable": True},
+                "opts": {"type": "object"}, "s": {"type": "integer", "minimum": 0}, "t": {"type": "number"},
+                "traces": {"type": "array", "items": {"type": "object"}}, "content": {"type": "string"},
+                "image": {"type": "object"}, "records": {"type": "array", "items": {"type": "object"}},
+                "from": {"type": "string"}, "to": {"type": "string"}, "layout": {"type": "object"},
+                "meta": {"type": "object"}, "session": {"type": "string"}, "hparams": {"type": "object"},
+                "metrics": {"type": "object"}, "domains": {"type": "object"}}}
+
+
+_CONVERTER = re.compile(r"<(?:[a-z_]+(?:\([^)]*\))?:)?([a-zA-Z_][a-zA-Z0-9_]*)>")
+_IGNORED_METHODS = {"HEAD", "OPTIONS"}
+
+
+def openapi_path(rule: str) -> str:
+    """Flask's /api/v1/envs/<path:env> as OpenAPI's /api/v1/envs/{env}."""
+    return _CONVERTER.sub(r"{\1}", rule)
+
+
+def _operation(app: Flask, rule: Any, method: str) -> dict[str, Any]:
+    doc = _DOCUMENTED.get((rule.rule, method), {})
+    view = app.view_functions[rule.endpoint]
+    summary = doc.get("summary") or ((view.__doc__ or "").strip().splitlines() or [rule.endpoint])[0]
+    path_schema = doc.get("path_schema", {"type": "string", "minLength": 1})
+    params = [{"name": name, "in": "path", "required": True, "schema": path_schema}
+              for name in _CONVERTER.findall(rule.rule)]
+    errors = doc.get("errors", ("400", "404"))
+    responses = {"200": doc.get("ok", _JSON), **{code: _JSON for code in doc.get("ok_codes", ())},
+                 **{code: _ERROR for code in errors}}
+    op: dict[str, Any] = {"operationId": rule.endpoint.replace(".", "_") + "_" + method.lower(),
+                          "summary": summary, "parameters": params + doc.get("params", []),
+                          "responses": responses}
+    if doc.get("body") is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": doc["body"]}}}
     return op
 
 
-def spec() -> dict[str, Any]:
-    event = {"type": "object", "required": ["op"], "properties": {
-        "op": {"type": "string", "enum": ["set", "update", "close", "delete_env"]},
-        "env": {"type": "string"}, "win": {"type": ["string", "null"]},
-        "kind": {"type": "string"}, "mode": {"type": "string"}, "name": {"type": ["string", "null"]},
-        "opts": {"type": "object"}, "s": {"type": "integer", "minimum": 0}, "t": {"type": "number"},
-        "traces": {"type": "array", "items": {"type": "object"}}, "content": {"type": "string"},
-        "image": {"type": "object"}}}
+def spec(app: Flask | None = None) -> dict[str, Any]:
+    """The description of every /api route of `app` (default: the current app) and every event op."""
+    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    paths: dict[str, dict[str, Any]] = {}
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if not rule.rule.startswith("/api/"):
+            continue
+        for method in sorted((rule.methods or set()) - _IGNORED_METHODS):
+            paths.setdefault(openapi_path(rule.rule), {})[method.lower()] = _operation(app, rule, method)
     return {
         "openapi": "3.0.3",
         "info": {"title": "paneboard API", "version": __version__,
                  "description": "Envs, panes and their series; every read of a series takes a point budget."},
-        "paths": {
-            "/api/v1/envs": {"get": _op("List envs with pane and point counts", errors=("400",))},
-            "/api/v1/envs/{env}": {
-                "get": _op("One env and its pane summaries", [_ENV]),
-                "delete": _op("Delete an env and everything in it", [_ENV]),
-            },
-            "/api/v1/envs/{env}/panes": {"get": _op("Every pane of an env, rendered", [_ENV, _POINTS])},
-            "/api/v1/envs/{env}/panes/{win}": {
-                "get": _op("One pane, at most about `points` points per trace in [x0, x1]", [
-                    _ENV, _WIN, _POINTS,
-                    {"name": "x0", "in": "query", "required": False, "schema": {"type": "number"}},
-                    {"name": "x1", "in": "query", "required": False, "schema": {"type": "number"}},
-                    {"name": "walls", "in": "query", "required": False, "schema": {"type": "string", "enum": ["1"]},
-                     "description": "x/y panes: the wall time of every returned point"},
-                    {"name": "steps", "in": "query", "required": False,
-                     "schema": {"type": "integer", "minimum": 1, "maximum": 2000},
-                     "description": "histogram panes: records with buckets (default 51)"}]),
-                "delete": _op("Close a pane", [_ENV, _WIN]),
-            },
-            "/api/v1/envs/{env}/panes/{win}/export": {"get": _op("Every stored point of a pane", [
-                _ENV, _WIN, {"name": "format", "in": "query", "required": False,
-                             "schema": {"type": "string", "enum": ["csv", "json"]}}], ok={
-                "description": "csv (trace,x,y,wall) or json", "content": {
-                    "text/csv": {"schema": {"type": "string"}}, "application/json": {"schema": {"type": "object"}}}})},
-            "/api/v1/envs/{env}/panes/{win}/steps": {"get": _op(
-                "Records of a stepped pane (histogram, media, pr_curve): indices [i0, i1) (100 at most) or ?step=", [
-                    _ENV, _WIN, {"name": "i0", "in": "query", "required": False, "schema": {"type": "integer"}},
-                    {"name": "i1", "in": "query", "required": False, "schema": {"type": "integer"}},
-                    {"name": "step", "in": "query", "required": False, "schema": {"type": "number"}}])},
-            "/api/v1/hparams": {"get": _op("HParams sessions across envs (every env with hparams when envs is absent)", [
-                {"name": "envs", "in": "query", "required": False, "schema": {"type": "string"},
-                 "description": "comma-separated env names"}])},
-            "/api/v1/compare": {"get": _op("x/y panes of several envs grouped by title, traces labelled by env", [
-                {"name": "envs", "in": "query", "required": True, "schema": {"type": "string"},
-                 "description": "comma-separated env names"}, _POINTS,
-                {"name": "walls", "in": "query", "required": False, "schema": {"type": "string", "enum": ["1"]}}])},
-            "/api/v1/blobs/{sha256}": {"get": _op("Content-addressed bytes (images)", [
-                {"name": "sha256", "in": "path", "required": True, "schema": {"type": "string"}}], ok={
-                "description": "the bytes", "content": {"image/png": {"schema": {"type": "string",
-                                                                                   "format": "binary"}}}})},
-            "/api/v1/events": {"post": _op("Apply producer events (docs/WIRE.md); answers after commit", body={
-                "type": "object", "required": ["events"],
-                "properties": {"events": {"type": "array", "items": event}}}, errors=("400", "413"))},
-        },
-        "components": {"schemas": {"Error": {"type": "object", "required": ["error"],
-                                             "properties": {"error": {"type": "string"}}}}},
+        "paths": paths,
+        "components": {"schemas": {
+            "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}},
+            "Event": _event_schema()}},
     }
 
 
