@@ -13,8 +13,9 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app
 
+from paneboard.protocol import OPS
+
 from .. import __version__
-from ..events import OPS
 from .common import json_response
 
 bp = Blueprint("openapi", __name__)
