@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from . import alerts as _alerts
@@ -50,6 +51,43 @@ class _Nvml:
             if p.pid == pid and p.usedGpuMemory:
                 used += p.usedGpuMemory
         return used / _GB
+
+
+@dataclass(frozen=True)
+class HostMetric:
+    """One psutil pane: its window suffix, title, unit, trace names and how a sample reads its values."""
+
+    win: str
+    title: str
+    unit: str
+    names: tuple[str, ...]
+    read: Callable[[SystemMonitor], list[float] | None]
+
+
+def _cpu(m: SystemMonitor) -> list[float]:
+    return [m._ps.cpu_percent(None), m._proc.cpu_percent(None)]
+
+
+def _memory(m: SystemMonitor) -> list[float]:
+    vm = m._ps.virtual_memory()
+    return [m._proc.memory_info().rss / _GB, (vm.total - vm.available) / _GB, vm.total / _GB]
+
+
+def _disk(m: SystemMonitor) -> list[float] | None:
+    return m.rate("disk", m._ps.disk_io_counters(), ("read_bytes", "write_bytes"), _MB)
+
+
+def _net(m: SystemMonitor) -> list[float] | None:
+    return m.rate("net", m._ps.net_io_counters(), ("bytes_recv", "bytes_sent"), _MB)
+
+
+# The host metrics every sample records, one pane each: a new psutil metric is one more row.
+HOST_METRICS: tuple[HostMetric, ...] = (
+    HostMetric("cpu", "CPU %", "%", ("system CPU %", "this process CPU %"), _cpu),
+    HostMetric("memory", "memory (GiB)", "GiB", ("process RSS", "system used", "system total"), _memory),
+    HostMetric("disk", "disk I/O (MiB/s)", "MiB/s", ("read MB/s", "write MB/s"), _disk),
+    HostMetric("net", "network I/O (MiB/s)", "MiB/s", ("recv MB/s", "sent MB/s"), _net),
+)
 
 
 class SystemMonitor:
@@ -122,7 +160,7 @@ class SystemMonitor:
         proc.cpu_percent(None)  # the first call only primes the counters
         psutil.cpu_percent(None)
         self._t0 = time.monotonic()
-        self._last_io: tuple[float, Any, Any] | None = None
+        self._last_counters: dict[str, tuple[float, Any]] = {}
         self._nvml: _Nvml | None = None
         if not self._want_gpu:
             self.gpu_note = "GPU monitoring off (gpu=False)"
@@ -163,33 +201,27 @@ class SystemMonitor:
 
     def sample(self) -> None:
         """Take one sample of every metric and append it to the panes."""
-        ps, p = self._ps, self.prefix
         x = self._x()
         xl = "step" if self.step_fn is not None else "seconds since start"
-        self._line(f"{p}_cpu", x, [ps.cpu_percent(None), self._proc.cpu_percent(None)],
-                     ["system CPU %", "this process CPU %"], "CPU %", "%", xl)
-        vm = ps.virtual_memory()
-        self._line(f"{p}_memory", x, [self._proc.memory_info().rss / _GB, (vm.total - vm.available) / _GB,
-                                                 vm.total / _GB],
-                     ["process RSS", "system used", "system total"], "memory (GiB)", "GiB", xl)
-        now = time.monotonic()
-        disk, net = ps.disk_io_counters(), ps.net_io_counters()
-        if self._last_io is not None:
-            t_prev, d_prev, n_prev = self._last_io
-            dt = max(now - t_prev, 1e-6)
-            if disk is not None and d_prev is not None:
-                self._line(f"{p}_disk", x, [(disk.read_bytes - d_prev.read_bytes) / _MB / dt,
-                                                      (disk.write_bytes - d_prev.write_bytes) / _MB / dt],
-                             ["read MB/s", "write MB/s"], "disk I/O (MiB/s)", "MiB/s", xl)
-            if net is not None and n_prev is not None:
-                self._line(f"{p}_net", x, [(net.bytes_recv - n_prev.bytes_recv) / _MB / dt,
-                                                     (net.bytes_sent - n_prev.bytes_sent) / _MB / dt],
-                             ["recv MB/s", "sent MB/s"], "network I/O (MiB/s)", "MiB/s", xl)
-        self._last_io = (now, disk, net)
+        for metric in HOST_METRICS:
+            values = metric.read(self)
+            if values is not None:
+                self._line(f"{self.prefix}_{metric.win}", x, values, list(metric.names), metric.title, metric.unit,
+                           xl)
         if self._nvml is not None:
             self._sample_gpu(x, xl)
         self._sample_torch(x, xl)
         self.samples += 1
+
+    def rate(self, key: str, counters: Any, fields: tuple[str, ...], scale: float) -> list[float] | None:
+        """Per-second change of psutil counters since the previous sample (None on the first one)."""
+        now = time.monotonic()
+        prev = self._last_counters.get(key)
+        self._last_counters[key] = (now, counters)
+        if counters is None or prev is None or prev[1] is None:
+            return None
+        dt = max(now - prev[0], 1e-6)
+        return [(getattr(counters, f) - getattr(prev[1], f)) / scale / dt for f in fields]
 
     def _sample_gpu(self, x: float, xl: str) -> None:
         nv, n = self._nvml.nv, self._nvml
