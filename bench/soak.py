@@ -31,7 +31,7 @@ ACK_SAMPLE = 50  # every 50th call is timed from the call to the ack that covers
 
 def _time_acks(transport, samples: deque, lat: list[float]) -> None:
     """Bench-only instrumentation: the SDK exposes no ack timing, so wrap its ack handler on this instance."""
-    orig = transport._on_message
+    orig = transport.sender.on_message
 
     def on_message(msg):
         orig(msg)
@@ -43,7 +43,7 @@ def _time_acks(transport, samples: deque, lat: list[float]) -> None:
         while samples and samples[0][0] <= acked:
             lat.append(now - samples.popleft()[1])
 
-    transport._on_message = on_message
+    transport.sender.on_message = on_message  # the ack reader looks it up on the instance per frame
 
 
 def writer(port: int, k: int, rate: float, seconds: float, out: mp.Queue, env: str = "soak") -> None:
@@ -53,7 +53,7 @@ def writer(port: int, k: int, rate: float, seconds: float, out: mp.Queue, env: s
     tr = client.transport
     samples: deque = deque()
     lat: list[float] = []
-    timed = hasattr(tr, "_on_message") and hasattr(tr, "_seq")
+    timed = hasattr(tr, "sender") and hasattr(tr, "outbox")
     if timed:
         _time_acks(tr, samples, lat)
     wall0 = time.time()  # wall clock: comparable across the writer processes
@@ -63,7 +63,7 @@ def writer(port: int, k: int, rate: float, seconds: float, out: mp.Queue, env: s
         while n < due:
             client.line(X=[n], Y=[float(k)], win=f"w{k}", update="append")
             if timed and n % ACK_SAMPLE == 0:
-                samples.append((tr._seq, time.perf_counter()))
+                samples.append((tr.outbox.seq, time.perf_counter()))
             n += 1
         time.sleep(0.005)
     sent_s = time.perf_counter() - t0
