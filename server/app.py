@@ -15,7 +15,7 @@ from .settings import Settings
 from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
-from .web import api, auth, envs_api, hparams_api, openapi, pages, projector_api, sockets
+from .web import api, auth, body, envs_api, hparams_api, openapi, pages, projector_api, sockets
 from .web.common import ApiError, json_response
 
 log = logging.getLogger("paneboard.server")
@@ -123,6 +123,14 @@ class AsgiApp:
                 return
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
+        if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
+            try:
+                data = await body.read_body(receive, self.settings.max_request_bytes, self.settings.body_deadline_s)
+            except body.BodyError as exc:
+                log.warning("%s %s -> %d: %s", scope.get("method"), path, exc.status, exc.message)
+                await body.refuse(send, exc)
+                return
+            scope, receive = body.with_length(scope, len(data)), body.replay(data, receive)
         await self.wsgi(scope, receive, send)
 
     async def _refuse_host(self, kind: str, host: str | None, send) -> None:
