@@ -60,7 +60,7 @@ class Sender:
         self.warned = False  # warned about this outage already
         self.drop_warned = False
         self.reject_warned = False
-        self.server_max_event_bytes: int | None = None  # from the welcome (dash-server --max-request-mb)
+        self.server_max_event_bytes = 1 << 62  # from the welcome (dash-server --max-request-mb)
         self.thread: threading.Thread | None = None
 
     def start(self) -> None:

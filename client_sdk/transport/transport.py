@@ -118,16 +118,23 @@ class Transport:
     def put(self, event: dict[str, Any]) -> int:
         """Encode, assign the next seq and enqueue; returns the seq (0: rejected here, with a warning)."""
         try:
-            data = self._encode(event)
-        except Exception as e:  # nothing a caller logs may raise into the training loop
-            self._reject_locally(str(e))
-            return 0
-        if self.sender.thread is None or self._closed:
+            # orjson's result keeps its whole oversized output buffer (about a page): a right-sized copy frees
+            # that buffer at once for the next call to reuse, so a backlog costs what its events weigh.
+            data = bytes(memoryview(fast_dumps(event)))
+        except TypeError:  # numpy scalars and other objects orjson does not take: the general encoder
+            data = b""
+        sender = self.sender
+        if not data or len(data) > self.max_event_bytes or len(data) > sender.server_max_event_bytes:
+            try:
+                data = self._encode(event) if not data else self._checked(data)
+            except Exception as e:  # nothing a caller logs may raise into the training loop
+                self._reject_locally(str(e))
+                return 0
+        if sender.thread is None or self._closed:
             self._start()  # first use after a fork, or use after close_connection()
         ob = self.outbox
         with ob.lock:
             s, spill = ob.put_locked(data)
-            sender = self.sender
             wake = spill or (sender.idle and not getattr(self._local, "deferred", False))
             if wake:
                 sender.idle = False
@@ -137,16 +144,13 @@ class Transport:
 
     def _encode(self, event: dict[str, Any]) -> bytes:
         try:
-            data = fast_dumps(event)
-        except TypeError:
-            try:
-                data = dumps(event)
-            except (TypeError, ValueError, OverflowError) as e:
-                raise ValueError(f"cannot encode this call as JSON: {e}") from None
-        # orjson's result keeps its whole oversized output buffer (about a page): a right-sized copy frees
-        # that buffer at once for the next call to reuse, so a backlog costs what its events weigh.
-        data = bytes(memoryview(data))
-        limit = min(self.max_event_bytes, self.sender.server_max_event_bytes or self.max_event_bytes)
+            data = dumps(event)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise ValueError(f"cannot encode this call as JSON: {e}") from None
+        return self._checked(bytes(memoryview(data)))
+
+    def _checked(self, data: bytes) -> bytes:
+        limit = min(self.max_event_bytes, self.sender.server_max_event_bytes)
         if len(data) > limit:
             raise ValueError(f"event of {len(data) / 1e6:.1f} MB exceeds the {limit / 1e6:.1f} MB limit per event")
         return data
