@@ -111,6 +111,15 @@ class IngestClient(Base):
     updated: Mapped[float] = mapped_column(Float, nullable=False)
 
 
+class WriterEpoch(Base):
+    """One row counting writer transactions: on PostgreSQL each takes its lock, so writers on several servers
+    commit one at a time and each sees whether another wrote since its own last commit."""
+
+    __tablename__ = "writer_epoch"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    n: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
 Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
 
@@ -122,3 +131,4 @@ chunk_t = cast(Table, Chunk.__table__)
 blob_t = cast(Table, Blob.__table__)
 client_t = cast(Table, IngestClient.__table__)
 step_t = cast(Table, StepRecord.__table__)
+epoch_t = cast(Table, WriterEpoch.__table__)

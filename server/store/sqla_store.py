@@ -7,14 +7,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import numpy as np
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.engine import Connection
 
 from . import codec, downsample
 from .base import EnvSummary, PaneRecord, Series, StepRow, Store, TraceRecord
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
-from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
+from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
 MAX_BUDGET = 200_000
@@ -28,6 +28,9 @@ class SqlStore(Store):
         self._writer_conn: Connection | None = None
         self._writer_lock = threading.Lock()  # documents (and enforces) the single-writer rule
         self._cache = WriterCache()
+        # PostgreSQL may have several servers writing: see _claim_epoch. SQLite has one (a lock file says so).
+        self._shared = self.engine.dialect.name == "postgresql"
+        self._epoch = -1  # writer_epoch.n after this process's last commit (-1: unknown)
 
     # -- writes -----------------------------------------------------------------------------------
     @contextmanager
@@ -37,15 +40,31 @@ class SqlStore(Store):
                 self._writer_conn = self.engine.connect()
             conn = self._writer_conn
             trans = conn.begin()
-            tx = SqlTx(conn, self._cache)
             try:
+                if self._shared:
+                    self._claim_epoch(conn)
+                tx = SqlTx(conn, self._cache)
                 yield tx
                 tx.flush()
                 trans.commit()
             except BaseException:
                 trans.rollback()
                 self._cache.clear()  # cached rows may describe what was just rolled back
+                self._epoch = -1
                 raise
+
+    def _claim_epoch(self, conn: Connection) -> None:
+        """Lock the writer_epoch row for this transaction and drop the writer cache if another server wrote.
+
+        The cache (trace tails and chunk numbering, pane and trace ids) is only true while this process is the
+        only writer. The row lock makes the writers of every server commit one at a time, and the counter tells
+        whether another one committed since this process's last transaction.
+        """
+        n = conn.execute(update(epoch_t).where(epoch_t.c.id == 1).values(n=epoch_t.c.n + 1)
+                         .returning(epoch_t.c.n)).scalar_one()
+        if n != self._epoch + 1:
+            self._cache.clear()
+        self._epoch = n
 
     # -- reads ------------------------------------------------------------------------------------
     def _summaries(self, where: ColumnElement[bool] | None = None) -> list[EnvSummary]:
