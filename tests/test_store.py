@@ -205,3 +205,18 @@ def test_step_records_and_wall_lookups_on_both_databases(store):
         tx.append_points(trace, x, np.sin(x), 5000.0 + x / 10)
     got = store.read_walls(trace, np.array([0.0, 2049.0, 6143.0, 99999.0]))
     assert got[:3].tolist() == [5000.0, 5204.9, 5614.3] and np.isnan(got[3])
+
+
+def test_sweep_deletes_only_blobs_nothing_refers_to(store):
+    with store.transaction() as tx:
+        shown = tx.put_blob(b"shown", "image/png")
+        in_history = tx.put_blob(b"history", "image/png")
+        in_step = tx.put_blob(b"step", "audio/wav")
+        orphan = tx.put_blob(b"orphan", "image/png")
+        tx.put_pane("e", "img", "image", "", {}, {"blob": shown, "history": [{"blob": in_history}]})
+        media = tx.put_pane("e", "m", "media", "", {}, None)
+        tx.append_steps(media, 0, [(0.0, 0.0, {"type": "audio"}, in_step)])
+    with store.transaction() as tx:
+        assert tx.sweep_blobs() == 1
+    assert store.get_blob(orphan) is None
+    assert all(store.get_blob(sha) is not None for sha in (shown, in_history, in_step))

@@ -16,6 +16,7 @@ from ..deltas import Deltas
 from ..events import Command, EventError, PaneCommand
 from ..panes import coalesce, kind_module
 from ..store import Store, StoreTx
+from .blob_sweep import SWEEP_EVERY, BlobSweeper
 from .memtrim import Trimmer
 
 log = logging.getLogger("paneboard.writer")
@@ -88,6 +89,7 @@ class Writer:
         self._dirty_envs: dict[str, float] = {}   # env -> when it last changed
         self._sent_envs: dict[str, float] = {}    # env -> when its summary was last published
         self._trimmer = Trimmer()
+        self._blobs = BlobSweeper(store)
 
     # -- producer side ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -125,11 +127,12 @@ class Writer:
         stopping = False
         while not stopping:
             try:
-                waits = [w for w in (ENV_SUMMARY_INTERVAL if self._dirty_envs else None, self._trimmer.due_in())
-                         if w is not None]
+                waits = [w for w in (ENV_SUMMARY_INTERVAL if self._dirty_envs else None, self._trimmer.due_in(),
+                                     SWEEP_EVERY if self._blobs.dirty else None) if w is not None]
                 first = self._queue.get(timeout=min(waits) if waits else None)
             except queue.Empty:
                 self._publish_env_summaries(force=True)
+                self._blobs.maybe_sweep(idle=True)
                 self._trimmer.maybe_trim()  # idle: give the heap pages of the last burst back
                 continue
             jobs: list[Job] = []
@@ -150,6 +153,9 @@ class Writer:
                 ncmd += len(nxt.commands)
             if jobs:
                 self._process(jobs)
+                for job in jobs:
+                    self._blobs.note(job.commands)
+                self._blobs.maybe_sweep()
                 self._trimmer.note_work()
                 if self._queue.empty():  # the burst is over (for now): give its heap pages back
                     self._trimmer.maybe_trim()

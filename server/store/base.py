@@ -152,6 +152,10 @@ class StoreTx(ABC):
     def put_blob(self, data: bytes, mime: str) -> str:
         """Store content-addressed bytes; returns the sha256 hex."""
 
+    @abstractmethod
+    def sweep_blobs(self) -> int:
+        """Delete every blob no pane and no step record refers to any more; returns how many went."""
+
     @property
     @abstractmethod
     def touched_envs(self) -> set[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,11 +13,13 @@ import numpy as np
 from sqlalchemy import Integer, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection, CursorResult
 
+from .. import jsonio
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore, upsert
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 
+_SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
 
 @dataclass
 class WriterCache:
@@ -349,6 +352,17 @@ class SqlTx(StoreTx):
         return sha
 
     # -- commit -----------------------------------------------------------------------------------
+
+    def sweep_blobs(self) -> int:
+        # A pane refers to blobs by sha256 anywhere in its content (an image, its history, a projector's
+        # matrix, metadata and sprite), a step record in its blob column: any 64-hex string there keeps one.
+        refs = {r[0] for r in self.conn.execute(select(step_t.c.blob).where(step_t.c.blob.is_not(None)).distinct())}
+        for (content,) in self.conn.execute(select(pane_t.c.content).where(pane_t.c.content.is_not(None))):
+            refs.update(m.decode() for m in _SHA_IN_JSON.findall(jsonio.dumps(content)))
+        dead = [sha for (sha,) in self.conn.execute(select(blob_t.c.sha256)) if sha not in refs]
+        for k in range(0, len(dead), 500):
+            self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))
+        return len(dead)
     def flush(self) -> None:
         """Write what was buffered in this transaction (called just before commit)."""
         for trace_id, parts in self._points.items():
