@@ -7,13 +7,14 @@ import io
 import logging
 import math
 from collections.abc import Iterator
+from urllib.parse import quote
 
 from flask import Blueprint, Response, request
 
 from .. import jsonio
 from ..events import EventError, check_name
 from ..panes import kind_module, parse_event
-from ..store import PaneRecord
+from ..store import PaneRecord, Store, TraceRecord
 from .common import ApiError, json_response, services
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -121,31 +122,50 @@ def export_pane(env: str, win: str) -> Response:
     fmt = request.args.get("format", "csv")
     store = services().store
     traces = store.list_traces(pane)
-    if fmt == "json":
-        out = []
-        for t in traces:
-            blocks = list(store.export_series(t))
-            cols = [[v for b in blocks for v in b[i].tolist()] for i in range(3)]
-            out.append({"name": t.name, "x": cols[0], "y": cols[1], "wall": cols[2]})
-        return json_response({"env": pane.env, "win": pane.win, "traces": out})
-    if fmt != "csv":
+    if fmt not in ("csv", "json"):
         raise ApiError(400, "format must be csv or json")
+    # Streamed chunk by chunk, so a pane of any size is exported in constant memory.
+    body = _json_export(store, pane, traces) if fmt == "json" else _csv_export(store, traces)
+    mimetype = "application/json" if fmt == "json" else "text/csv"
+    return Response(body, mimetype=mimetype,
+                    headers={"Content-Disposition": attachment(f"{pane.env}-{pane.win}.{fmt}")})
 
-    def rows() -> Iterator[str]:
-        buf = io.StringIO()
-        writer = csv.writer(buf)
-        writer.writerow(["trace", "x", "y", "wall"])
-        for t in traces:
-            for x, y, w in store.export_series(t):
-                writer.writerows(zip([t.name] * len(x), x.tolist(), y.tolist(), w.tolist(), strict=False))
-                yield buf.getvalue()
-                buf.seek(0)
-                buf.truncate()
-        yield buf.getvalue()
 
-    filename = f"{pane.env}-{pane.win}.csv".replace('"', "")
-    return Response(rows(), mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+def _csv_export(store: Store, traces: list[TraceRecord]) -> Iterator[str]:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["trace", "x", "y", "wall"])
+    for t in traces:
+        for x, y, w in store.export_series(t):
+            writer.writerows(zip([t.name] * len(x), x.tolist(), y.tolist(), w.tolist(), strict=False))
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    yield buf.getvalue()
+
+
+def _json_export(store: Store, pane: PaneRecord, traces: list[TraceRecord]) -> Iterator[bytes]:
+    """`{"env", "win", "traces": [{"name", "x", "y", "wall"}]}`, each column read in its own pass over the chunks."""
+    yield b'{"env":' + jsonio.dumps(pane.env) + b',"win":' + jsonio.dumps(pane.win) + b',"traces":['
+    for k, t in enumerate(traces):
+        yield (b"," if k else b"") + b'{"name":' + jsonio.dumps(t.name)
+        for col, key in enumerate((b"x", b"y", b"wall")):
+            yield b',"' + key + b'":['
+            first = True
+            for block in store.export_series(t):
+                values = block[col]
+                if len(values):
+                    yield (b"" if first else b",") + jsonio.dumps(values.tolist())[1:-1]
+                    first = False
+            yield b"]"
+        yield b"}"
+    yield b"]}"
+
+
+def attachment(filename: str) -> str:
+    """Content-Disposition for a download: an ASCII fallback and the exact name in RFC 5987 form."""
+    ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "_" for c in filename)
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
 @bp.get("/envs/<path:env>/panes/<path:win>/steps")
