@@ -24,7 +24,7 @@ class VisdomError(Exception):
     """Bad input from a Visdom client: answered 400 with a JSON error and logged (Visdom answers an empty 500)."""
 
 
-@bp.errorhandler(VisdomError)
+@bp.app_errorhandler(VisdomError)  # app-wide: the socket blueprint parses bodies with _body too
 def _bad_request(exc: VisdomError) -> Response:
     log.warning("visdom %s: %s", request.path, exc)
     return json_response({"error": str(exc)}, 400)
@@ -42,8 +42,8 @@ def _body() -> dict:
         return {}
     try:
         body = jsonio.loads(raw)
-    except ValueError as exc:
-        raise VisdomError(f"body is not valid JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting beyond what the parsers take
+        raise VisdomError(f"body is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(body, dict):
         raise VisdomError("body must be a JSON object")
     return body

@@ -13,6 +13,7 @@ from flask import Blueprint, Response, request
 
 from .. import jsonio
 from ..events import EventError, check_name
+from ..ingest.frames import checked
 from ..panes import kind_module, parse_event
 from ..store import PaneRecord, Store, TraceRecord
 from .common import ApiError, json_response, services
@@ -233,9 +234,13 @@ def _write(events: list[dict]) -> Response:
     commands, errors = [], []
     for i, raw in enumerate(events):
         try:
+            decoded = checked(raw)  # the websocket path's limits: nesting depth, integer range
+            if decoded.error is not None:
+                raise EventError(decoded.error)
             commands.append(parse_event(raw))
-        except EventError as exc:
-            errors.append({"index": i, "s": raw.get("s") if isinstance(raw, dict) else None, "error": str(exc)})
+        except Exception as exc:  # any failure of one event's data rejects that event alone
+            reason = str(exc) if isinstance(exc, EventError) else f"invalid event ({type(exc).__name__}: {exc})"
+            errors.append({"index": i, "s": raw.get("s") if isinstance(raw, dict) else None, "error": reason[:1000]})
     result = services().writer.submit_wait(commands)
     for err in errors + result.errors:
         log.warning("rejected event %s from %s: %s", err.get("index", err.get("s")), request.remote_addr, err["error"])
@@ -248,8 +253,8 @@ def _write(events: list[dict]) -> Response:
 def post_events() -> Response:
     try:
         body = jsonio.loads(request.get_data())
-    except ValueError as exc:
-        raise ApiError(400, f"body is not valid JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting beyond what the parsers take
+        raise ApiError(400, f"body is not valid JSON: {str(exc)[:200]}") from None
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         raise ApiError(400, 'body must be {"events": [...]}')

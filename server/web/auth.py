@@ -145,11 +145,14 @@ def visdom_login() -> Response:
     token = current_app.config.get("PANEBOARD_TOKEN")
     if not login or not token:
         return json_response({"error": "this server has no username/password login (see --username)"}, 404)
-    body = request.get_json(force=True, silent=True) or {}
+    body = request.get_json(force=True, silent=True)
+    body = body if isinstance(body, dict) else {}
     user, digest = body.get("username"), body.get("password")
     expected_user, expected_digest = login
-    if not (isinstance(user, str) and isinstance(digest, str) and hmac.compare_digest(user, expected_user)
-            and hmac.compare_digest(digest.lower(), expected_digest)):
+    # Compared as UTF-8 bytes: compare_digest refuses str with non-ASCII characters.
+    if not (isinstance(user, str) and isinstance(digest, str)
+            and hmac.compare_digest(user.encode("utf-8", "surrogatepass"), expected_user.encode())
+            and hmac.compare_digest(digest.lower().encode("utf-8", "surrogatepass"), expected_digest.encode())):
         return json_response({"error": "wrong username or password"}, 401)
     resp = json_response({"ok": True})
     for name in (COOKIE, VISDOM_COOKIE):

@@ -1,0 +1,57 @@
+"""Malformed input on any HTTP route gets a 4xx JSON error, never a 500, and loses nothing already stored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paneboard.server.app import create_app
+from paneboard.server.services import Services
+from paneboard.server.settings import Settings
+
+BODIES = [b"", b"{", b"[]", b"null", b"1", b'"s"', b"\xfc\xfd", b"[" * 3000 + b"]" * 3000]
+
+
+@pytest.mark.parametrize("route", ["/vis_socket_wrap", "/vis_socket_wrap?sid=1", "/vis_event", "/events", "/update",
+                                   "/win_data", "/win_exists", "/delete_env", "/save", "/close", "/win_hash",
+                                   "/fork_env", "/api/v1/events"])
+def test_malformed_bodies_never_get_a_5xx_and_refusals_explain_themselves(api: Any, route: str):
+    for body in BODIES:
+        resp = api.post(route, data=body, content_type="application/json")
+        assert resp.status_code < 500, (route, body[:20], resp.status_code, resp.get_data()[:200])
+        if resp.status_code >= 400:
+            assert "error" in resp.get_json(), (route, body[:20])
+
+
+def test_a_poison_event_over_http_is_rejected_alone(api: Any):
+    deep: Any = "x"
+    for _ in range(100):
+        deep = [deep]
+    events = [{"op": "set", "kind": "text", "env": "h", "win": "a", "content": "kept"},
+              {"op": "set", "kind": "text", "env": "h", "win": "deep", "content": deep},
+              {"op": "update", "kind": "line", "env": "h", "win": "w", "mode": "append",
+               "traces": [{"x": [1], "y": [10**400]}]},
+              {"op": "set", "kind": "text", "env": "h", "win": "b", "content": "kept too"}]
+    resp = api.post("/api/v1/events", data=json.dumps({"events": events}), content_type="application/json")
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert body["ok"] is False and [e["index"] for e in body["errors"]] == [1, 2]
+    assert api.get("/api/v1/envs/h/panes/a").get_json()["data"]["html"] == "kept"
+    assert api.get("/api/v1/envs/h/panes/b").get_json()["data"]["html"] == "kept too"
+
+
+def test_a_non_ascii_visdom_login_is_refused_not_a_500(tmp_path: Path):
+    settings = Settings(db=str(tmp_path / "login.db"), username="u", password="p", token="t")
+    svc = Services.open(settings)
+    svc.start()
+    try:
+        client = create_app(settings, svc).test_client()
+        for body in ({"username": "ü", "password": "ö"}, [1], {"username": "u", "password": "\ud800"}):
+            resp = client.post("/", data=json.dumps(body), content_type="application/json",
+                               headers={"Authorization": "Bearer t"})
+            assert resp.status_code == 401, body
+    finally:
+        svc.stop()
