@@ -13,6 +13,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -223,23 +224,33 @@ def _bomb_png() -> bytes:
 
 
 def disk_full(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """The database on a 30 MB tmpfs filled up mid-run (needs permission to mount; skipped otherwise)."""
+    """The database's 30 MB tmpfs fills up mid-run, then space is freed: every point must arrive exactly once
+    (needs permission to mount a tmpfs; skipped otherwise)."""
     mnt = tmp / "small"
     mnt.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=30m", "tmpfs", str(mnt)], capture_output=True).returncode:
         return {"na": "cannot mount a tmpfs here"}
     try:
         srv = Server(str(mnt / "full.db"), log=tmp / "full.log").start()
+        filler = mnt / "filler"
+        filler.write_bytes(b"\0" * (22 << 20))  # leaves a few MB: the points below need more
         c = client(srv, "full", spool_dir=tmp / "spool")
-        n = 400_000  # ~25 bytes a point in chunks: past 30 MB with the WAL
-        for i in range(n):
-            c.line(X=[i], Y=[i], win="w", update="append")
-        c.flush(timeout=60)
-        stored_full = set(int(x) for x in srv.xs("full", "w"))
-        acked = c.transport.outbox.acked
+        n, per_call = 2_000_000, 10_000
+        rng = random.Random(0)
+        for i in range(0, n, per_call):  # random y: chunks do not compress, so they outgrow the free space
+            c.line(X=list(range(i, i + per_call)), Y=[rng.random() for _ in range(per_call)], win="w",
+                   update="append")
+        full_flush = c.flush(timeout=20)  # cannot all be stored: the disk is full
+        acked_while_full = c.transport.outbox.acked
+        filler.unlink()
+        flushed = c.flush(timeout=120)
+        c.close_connection(timeout=10)
+        out = {**tally(range(n), srv.xs("full", "w")), "flush_while_full": full_flush,
+               "acked_seq_while_full": acked_while_full, "flush_after_freeing": flushed,
+               "sdk_dropped": c.transport.dropped,
+               "server_log_mb": round((tmp / "full.log").stat().st_size / 1e6, 2)}
         srv.stop()
-        return {"logged": n, "stored": len(stored_full), "acked_seq": acked, "sdk_dropped": c.transport.dropped,
-                "server_log_mb": round((tmp / "full.log").stat().st_size / 1e6, 2)}
+        return out
     finally:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
