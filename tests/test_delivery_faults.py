@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import signal
 import subprocess
 import sys
@@ -123,5 +124,41 @@ def test_a_sync_killed_mid_way_and_run_again_stores_everything_exactly_once(tmp_
         assert again.returncode == 0, again.stdout + again.stderr
         assert xs_of(srv, "synced", "w") == [float(i) for i in range(n)]
         assert not spool.exists()
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Any) -> Any:
+    """A 12 MB tmpfs (skipped where this process may not mount one)."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs", str(mnt)],
+                      capture_output=True).returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_a_full_disk_acknowledges_nothing_unstored_and_loses_nothing_once_freed(tmp_path, small_disk,
+                                                                                   make_server_process):
+    srv = make_server_process("full", db=small_disk / "full.db").start()
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * (9 << 20))
+    client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="full", spool_dir=tmp_path / "spool")
+    rng = random.Random(0)
+    n, per_call = 400_000, 10_000
+    try:
+        for i in range(0, n, per_call):  # random y: chunks do not compress, so they outgrow the free space
+            client.line(X=list(range(i, i + per_call)), Y=[rng.random() for _ in range(per_call)], win="w",
+                        update="append")
+        assert client.flush(timeout=10) is False  # the disk is full: not everything can be acknowledged
+        filler.unlink()
+        assert client.flush(timeout=60)
+        assert client.transport.dropped == 0
+        assert xs_of(srv, "full", "w") == [float(i) for i in range(n)]
+        client.close_connection(timeout=5)
     finally:
         srv.stop()
