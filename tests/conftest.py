@@ -1,5 +1,6 @@
 """Shared fixtures: real servers (in-process by default, a dash-server subprocess where the process boundary
-matters), the in-process Flask layer, databases and the session's Chromium."""
+matters), the in-process Flask layer, databases, the session's Chromium and the browser suites' tabs, pages and
+clients. Test modules never import conftest or each other; plain helpers live in tests/helpers/."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ from typing import Any
 
 import pytest
 import uvicorn
+
+from helpers import browser as browser_helpers
+from helpers import visdom_page
 
 
 def free_port() -> int:
@@ -361,3 +365,69 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+# ---------------------------------------------------------------------------------------------- browser suites
+
+
+@pytest.fixture(scope="module")
+def browser(chromium) -> Iterator[object]:
+    """The session's Chromium under the browser suite's name (test_browser*.py)."""
+    yield chromium
+
+
+@pytest.fixture
+def tab(browser) -> Iterator[browser_helpers.Tab]:
+    """A fresh context and page in Chromium, recording console errors and uncaught exceptions."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(browser_helpers.TIMEOUT_MS)
+    t = browser_helpers.Tab(page)
+    page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: t.errors.append(f"pageerror: {e}"))
+    try:
+        yield t
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def sdk(server):
+    """Make SDK clients for envs of the test server; all closed (flushed) at the end."""
+    import paneboard
+
+    made = []
+
+    def make(env: str):
+        c = paneboard.Client(server="http://127.0.0.1", port=server.port, env=env)
+        made.append(c)
+        return c
+
+    yield make
+    for c in made:
+        c.close_connection(timeout=5)
+
+
+@pytest.fixture
+def page(server, chromium) -> Iterator[tuple[object, list[str]]]:
+    """A Chromium page for the visdom-client browser tests, with the console errors it produced."""
+    errors: list[str] = []
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(visdom_page.TIMEOUT_MS)
+        pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+        yield pg, errors
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def viz(server):
+    """The real visdom client on the test server, env "vb" (test modules with their own `viz` override it)."""
+    import visdom  # required by the tests that use it: a missing client fails them
+
+    v = visdom.Visdom(server="http://127.0.0.1", port=server.port, env="vb", raise_exceptions=True)
+    yield v
+    v.use_socket = False

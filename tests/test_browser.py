@@ -3,100 +3,17 @@ against a real dash-server, fed by the real SDK."""
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+
+from helpers.browser import READY, XY, Tab, env_url, flushed, http
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
 ]
-
-TIMEOUT_MS = 15_000
-# Playwright evaluates plain expressions with eval(), which the page's CSP forbids: always pass functions.
-READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
-XY = "document.querySelector('[data-win=\"{win}\"] .js-plotly-plot')"
-
-
-@pytest.fixture(scope="module")
-def browser(chromium) -> Iterator[object]:
-    yield chromium  # the session's Chromium (conftest); kept under this name for the modules importing it
-
-
-@dataclass
-class Tab:
-    """A page plus every console error and uncaught exception it produced."""
-
-    page: object
-    errors: list[str] = field(default_factory=list)
-    response: object = None
-
-    def open(self, url: str) -> Tab:
-        self.response = self.page.goto(url)
-        self.page.wait_for_function(READY, timeout=TIMEOUT_MS)
-        return self
-
-    def js(self, expr: str, arg=None):
-        return self.page.evaluate(expr, arg)
-
-    def wait(self, expr: str, arg=None) -> None:
-        self.page.wait_for_function(expr, arg=arg, timeout=TIMEOUT_MS)
-
-    def points(self, win: str, trace: int = 0) -> int:
-        return self.js(f"() => {{ const d = {XY.format(win=win)}; return d && d.data ? d.data[{trace}].x.length : -1; }}")
-
-
-@pytest.fixture
-def tab(browser) -> Iterator[Tab]:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    t = Tab(page)
-    page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: t.errors.append(f"pageerror: {e}"))
-    try:
-        yield t
-    finally:
-        context.close()
-
-
-@pytest.fixture
-def sdk(server):
-    """Make SDK clients for envs of the test server; all closed (flushed) at the end."""
-    import paneboard
-
-    made = []
-
-    def make(env: str):
-        c = paneboard.Client(server="http://127.0.0.1", port=server.port, env=env)
-        made.append(c)
-        return c
-
-    yield make
-    for c in made:
-        c.close_connection(timeout=5)
-
-
-def flushed(c) -> None:
-    assert c.flush(timeout=10), "SDK did not get its events acknowledged"
-
-
-def http(server, method: str, path: str, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(server.url + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
-
-
-def env_url(server, env: str) -> str:
-    return f"{server.url}/env/{urllib.request.quote(env, safe='')}"
-
 
 SPY = """() => {
   const P = window.Plotly, calls = window.__calls = {newPlot: 0, react: 0, extendTraces: 0, redraw: 0, update: 0};

@@ -4,12 +4,9 @@ until the next alert, absent on a healthy env."""
 from __future__ import annotations
 
 import pytest
-import test_browser as tb
-from test_browser import env_url, flushed
 
 import paneboard
-
-browser, tab, sdk = tb.browser, tb.tab, tb.sdk  # the browser suite's Chromium, tab and SDK fixtures
+from helpers.browser import READY, env_url, flushed
 
 pytestmark = [
     pytest.mark.browser,
@@ -39,7 +36,7 @@ def test_alerts_banner_appears_live_dismisses_and_returns_on_a_new_alert(server,
     tab.page.click(".alerts-dismiss")
     assert banner(tab)["hidden"] is True
     tab.page.reload()
-    tab.wait(tb.READY)
+    tab.wait(READY)
     assert banner(tab)["hidden"] is True  # dismissed for this tab until the next alert
 
     paneboard.alerts.get(c).alert("stall", 42, "no training step for 99 s")  # arrives live

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_visdom_browser import TIMEOUT_MS, open_env, page  # noqa: F401  (shared Chromium fixture)
 
 import paneboard
+from helpers.visdom_page import TIMEOUT_MS, open_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 
-def test_key_and_click_events_reach_sdk_handlers(server, page):  # noqa: F811
+def test_key_and_click_events_reach_sdk_handlers(server, page):
     pg, errors = page
     client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="cb")
     got: list[dict] = []

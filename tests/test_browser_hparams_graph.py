@@ -4,10 +4,8 @@ hparams table sorting, parallel coordinates (SVG without WebGL), brushing and CS
 from __future__ import annotations
 
 import pytest
-import test_browser as tb
-from test_browser import env_url, http
 
-browser, tab = tb.browser, tb.tab  # the browser suite's Chromium and tab fixtures
+from helpers.browser import env_url, http
 
 pytestmark = [
     pytest.mark.browser,
@@ -21,9 +19,8 @@ TOP = ["Net/Block[res]", "Net/Linear[head]", "Net/Sequential[features]"]
 
 def test_graph_pane_shows_top_level_modules_and_expands_one_on_click(server, tab):
     torch = pytest.importorskip("torch")
-    from test_model_graph import Net
-
     import paneboard
+    from helpers.model_graph import Net
 
     w = paneboard.SummaryWriter("graphrun", server="http://127.0.0.1", port=server.port)
     w.add_graph(Net(), torch.randn(2, 3, 32, 32))

@@ -6,11 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
-import test_browser as tb
-from test_browser import XY, env_url, flushed
 
-# The Chromium, tab and SDK fixtures of the browser suite (same launch settings).
-browser, tab, sdk = tb.browser, tb.tab, tb.sdk
+from helpers.browser import XY, env_url, flushed
 
 pytestmark = [
     pytest.mark.browser,

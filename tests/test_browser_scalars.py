@@ -10,10 +10,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-import test_browser as tb
-from test_browser import Tab, http
 
-browser, tab = tb.browser, tb.tab
+from helpers.browser import Tab, http
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 

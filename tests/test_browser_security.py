@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from test_browser import browser, tab  # noqa: F401  (shared Chromium fixtures)
 
 import paneboard
 
@@ -28,7 +27,7 @@ EVIL_ENV = "<img src=x onerror=window.__xss='env'>"
 EVIL_WIN = "<svg onload=window.__xss='win'>"
 
 
-def test_payloads_in_text_panes_and_names_execute_nothing(server, tab):  # noqa: F811
+def test_payloads_in_text_panes_and_names_execute_nothing(server, tab):
     client = paneboard.Client(server="http://127.0.0.1", port=server.port, env=EVIL_ENV)
     client.text("".join(PAYLOADS), win=EVIL_WIN, opts={"title": "<script>window.__xss='title'</script>"})
     client.line(X=[0, 1], Y=[1, 2], win="plot", opts={"title": "<img src=x onerror=window.__xss='plot'>"})

@@ -10,11 +10,9 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-import test_browser as tb
 from PIL import Image
-from test_browser import Tab, env_url, http
 
-browser, tab = tb.browser, tb.tab
+from helpers.browser import Tab, env_url, http
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 

@@ -9,12 +9,8 @@ import urllib.request
 
 import numpy as np
 import pytest
-import test_browser as tb
-from test_browser import XY, Tab, env_url, flushed, http
 
-# The Chromium, tab and SDK fixtures of the browser suite (same launch settings).
-browser, tab, sdk = tb.browser, tb.tab, tb.sdk
-
+from helpers.browser import XY, Tab, env_url, flushed, http
 
 pytestmark = [
     pytest.mark.browser,

@@ -7,31 +7,11 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
+from helpers.model_graph import Net  # noqa: E402
 from paneboard.server.tensorboard.graphdef import GraphDefError, graph_from_graphdef  # noqa: E402
 from paneboard.tensorboard.graph_trace import trace_model_graph  # noqa: E402
 
 HIDDEN_OPS = {"prim::Constant", "prim::GetAttr", "prim::ListConstruct", "prim::TupleConstruct"}
-
-
-class Block(nn.Module):
-    def __init__(self, c: int) -> None:
-        super().__init__()
-        self.conv = nn.Conv2d(c, c, 3, padding=1)
-        self.bn = nn.BatchNorm2d(c)
-
-    def forward(self, x):
-        return torch.relu(self.bn(self.conv(x)) + x)  # the residual: x skips conv and bn
-
-
-class Net(nn.Module):
-    def __init__(self) -> None:
-        super().__init__()
-        self.features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
-        self.res = Block(8)
-        self.head = nn.Linear(8 * 16 * 16, 10)
-
-    def forward(self, x):
-        return self.head(self.res(self.features(x)).flatten(1))
 
 
 def one(nodes: list[dict], **match) -> dict:

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from tb_helpers import exported, records, writer
 from tensorboard import data_compat
 from tensorboard.util import tensor_util
 from torch.utils.tensorboard import summary as tbs
 
+from helpers.tensorboard import exported, records, writer
 from paneboard import Client, SummaryWriter
 from paneboard.tensorboard import convert as tc
 

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
-from tb_helpers import blob, pixels, q, records, torch_png, writer
 from torch.utils.tensorboard import summary as tbs
 
+from helpers.tensorboard import blob, pixels, q, records, torch_png, writer
 from paneboard.tensorboard import summaries as ts
 
 

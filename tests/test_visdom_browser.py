@@ -2,57 +2,18 @@
 
 from __future__ import annotations
 
-import urllib.parse
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
-import visdom  # required: a missing client fails these tests
+
+from helpers.visdom_page import TIMEOUT_MS, open_env, plotted
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
 ]
-TIMEOUT_MS = 20_000
-# The page CSP forbids eval, so every wait is a JS function, never an expression string.
-READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
-PLOT = "win => { const d = document.querySelector(`[data-win=\"${win}\"] .js-plotly-plot`); return d && d.data; }"
 XSS = ('<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
        '<svg onload="window.__xss=3"><circle r="4"/></svg><a href="javascript:window.__xss=4" id="jslink">link</a>'
        '<iframe src="javascript:parent.__xss=5"></iframe><b>bold text</b>')
-
-
-@pytest.fixture
-def page(server, chromium) -> Iterator[tuple[object, list[str]]]:
-    errors: list[str] = []
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        pg = context.new_page()
-        pg.set_default_timeout(TIMEOUT_MS)
-        pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
-        pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        yield pg, errors
-    finally:
-        context.close()
-
-
-@pytest.fixture
-def viz(server):
-    v = visdom.Visdom(server="http://127.0.0.1", port=server.port, env="vb", raise_exceptions=True)
-    yield v
-    v.use_socket = False
-
-
-def open_env(pg, server, env: str) -> None:
-    pg.goto(f"{server.url}/env/{urllib.parse.quote(env, safe='')}")
-    pg.wait_for_function(READY, timeout=TIMEOUT_MS)
-
-
-def plotted(pg, win: str) -> list[dict]:
-    """The traces Plotly drew in pane `win` (type and point count), once it has drawn."""
-    pg.wait_for_function(PLOT, arg=win, timeout=TIMEOUT_MS)
-    return pg.evaluate("win => (" + PLOT + ")(win).map(t => ({type: t.type || 'scatter', "
-                       "n: (t.z || t.y || t.values || t.labels || []).length, name: t.name || null}))", win)
 
 
 def test_visdom_figures_render(server, viz, page):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_visdom_browser import TIMEOUT_MS, open_env, page, plotted, viz  # noqa: F401  (fixtures)
+
+from helpers.visdom_page import TIMEOUT_MS, open_env, plotted
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 
-def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, page):  # noqa: F811
+def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, page):
     pg, errors = page
     viz.line(Y=np.array([[1.0, 10.0], [2.0, 20.0]]), X=np.array([0, 1]), win="ln",
              opts={"legend": ["a", "b"], "ytype": "log", "xtickmin": 0, "xtickmax": 5})
@@ -29,7 +30,7 @@ def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, p
     assert errors == []
 
 
-def test_closing_a_pane_in_the_browser_sends_visdoms_close_event(server, viz, page):  # noqa: F811
+def test_closing_a_pane_in_the_browser_sends_visdoms_close_event(server, viz, page):
     pg, errors = page
     got: list[dict] = []
     viz.text("close me", win="doomed")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import visdom
-from test_visdom_browser import TIMEOUT_MS, open_env, page, viz  # noqa: F401  (shared fixtures)
+
+from helpers.visdom_page import TIMEOUT_MS, open_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 
-def test_embeddings_pane_renders_and_reports_hover_and_lasso(server, viz, page, monkeypatch):  # noqa: F811
+def test_embeddings_pane_renders_and_reports_hover_and_lasso(server, viz, page, monkeypatch):
     pg, errors = page
     # The client's t-SNE backend (bhtsne) is not installable here: a fixed projection stands in for it.
     monkeypatch.setattr(visdom, "do_tsne", lambda X: [tuple(r) for r in np.asarray(X)[:, :2]])

@@ -1,0 +1,52 @@
+"""Helpers for the browser suite (test_browser*.py): the Tab wrapper, JS snippets, env URLs and HTTP calls."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+
+TIMEOUT_MS = 15_000
+# Playwright evaluates plain expressions with eval(), which the page's CSP forbids: always pass functions.
+READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
+XY = "document.querySelector('[data-win=\"{win}\"] .js-plotly-plot')"
+
+
+@dataclass
+class Tab:
+    """A page plus every console error and uncaught exception it produced."""
+
+    page: object
+    errors: list[str] = field(default_factory=list)
+    response: object = None
+
+    def open(self, url: str) -> Tab:
+        self.response = self.page.goto(url)
+        self.page.wait_for_function(READY, timeout=TIMEOUT_MS)
+        return self
+
+    def js(self, expr: str, arg=None):
+        return self.page.evaluate(expr, arg)
+
+    def wait(self, expr: str, arg=None) -> None:
+        self.page.wait_for_function(expr, arg=arg, timeout=TIMEOUT_MS)
+
+    def points(self, win: str, trace: int = 0) -> int:
+        return self.js(f"() => {{ const d = {XY.format(win=win)}; return d && d.data ? d.data[{trace}].x.length : -1; }}")
+
+
+def flushed(c) -> None:
+    assert c.flush(timeout=10), "SDK did not get its events acknowledged"
+
+
+def http(server, method: str, path: str, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(server.url + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def env_url(server, env: str) -> str:
+    return f"{server.url}/env/{urllib.parse.quote(env, safe='')}"
