@@ -169,3 +169,12 @@ def test_compare_overlays_panes_by_title(api):
     assert [(t["label"], t["y"]) for t in pane["traces"]] == [("r1", [1, 0.5]), ("r2", [2, 1, 0.2])]
     assert api.get("/api/v1/compare?envs=r1,missing").status_code == 404
     assert api.get("/api/v1/compare?envs=").status_code == 400
+
+
+def test_a_null_layout_forgets_the_placement_as_the_workspace_repack_sends_it(api):
+    append(api, "r", "a", [0], [0], op="set")
+    url = "/api/v1/envs/r/panes/a/layout"
+    assert api.put(url, json={"x": 0, "y": 0, "w": 3, "h": 3}).get_json()["layout"] == {"x": 0, "y": 0, "w": 3, "h": 3}
+    r = api.put(url, data="null", content_type="application/json")  # what the browser's repack PUTs
+    assert r.status_code == 200 and r.get_json()["layout"] is None
+    assert api.get("/api/v1/envs/r/panes/a").get_json()["layout"] is None

@@ -75,8 +75,9 @@ def rename_env(env: str) -> Response:
 
 @bp.put("/envs/<path:env>/panes/<path:win>/layout")
 def put_layout(env: str, win: str) -> Response:
-    body = _body()
-    if "layout" in body:
+    # A JSON null forgets the pane's layout (the workspace's "repack" sends one per placed pane).
+    body = None if request.get_data().strip() == b"null" else _body()
+    if body is not None and "layout" in body:
         body = body["layout"]  # accept {"layout": {...}} as well as the bare {x, y, w, h}
     submit({"op": "layout", "env": _name(env, "env"), "win": _name(win, "win"), "layout": body or None})
     return json_response({"ok": True, "layout": services().store.get_pane(env, win).layout})

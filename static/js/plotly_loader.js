@@ -11,7 +11,13 @@ export function loadPlotly() {
       const s = document.createElement("script");
       s.src = url("static/vendor/plotly.min.js");
       s.async = true;
-      s.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error("plotly.min.js defined no Plotly")));
+      s.onload = () => {
+        if (!window.Plotly) return reject(new Error("plotly.min.js defined no Plotly"));
+        // Defaults for every plot on every page: nothing may offer to send a figure off this server.
+        window.Plotly.setPlotConfig({ showSendToCloud: false, showEditInChartStudio: false, showLink: false,
+                                      displaylogo: false });
+        resolve(window.Plotly);
+      };
       s.onerror = () => {
         plotlyPromise = null;
         s.remove();
