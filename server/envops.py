@@ -20,7 +20,8 @@ MAX_VIEWS = 200
 
 
 def _int_in(value: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not (math.isfinite(value) if isinstance(value, float) else abs(value) <= 2**53):
         raise EventError(f"layout: {what} must be a number")
     v = int(round(value))
     if not lo <= v <= hi:

@@ -9,6 +9,8 @@ from typing import Any, NewType
 
 from paneboard.protocol import MAX_NAME
 
+MAX_SEQ = 2**63 - 1  # the column that stores a client's last sequence number is a signed 64-bit integer
+
 
 class EventError(ValueError):
     """An event that cannot be applied; the message is reported to its producer."""
@@ -52,6 +54,7 @@ Command = PaneCommand | EnvCommand
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone half of a UTF-16 pair (a JSON "\ud800" escape): not UTF-8
 
 
 def check_name(value: Any, what: str) -> str:
@@ -68,4 +71,6 @@ def _checked_name(value: str, what: str) -> str:
         raise EventError(f"{what} must be 1..{MAX_NAME} characters")
     if _CONTROL.search(value):
         raise EventError(f"{what} must not contain control characters")
+    if _SURROGATE.search(value):
+        raise EventError(f"{what} must not contain lone surrogates (\\ud800-\\udfff): no UTF-8 text holds them")
     return value

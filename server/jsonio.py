@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,11 +26,52 @@ def dumps(obj: Any) -> bytes:
 
 
 def loads(data: str | bytes) -> Any:
-    """Strict and fast first; Python's parser accepts the NaN/Infinity literals some clients send."""
+    """Strict and fast first; Python's parser accepts the NaN/Infinity literals some clients send.
+
+    Anything it must refuse raises ValueError: also nesting deeper than Python's parser recurses, and a lone
+    UTF-16 surrogate escape ("\\ud800"), which orjson refuses and Python's parser lets through as a str that no
+    UTF-8 encoder (the database's, orjson's) can write later.
+    """
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(data)
+        try:
+            obj = json.loads(data)
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
+    if may_hold_surrogates(data) and lone_surrogate(obj):
+        raise ValueError("text holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not valid Unicode")
+    return obj
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_B = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def may_hold_surrogates(text: str | bytes) -> bool:
+    """Whether JSON text has a surrogate escape at all (pairs included): a scan in C before any walk."""
+    if isinstance(text, str):
+        return _SURROGATE_ESCAPE.search(text) is not None or _SURROGATE.search(text) is not None
+    return _SURROGATE_ESCAPE_B.search(text) is not None
+
+
+def lone_surrogate(obj: Any) -> bool:
+    """Whether a decoded JSON value holds a lone surrogate in any string or key (walked without recursion).
+
+    Python's parser joins escaped pairs into one character, so any surrogate left is a lone one."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 @contextmanager

@@ -15,9 +15,11 @@ from typing import Any
 import numpy as np
 import orjson
 
+from ..events import MAX_SEQ
+from ..jsonio import lone_surrogate, may_hold_surrogates
+
 MAX_DEPTH = 64             # nesting levels inside one event; deeper data only breaks recursive code later
 MAX_INT = sys.float_info.max  # integers beyond it cannot become floats (OverflowError deep in a pane module)
-MAX_SEQ = 2**63 - 1        # the column that stores a client's last sequence number is a signed 64-bit integer
 _CONTAINERS = frozenset({dict, list})
 _SPECIAL = frozenset({dict, list, int})
 _INTS = {int}
@@ -61,7 +63,9 @@ def decode_frame(frame: str | bytes, max_event_bytes: int) -> Frame:
     walk = not strict or bracket_depth(data) > MAX_DEPTH + 2
     # Only a frame bigger than the limit can hold an event bigger than it: measure events only then.
     limit = max_event_bytes if len(data) > max_event_bytes else 0
-    return Frame(events=[checked(raw, walk, limit) for raw in msg["batch"]])
+    # Lone surrogate escapes ("\ud800"): orjson refuses them, so only Python's parser can have let one through.
+    surrogates = not strict and may_hold_surrogates(data)
+    return Frame(events=[checked(raw, walk, limit, surrogates) for raw in msg["batch"]])
 
 
 _BRACKETS_ONLY = bytes(b for b in range(256) if b not in b"[]{}")
@@ -78,7 +82,7 @@ def bracket_depth(data: bytes) -> int:
     return int(steps.cumsum(dtype=np.int32).max()) if len(steps) else 0
 
 
-def checked(raw: Any, walk: bool = True, limit: int = 0) -> Decoded:
+def checked(raw: Any, walk: bool = True, limit: int = 0, surrogates: bool = False) -> Decoded:
     seq = raw.get("s") if isinstance(raw, dict) else None
     if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= MAX_SEQ:
         seq = None
@@ -87,6 +91,8 @@ def checked(raw: Any, walk: bool = True, limit: int = 0) -> Decoded:
             check_shape(raw)
         if limit and len(orjson.dumps(raw)) > limit:
             raise ValueError(f"event is larger than the server's limit of {limit} bytes (--max-request-mb)")
+        if surrogates and lone_surrogate(raw):
+            raise ValueError("text holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not valid Unicode")
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         return Decoded(None, seq, _reason(exc))
     return Decoded(raw, seq)
@@ -160,6 +166,7 @@ def _decode_part(part: bytes, max_event_bytes: int) -> Decoded:
     if len(part) > max_event_bytes:
         return Decoded(None, seq, f"event is larger than the server's limit of {max_event_bytes} bytes "
                                   "(--max-request-mb)")
+    surrogates = False
     try:
         raw = orjson.loads(part)
     except orjson.JSONDecodeError:
@@ -167,7 +174,8 @@ def _decode_part(part: bytes, max_event_bytes: int) -> Decoded:
             raw = json.loads(part)
         except (ValueError, RecursionError) as exc:
             return Decoded(None, seq, f"event is not valid JSON: {_reason(exc)}")
-    found = checked(raw)
+        surrogates = may_hold_surrogates(part)
+    found = checked(raw, surrogates=surrogates)
     if found.seq is None:
         found.seq = seq
     return found

@@ -15,7 +15,7 @@ from paneboard.protocol import OPS
 
 from ..envops import ENV_OPS, env_wide
 from ..envops import parse as parse_env_op
-from ..events import Command, EnvCommand, EventError, KindName, PaneCommand, check_name
+from ..events import MAX_SEQ, Command, EnvCommand, EventError, KindName, PaneCommand, check_name
 from . import (
     embeddings,
     figure,
@@ -91,7 +91,20 @@ def known_kinds() -> list[str]:
 
 
 def parse_event(raw: Any) -> Command:
-    """Validate the common envelope, then let the pane kind validate its data."""
+    """Validate the common envelope, then let the pane kind validate its data.
+
+    Raises EventError only: data that trips a validator in any other way (an integer beyond float64, a string
+    orjson cannot encode, nesting that exhausts recursion ...) is refused like any other invalid event, so
+    every caller (/ingest, POST /api/v1/events, the env API, Visdom's routes) rejects it instead of failing."""
+    try:
+        return _parse_event(raw)
+    except EventError:
+        raise
+    except (TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise EventError(f"invalid event ({type(exc).__name__}: {str(exc)[:300]})") from None
+
+
+def _parse_event(raw: Any) -> Command:
     if not isinstance(raw, dict):
         raise EventError("event must be a JSON object")
     op = raw.get("op")
@@ -99,8 +112,9 @@ def parse_event(raw: Any) -> Command:
         raise EventError(f"op must be one of {', '.join(OPS)}; got {op!r}")
     env = check_name(raw.get("env", "main") or "main", "env")
     seq = raw.get("s")
-    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 0):
-        raise EventError("s must be a non-negative integer")
+    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq <= MAX_SEQ):
+        # (beyond 64 bits it could not even be written back in the ack's "rejected" list)
+        raise EventError(f"s must be an integer from 0 to {MAX_SEQ}")
     wall = raw.get("t")
     if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall):
         wall = time.time()

@@ -33,6 +33,8 @@ def _numbers(values: object, what: str) -> np.ndarray:
         arr = np.asarray(values, dtype=np.float64)  # None -> NaN: a gap, as in Plotly
     except (TypeError, ValueError):
         raise EventError(f"{what} must be a list of numbers") from None
+    except OverflowError:  # an integer beyond float64 (the ingest decoder refuses these; HTTP bodies reach here)
+        raise EventError(f"{what} holds a number beyond float64 range") from None
     if arr.ndim != 1:
         raise EventError(f"{what} must be a flat list of numbers, got shape {arr.shape}")
     return arr
