@@ -39,7 +39,8 @@ import common  # noqa: E402
 ENVS = ["fz0", "fz1", "fz-😀-émoji", "实验/运行", "fz2"]
 WINS = ["w0", "w1", "w2", "图", "w/😀"]
 SEED_ENV = "fuzz-seed"
-CRASH = re.compile(r"Traceback|Exception|unhandled")
+# Tracebacks, error-level records and the frameworks' own crash reports; not a fuzzed URL that says "Traceback".
+CRASH = re.compile(r"^Traceback \(most recent call last\)| (?:ERROR|CRITICAL) |unhandled error|Exception in ASGI")
 STAMP = re.compile(r"^\d{4}-\d\d-\d\d [\d:,]+ |^(?:INFO|WARNING|ERROR|CRITICAL): +")
 
 

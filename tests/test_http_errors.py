@@ -55,3 +55,18 @@ def test_a_non_ascii_visdom_login_is_refused_not_a_500(tmp_path: Path):
             assert resp.status_code == 401, body
     finally:
         svc.stop()
+
+
+def test_visdom_bodies_with_hostile_shapes_get_a_400(api: Any):
+    deep_eid = b'{"eid": ' + b"[" * 1000 + b"]" * 1000 + b"}"
+    huge_x = b'{"eid":"e","win":"w","data":[{"x":[1,1' + b"0" * 400 + b'],"y":[1,2],"type":"scatter","mode":"lines"}]}'
+    for route in ("/events", "/update", "/close", "/win_exists", "/win_hash", "/win_data", "/fork_env", "/delete_env"):
+        for body in (deep_eid, huge_x):
+            resp = api.post(route, data=body)
+            assert resp.status_code == 400, (route, body[:30], resp.status_code)
+            assert "error" in resp.get_json()
+
+
+def test_a_browser_event_with_a_64_bit_overflowing_integer_is_forwarded_not_a_500(api: Any):
+    body = b'{"event_type":"KeyPress","eid":"main","target":"w","pane_data":false,"key":"a","n":18446744073709551616}'
+    assert api.post("/vis_event", data=body).status_code < 500

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,14 @@ from .dialect import insert_ignore, upsert
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 
 _SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
+
+
+def _json_bytes(obj: Any) -> bytes:
+    try:
+        return jsonio.dumps(obj)
+    except TypeError:  # an integer beyond 64 bits in stored content: the standard encoder takes it
+        return json.dumps(obj).encode()
+
 
 @dataclass
 class WriterCache:
@@ -358,7 +367,7 @@ class SqlTx(StoreTx):
         # matrix, metadata and sprite), a step record in its blob column: any 64-hex string there keeps one.
         refs = {r[0] for r in self.conn.execute(select(step_t.c.blob).where(step_t.c.blob.is_not(None)).distinct())}
         for (content,) in self.conn.execute(select(pane_t.c.content).where(pane_t.c.content.is_not(None))):
-            refs.update(m.decode() for m in _SHA_IN_JSON.findall(jsonio.dumps(content)))
+            refs.update(m.decode() for m in _SHA_IN_JSON.findall(_json_bytes(content)))
         dead = [sha for (sha,) in self.conn.execute(select(blob_t.c.sha256)) if sha not in refs]
         for k in range(0, len(dead), 500):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))

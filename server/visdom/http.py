@@ -11,6 +11,7 @@ from flask import Blueprint, Response, request
 
 from .. import jsonio
 from ..events import EventError, check_name
+from ..ingest.frames import check_shape
 from ..panes import parse_event
 from ..web.common import json_response, services
 from .translate import create_events, update_events, window_events, window_json
@@ -46,6 +47,10 @@ def _body() -> dict:
         raise VisdomError(f"body is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(body, dict):
         raise VisdomError("body must be a JSON object")
+    try:
+        check_shape(body)  # the limits of /ingest: nesting depth, integers a float can hold
+    except ValueError as exc:
+        raise VisdomError(str(exc)) from None
     return body
 
 

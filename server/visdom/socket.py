@@ -4,6 +4,7 @@ and POST /vis_event, where our browser UI reports KeyPress/Click/PropertyUpdate/
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
@@ -42,7 +43,10 @@ def _offer(queue: asyncio.Queue, text: str) -> None:
 
 def forward(event: dict[str, Any]) -> int:
     """Send one callback event to every connected Visdom client (they filter by target); returns how many."""
-    text = jsonio.dumps(event).decode()
+    try:
+        text = jsonio.dumps(event).decode()
+    except TypeError:  # an integer beyond 64 bits from the browser: the standard encoder takes it
+        text = json.dumps(event)
     with _lock:
         listeners = list(_sockets)
         for poll in _polls.values():
