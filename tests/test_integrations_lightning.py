@@ -1,0 +1,76 @@
+"""Lightning's Trainer logging through PaneboardLogger into a real server; hparams, resume, hooks, experiment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pl = pytest.importorskip("lightning.pytorch")
+
+from paneboard.integrations.lightning import PaneboardHooks, PaneboardLogger  # noqa: E402
+
+
+class Tiny(pl.LightningModule):
+    def __init__(self, lr: float = 0.05, width: int = 8) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        self.net = torch.nn.Sequential(torch.nn.Linear(4, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
+
+    def training_step(self, batch: Any, batch_idx: int) -> Any:
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self.net(x), y)
+        self.log("train_loss", loss)
+        return loss
+
+    def configure_optimizers(self) -> Any:
+        return torch.optim.SGD(self.parameters(), lr=self.hparams.lr)
+
+
+def loader() -> Any:
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(64, 4, generator=g)
+    data = torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True))
+    return torch.utils.data.DataLoader(data, batch_size=8)
+
+
+def fit(logger: PaneboardLogger, epochs: int = 2, callbacks: list | None = None) -> Any:
+    trainer = pl.Trainer(max_epochs=epochs, limit_train_batches=8, logger=logger, log_every_n_steps=1,
+                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                         accelerator="cpu", callbacks=callbacks or [])
+    trainer.fit(Tiny(), loader())
+    return trainer
+
+
+def test_every_step_and_the_hparams_arrive(server: Any):
+    logger = PaneboardLogger(env="pl-run", server="http://127.0.0.1", port=server.port)
+    fit(logger)
+    assert logger.writer.flush(timeout=30)
+    loss = server.series("pl-run", "train_loss")["train_loss"]
+    assert [x for x, _ in loss] == list(range(16))  # 2 epochs x 8 steps
+    epochs = server.series("pl-run", "epoch")["epoch"]
+    assert {y for _, y in epochs} == {0.0, 1.0}
+    sessions = server.get_json("/api/v1/hparams?envs=pl-run")["sessions"]
+    (session,) = sessions
+    assert session["hparams"]["lr"] == 0.05 and session["hparams"]["width"] == 8
+    assert session["metrics"]["train_loss"] == pytest.approx(loss[-1][1])
+
+
+def test_resuming_with_the_same_version_appends_to_the_same_env(server: Any):
+    for _ in range(2):
+        fit(PaneboardLogger(name="resume", version=3, server="http://127.0.0.1", port=server.port), epochs=1)
+    loss = server.series("resume/3", "train_loss")["train_loss"]
+    assert len(loss) == 16
+
+
+def test_experiment_is_the_client_and_hooks_write_model_and_system_panes(server: Any):
+    logger = PaneboardLogger(env="pl-hooks", server="http://127.0.0.1", port=server.port)
+    assert logger.experiment is logger.writer.client
+    logger.experiment.text("from the module", win="note")
+    fit(logger, epochs=1, callbacks=[PaneboardHooks(every=2, monitor_interval=0.2)])
+    assert logger.writer.flush(timeout=30)
+    wins = {p["win"] for p in server.get_json("/api/v1/envs/pl-hooks")["panes"]}
+    assert {"note", "train_loss"} <= wins
+    assert any("norm" in w for w in wins), wins  # watch(model): weight / gradient norms
+    assert any(w.startswith("sys_") for w in wins), wins  # the system monitor
