@@ -47,6 +47,7 @@ def test_every_step_and_the_hparams_arrive(server: Any):
     logger = PaneboardLogger(env="pl-run", server="http://127.0.0.1", port=server.port)
     fit(logger)
     assert logger.writer.flush(timeout=30)
+    assert list(server.series("pl-run", "train_loss")) == ["train_loss"]  # one trace: no hparams session point
     loss = server.series("pl-run", "train_loss")["train_loss"]
     assert [x for x, _ in loss] == list(range(16))  # 2 epochs x 8 steps
     epochs = server.series("pl-run", "epoch")["epoch"]

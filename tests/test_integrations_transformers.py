@@ -53,7 +53,9 @@ def test_every_logged_step_arrives_with_the_config(server: Any, tmp_path: Any):
     t = trainer(tmp_path, [cb], report_to=[])
     t.train()
     assert cb.writer.flush(timeout=30)
-    loss = server.series("tiny-bert", "train/loss")["train/loss"]
+    series = server.series("tiny-bert", "train/loss")
+    assert list(series) == ["train/loss"]  # the hparams session adds no stray trace to a metric's pane
+    loss = series["train/loss"]
     assert [x for x, _ in loss] == list(range(1, 9))
     (session,) = server.get_json("/api/v1/hparams?envs=tiny-bert")["sessions"]
     assert session["hparams"]["model/hidden_size"] == 16 and session["hparams"]["args/max_steps"] == 8

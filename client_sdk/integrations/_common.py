@@ -6,10 +6,12 @@ import argparse
 import dataclasses
 import math
 import numbers
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from ..client import Client
+from ..tensorboard.summaries import hparam_value
 from ..tensorboard.writer import SummaryWriter
 
 MAX_CONFIG_KEYS = 500  # hparams per run: a model config can list thousands of entries nobody filters on
@@ -31,6 +33,15 @@ class Connection:
 
     def writer(self, env: str) -> SummaryWriter:
         return SummaryWriter(env, client=self.client, server=self.server, port=self.port, base_url=self.base_url)
+
+
+def log_hparams(writer: SummaryWriter, hparams: dict[str, Any], metrics: dict[str, float]) -> None:
+    """The env's hparams session with these metrics. Unlike SummaryWriter.add_hparams, no metric becomes a
+    point: the integrations log every metric as it happens, and a point at the session's step would add a
+    stray trace to those panes."""
+    writer.client.transport.put({"t": time.time(), "op": "hparams", "env": writer.env, "win": None, "session": ".",
+                                 "hparams": {k: hparam_value(k, v) for k, v in hparams.items()},
+                                 "metrics": dict(metrics), "domains": None})
 
 
 def flat_config(obj: Any, prefix: str = "") -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..client import Client
-from ._common import Connection, flat_config, missing_extra, number
+from ._common import Connection, flat_config, log_hparams, missing_extra, number
 
 try:
     from accelerate.tracking import GeneralTracker, on_main_process
@@ -35,7 +35,7 @@ class PaneboardTracker(GeneralTracker):
     @on_main_process
     def store_init_configuration(self, values: dict[str, Any]) -> None:
         self._config = flat_config(values)
-        self.writer.add_hparams(dict(self._config), {})
+        log_hparams(self.writer, dict(self._config), {})
 
     @on_main_process
     def log(self, values: dict[str, Any], step: int | None = None, **kwargs: Any) -> None:
@@ -53,5 +53,5 @@ class PaneboardTracker(GeneralTracker):
     @on_main_process
     def finish(self) -> None:
         if self._config:
-            self.writer.add_hparams(dict(self._config), dict(self._last))
+            log_hparams(self.writer, dict(self._config), dict(self._last))
         self.writer.flush(timeout=30)

@@ -7,7 +7,7 @@ from argparse import Namespace
 from typing import Any
 
 from ..client import Client
-from ._common import Connection, flat_config, missing_extra, number
+from ._common import Connection, flat_config, log_hparams, missing_extra, number
 
 try:
     from lightning.pytorch.callbacks import Callback
@@ -83,7 +83,7 @@ class PaneboardLogger(Logger):
                         *args: Any, **kwargs: Any) -> None:
         self._hparams.update(flat_config(params))
         initial = {k: v for k, v in ((k, number(v)) for k, v in (metrics or {}).items()) if v is not None}
-        self.writer.add_hparams(dict(self._hparams), initial)
+        log_hparams(self.writer, dict(self._hparams), initial)
 
     @rank_zero_only
     def log_graph(self, model: Any, input_array: Any = None) -> None:
@@ -108,7 +108,7 @@ class PaneboardLogger(Logger):
         if self._writer is None:
             return
         if self._hparams:  # the hparams table shows each run with the final value of its metrics
-            self._writer.add_hparams(dict(self._hparams), dict(self._last))
+            log_hparams(self._writer, dict(self._hparams), dict(self._last))
         self._writer.add_text("status", f"run {status}")
         self._writer.flush(timeout=30)
 

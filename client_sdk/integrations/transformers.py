@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..client import Client
-from ._common import Connection, flat_config, missing_extra, number
+from ._common import Connection, flat_config, log_hparams, missing_extra, number
 
 try:
     from transformers import TrainerCallback
@@ -52,7 +52,7 @@ class PaneboardCallback(TrainerCallback):
         config = getattr(model, "config", None)
         if config is not None:
             self._hparams.update({f"model/{k}": v for k, v in flat_config(config).items()})
-        writer.add_hparams(dict(self._hparams), {})
+        log_hparams(writer, dict(self._hparams), {})
         if model is not None:
             params = sum(p.numel() for p in model.parameters())
             writer.add_text("model", f"**{type(model).__name__}**, {params:,} parameters\n\n```\n{model}\n```")
@@ -85,5 +85,5 @@ class PaneboardCallback(TrainerCallback):
         for entry in reversed(state.log_history):  # the last training loss, if no evaluation ran
             if "loss" in entry and "train/loss" not in self._final:
                 self._final["train/loss"] = float(entry["loss"])
-        self.writer.add_hparams(dict(self._hparams), dict(self._final))
+        log_hparams(self.writer, dict(self._hparams), dict(self._final))
         self.writer.flush(timeout=30)
