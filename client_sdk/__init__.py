@@ -14,6 +14,10 @@ _HOOKS = {"watch_dataloader", "WatchedLoader", "SystemMonitor", "watch", "ModelW
 
 
 def __getattr__(name: str) -> Any:
+    if name == "show":  # notebooks: an env inline (no IPython import until used)
+        from .notebook import show
+
+        return show
     if name in _HOOKS:
         from . import hooks
 
@@ -21,4 +25,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'paneboard' has no attribute {name!r}")
 
 
-__all__ = ["Client", "SummaryWriter", "Visdom", "__version__", *sorted(_HOOKS)]
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext paneboard`: registers the %paneboard magic."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+__all__ = ["Client", "SummaryWriter", "Visdom", "__version__", "show", *sorted(_HOOKS)]

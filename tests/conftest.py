@@ -4,6 +4,8 @@ clients. Test modules never import conftest or each other; plain helpers live in
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import io
 import json
@@ -135,7 +137,7 @@ class ServerProcess(ServerHelpers):
 # Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
 # our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
 _SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-tb-watch", "inproc-uvicorn"}
-_SERVER_POOLS = ("WSGI", "asyncio_")  # a2wsgi's pool and the event loop's default executor
+_SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's default executor
 
 
 class _ThreadServer(uvicorn.Server):
@@ -144,6 +146,13 @@ class _ThreadServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self):  # uvicorn also skips them off the main thread; we do not rely on that
         yield
+
+    async def serve(self, sockets: Any = None) -> None:
+        # The loop's default executor gets a name of its own: other loops in the test process (Playwright's)
+        # start "asyncio_" threads too, and those are not this server's to stop.
+        asyncio.get_running_loop().set_default_executor(
+            concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop"))
+        await super().serve(sockets=sockets)
 
 
 @dataclass

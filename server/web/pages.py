@@ -24,11 +24,12 @@ def _boot_json(boot: dict) -> str:
     return json.dumps(boot).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page(page: str, env: str | None) -> str:
+def _page(page: str, env: str | None, embed: bool = False, win: str | None = None) -> str:
     base = request.script_root.rstrip("/") + "/"
     boot = {"page": page, "env": env, "base": base, "version": __version__,
-            "points": services().settings.default_points}
-    return render_template("app.html", base=base, boot_json=_boot_json(boot), page=page, env=env)
+            "points": services().settings.default_points, "embed": embed, "win": win}
+    return render_template("app.html", base=base, boot_json=_boot_json(boot), page=page, env=env, embed=embed,
+                           win=win)
 
 
 @bp.get("/")
@@ -61,6 +62,31 @@ def env_page(name: str) -> str:
     except EventError as exc:
         raise ApiError(400, str(exc)) from None
     return _page("env", name)
+
+
+# Notebooks on another origin (Jupyter on :8888) frame the embed page: it alone may be framed by any page. It is
+# read-only (no header tools, no pane menus), and the Host check and the token still decide who may read.
+EMBED_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+             "media-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors *")
+
+
+@bp.get("/embed/<path:name>")
+def embed_page(name: str) -> Response:
+    """One env (or one pane: /embed/<env>/<win> or ?win=) without the page chrome, for notebooks and iframes."""
+    win = request.args.get("win") or None
+    try:
+        check_name(name, "env")
+        if win is None and services().store.get_env(name) is None and "/" in name:
+            env, _, last = name.rpartition("/")  # /embed/<env>/<win>: env names may hold "/" too
+            if services().store.get_env(env) is not None:
+                name, win = env, last
+        if win is not None:
+            check_name(win, "win")
+    except EventError as exc:
+        raise ApiError(400, str(exc)) from None
+    resp = Response(_page("env", name, embed=True, win=win), mimetype="text/html")
+    resp.headers["Content-Security-Policy"] = EMBED_CSP
+    return resp
 
 
 @lru_cache(maxsize=1)

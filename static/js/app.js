@@ -54,7 +54,9 @@ const connect = (subscribe, load, handle) => follow({
 });
 
 // ---------------------------------------------------------------- boot
-if (boot.page === "env" && boot.env !== null && boot.env !== undefined) envPage({ env: String(boot.env), connect, points: POINTS, notice });
+if (boot.page === "env" && boot.env !== null && boot.env !== undefined) {
+  envPage({ env: String(boot.env), connect, points: POINTS, notice, only: boot.embed && boot.win ? String(boot.win) : null });
+}
 else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice });
 else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice });
 else if (boot.page === "hparams") hparamsPage({ connect, notice });

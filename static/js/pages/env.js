@@ -16,8 +16,9 @@ const $ = (id) => document.getElementById(id);
  * Render env `env` into #main and follow it live. connect(subscribe, load, handle) follows the live channel
  * (app.js), points is the per-pane point budget, notice(text, kind) shows a status line.
  */
-export function envPage({ env, connect, points, notice }) {
-  const page = { env, points, notice, slots: new Map(), dirty: new Set(), flushScheduled: false, gone: false };
+export function envPage({ env, connect, points, notice, only = null }) {
+  // only: the one pane an embed shows (/embed/<env>/<win>); null shows them all.
+  const page = { env, points, notice, only, slots: new Map(), dirty: new Set(), flushScheduled: false, gone: false };
   buildChrome(page);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
   // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
@@ -73,6 +74,7 @@ async function loadAll(page) {
   const seen = new Set();
   let at = 0;
   for (const pane of res.panes || []) {
+    if (page.only !== null && pane.win !== page.only) continue;
     seen.add(pane.win);
     const slot = slots.get(pane.win) || createSlot(page, pane.win);
     if (grid.children[at] !== slot.card) grid.insertBefore(slot.card, grid.children[at] || null); // server order
@@ -110,6 +112,7 @@ function handleMessage(page, m, reload) {
     return;
   }
   if (m.env !== undefined && m.env !== env) return;
+  if (page.only !== null && m.win !== undefined && m.win !== null && m.win !== page.only) return;
   page.alerts.onMessage(m);
   if (page.ws.onMessage(m)) return;
   if (m.type === "resync") {
