@@ -75,3 +75,22 @@ def test_experiment_is_the_client_and_hooks_write_model_and_system_panes(server:
     assert {"note", "train_loss"} <= wins
     assert any("norm" in w for w in wins), wins  # watch(model): weight / gradient norms
     assert any(w.startswith("sys_") for w in wins), wins  # the system monitor
+
+
+class CliTiny(Tiny):
+    def train_dataloader(self) -> Any:
+        return loader()
+
+
+def test_lightning_cli_takes_the_logger_by_class_path(server: Any, tmp_path: Any):
+    from lightning.pytorch.cli import LightningCLI
+
+    LightningCLI(CliTiny, args=["fit", "--trainer.max_epochs=1", "--trainer.limit_train_batches=4",
+                                "--trainer.log_every_n_steps=1", "--trainer.enable_checkpointing=false",
+                                "--trainer.enable_progress_bar=false", "--trainer.accelerator=cpu",
+                                "--trainer.logger=paneboard.integrations.lightning.PaneboardLogger",
+                                "--trainer.logger.env=cli-run", "--trainer.logger.server=http://127.0.0.1",
+                                f"--trainer.logger.port={server.port}", f"--trainer.logger.save_dir={tmp_path}"],
+                 save_config_kwargs={"overwrite": True})
+    assert len(server.series("cli-run", "train_loss")["train_loss"]) == 4
+    assert list(tmp_path.rglob("config.yaml")), "LightningCLI saves its config under the logger's log_dir"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from argparse import Namespace
 from typing import Any
@@ -32,8 +33,9 @@ class PaneboardLogger(Logger):
 
     def __init__(self, env: str | None = None, name: str = "lightning_logs", version: int | str | None = None, *,
                  client: Client | None = None, server: str | None = None, port: int | None = None,
-                 base_url: str | None = None, log_graph: bool = False) -> None:
+                 base_url: str | None = None, log_graph: bool = False, save_dir: str = ".") -> None:
         super().__init__()
+        self._save_dir = save_dir
         self._name = name
         self._version = version if version is not None else time.strftime("version_%Y%m%d-%H%M%S")
         self._env = env or f"{name}/{self._version}"
@@ -50,6 +52,16 @@ class PaneboardLogger(Logger):
     @property
     def version(self) -> int | str:
         return self._version
+
+    @property
+    def save_dir(self) -> str:
+        """Where Lightning keeps files of this run (checkpoints, LightningCLI's config): `<save_dir>/<name>/<version>`
+        holds them, as with TensorBoardLogger; the metrics themselves go to the server."""
+        return self._save_dir
+
+    @property
+    def log_dir(self) -> str:
+        return os.path.join(self._save_dir, self._name, str(self._version))
 
     @property
     def env(self) -> str:
