@@ -35,11 +35,11 @@ def loader() -> Any:
     return torch.utils.data.DataLoader(data, batch_size=8)
 
 
-def fit(logger: PaneboardLogger, epochs: int = 2, callbacks: list | None = None) -> Any:
+def fit(logger: PaneboardLogger, epochs: int = 2, callbacks: list | None = None, data: Any = None) -> Any:
     trainer = pl.Trainer(max_epochs=epochs, limit_train_batches=8, logger=logger, log_every_n_steps=1,
                          enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
                          accelerator="cpu", callbacks=callbacks or [])
-    trainer.fit(Tiny(), loader())
+    trainer.fit(Tiny(), data if data is not None else loader())
     return trainer
 
 
@@ -69,12 +69,16 @@ def test_experiment_is_the_client_and_hooks_write_model_and_system_panes(server:
     logger = PaneboardLogger(env="pl-hooks", server="http://127.0.0.1", port=server.port)
     assert logger.experiment is logger.writer.client
     logger.experiment.text("from the module", win="note")
-    fit(logger, epochs=1, callbacks=[PaneboardHooks(every=2, monitor_interval=0.2)])
+    import paneboard
+
+    watched = paneboard.watch_dataloader(loader(), logger.experiment, every=2)  # Lightning takes any iterable
+    fit(logger, epochs=1, callbacks=[PaneboardHooks(every=2, monitor_interval=0.2)], data=watched)
     assert logger.writer.flush(timeout=30)
     wins = {p["win"] for p in server.get_json("/api/v1/envs/pl-hooks")["panes"]}
     assert {"note", "train_loss"} <= wins
     assert any("norm" in w for w in wins), wins  # watch(model): weight / gradient norms
     assert any(w.startswith("sys_") for w in wins), wins  # the system monitor
+    assert any(w.startswith("data_") for w in wins), wins  # the watched loader's data-wait and throughput
 
 
 class CliTiny(Tiny):

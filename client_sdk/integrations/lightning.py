@@ -127,7 +127,10 @@ class PaneboardLogger(Logger):
 
 class PaneboardHooks(Callback):
     """Turns on paneboard's training-loop hooks for a Lightning run: `watch(model)` (weight and gradient norms,
-    learning rate, summary) and the system monitor, writing to the PaneboardLogger's env (or `client=`)."""
+    learning rate, summary) and the system monitor, writing to the PaneboardLogger's env (or `client=`).
+
+    The loader is the caller's to wrap: `trainer.fit(model, paneboard.watch_dataloader(loader, client))`, since
+    Lightning builds and re-wraps its own loaders where no callback can reach them."""
 
     def __init__(self, client: Client | None = None, every: int = 50, monitor_interval: float = 1.0) -> None:
         self.client = client
