@@ -1,9 +1,10 @@
-"""Peak RSS of dash-server while it exports one huge line pane as JSON and as CSV.
+"""Peak RSS of dash-server for huge payloads: exporting one huge line pane (JSON, CSV), and taking one in a POST.
 
     python bench/export_memory.py [--points 20000000]
 
 The pane is written through the store directly (fast), then a dash-server subprocess serves the exports;
-its peak RSS (VmHWM) is read after each download and printed with the download's size and time.
+its peak RSS (VmHWM) is read after each download and printed with the download's size and time. Then a fresh
+server takes the same number of points as one POST /api/v1/events (a y-only line, `0,` per point).
 """
 
 from __future__ import annotations
@@ -71,7 +72,28 @@ def main() -> int:
                   f"server peak RSS so far {peak_mb(proc.pid):.0f} MB")
     finally:
         common.stop(proc)
+    post(tmp, args.points)
     return 0
+
+
+def post(tmp: Path, points: int) -> None:
+    body = b'{"events":[{"op":"set","kind":"line","env":"post","win":"w","traces":[{"y":[' \
+        + b",".join([b"0"] * points) + b"]}]}]}"
+    port = common.free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db",
+                             str(tmp / "post.db"), "--log-level", "warning",
+                             "--max-request-mb", str(len(body) // (1 << 20) + 8)])
+    try:
+        common.wait_up(proc, f"http://127.0.0.1:{port}/api/v1/envs", "dash-server")
+        t0 = time.perf_counter()
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/events", data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=3600) as r:
+            r.read()
+        print(f"POST of {points:,} points ({len(body) / 1e6:,.0f} MB): {time.perf_counter() - t0:.1f} s, "
+              f"server peak RSS {peak_mb(proc.pid):.0f} MB")
+    finally:
+        common.stop(proc)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from . import codec
 from .models import chunk_t
 
 CHUNK_POINTS = 2048        # points per full chunk row
+ROWS_PER_INSERT = 256      # chunk rows per INSERT statement
 MAX_TAIL_PIECES = 16       # small trailing chunk rows allowed before they are merged into full ones
 
 
@@ -76,12 +77,17 @@ def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray
         conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace_id, chunk_t.c.seq.in_(seqs)))
         start = seqs[0]
         tail.partial = []
-    rows: list[dict[str, Any]] = []
     seq = start
-    for i in range(0, len(x), CHUNK_POINTS):
-        rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS], w[i:i + CHUNK_POINTS]))
-        seq += 1
-    conn.execute(insert(chunk_t), rows)
-    if rows[-1]["n"] < CHUNK_POINTS:
-        tail.partial.append((rows[-1]["seq"], rows[-1]["n"]))
+    last: dict[str, Any] = {}
+    for lo in range(0, len(x), CHUNK_POINTS * ROWS_PER_INSERT):
+        # A few hundred rows per INSERT: a huge append never holds all of its encoded rows at once.
+        rows: list[dict[str, Any]] = []
+        for i in range(lo, min(len(x), lo + CHUNK_POINTS * ROWS_PER_INSERT), CHUNK_POINTS):
+            rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS],
+                                  w[i:i + CHUNK_POINTS]))
+            seq += 1
+        conn.execute(insert(chunk_t), rows)
+        last = rows[-1]
+    if last["n"] < CHUNK_POINTS:
+        tail.partial.append((last["seq"], last["n"]))
     tail.next_seq = seq

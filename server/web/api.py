@@ -241,6 +241,7 @@ def _write(events: list[dict]) -> Response:
         except Exception as exc:  # any failure of one event's data rejects that event alone
             reason = str(exc) if isinstance(exc, EventError) else f"invalid event ({type(exc).__name__}: {exc})"
             errors.append({"index": i, "s": raw.get("s") if isinstance(raw, dict) else None, "error": reason[:1000]})
+    events.clear()  # the decoded JSON (a big POST's lists of Python numbers) is not needed while the writer runs
     result = services().writer.submit_wait(commands)
     for err in errors + result.errors:
         log.warning("rejected event %s from %s: %s", err.get("index", err.get("s")), request.remote_addr, err["error"])
