@@ -17,13 +17,21 @@ import paneboard
 pytestmark = pytest.mark.e2e
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Server arguments for each store: its SQLite file (the default), or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return {}
+    return {"db_url": request.getfixturevalue("postgres").new_database()}
+
+
 def xs_of(server: Any, env: str, win: str) -> list[float]:
     return [float(row[1]) for row in server.export_rows(env, win)]
 
 
-def test_an_outage_under_load_loses_and_duplicates_nothing(tmp_path, make_server_process):
+def test_an_outage_under_load_loses_and_duplicates_nothing(tmp_path, make_server_process, backend):
     # The issue's minimal case, scaled down: a small memory bound, steady appends, the server away mid-run.
-    srv = make_server_process("outage").start()
+    srv = make_server_process("outage", **backend).start()
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="outage", max_queue=500,
                               spool_dir=tmp_path / "spool")
     n = 8000
@@ -99,8 +107,9 @@ for i in range(n):
 """
 
 
-def test_a_sync_killed_mid_way_and_run_again_stores_everything_exactly_once(tmp_path, make_server_process):
-    srv = make_server_process("sync")  # away while the job runs: it leaves a spool
+def test_a_sync_killed_mid_way_and_run_again_stores_everything_exactly_once(tmp_path, make_server_process,
+                                                                             backend):
+    srv = make_server_process("sync", **backend)  # away while the job runs: it leaves a spool
     n = 60_000
     job = subprocess.run([sys.executable, "-c", SPOOL_JOB, str(srv.port), str(n), str(tmp_path / "sp")],
                          capture_output=True, text=True, timeout=120)
