@@ -241,3 +241,32 @@ def test_workspace_under_base_url(tmp_path, browser, server_types):
     finally:
         context.close()
         srv.stop()
+
+
+def test_a_step_indexed_pane_switches_its_x_axis_to_epochs_and_back(server, sdk, tab):
+    # What the Lightning logger and the HF callback store: the metric by step, and an `epoch` pane step -> epoch.
+    c = sdk("epochs")
+    steps = list(range(16))
+    c.line(X=steps, Y=[1.0 / (s + 1) for s in steps], win="train_loss", opts={"title": "train_loss"})
+    c.line(X=steps, Y=[float(s // 8) for s in steps], win="epoch", opts={"title": "epoch"})
+    flushed(c)
+    tab.open(env_url(server, "epochs"))
+    tab.wait(f"() => !!{XY.format(win='train_loss')}")
+    xs = f"() => Array.from({XY.format(win='train_loss')}.data[0].x)"
+    assert tab.js(xs) == steps
+    tab.page.locator('[data-win="train_loss"] .pane-menu-btn').click()
+    tab.page.locator('[data-win="train_loss"] .m-epoch').click()
+    tab.wait(f"() => {XY.format(win='train_loss')}.layout.xaxis.title.text === 'epoch'")
+    # Epoch 0 starts at step 0 and epoch 1 at step 8: step 4 is half-way through epoch 0.
+    assert tab.js(xs) == [s / 8 for s in steps]
+    c.line(X=[16], Y=[0.05], win="train_loss", update="append")  # live points follow the mapped axis
+    flushed(c)
+    tab.wait(f"() => {XY.format(win='train_loss')}.data[0].x.length === 17")
+    assert tab.js(xs)[-1] == 2  # past the last epoch's start: at the pace of the epoch before
+    tab.page.locator('[data-win="train_loss"] .pane-menu-btn').click()
+    assert tab.page.locator('[data-win="train_loss"] .m-epoch').inner_text() == "x axis: step"
+    tab.page.locator('[data-win="train_loss"] .m-epoch').click()
+    tab.wait(f"() => {XY.format(win='train_loss')}.data[0].x[16] === 16")
+    tab.page.locator('[data-win="epoch"] .pane-menu-btn').click()
+    assert tab.page.locator('[data-win="epoch"] .m-epoch').count() == 0  # the epoch pane itself has no switch
+    assert tab.errors == []

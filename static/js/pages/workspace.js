@@ -13,7 +13,7 @@ export function workspace({ env, grid, notice, slots }) {
   grid.classList.add("ws-grid");
   const metaBox = h("div", { class: "env-meta", hidden: true });
   let meta = {};
-  const ws = { env, grid, act };
+  const ws = { env, grid, act, slots };
 
   /** Run a request; its error (if any) goes to the status line and the result is null. */
   async function act(fn) {

@@ -29,6 +29,8 @@ export function paneMenu(ws, slot) {
         const p = plot();
         window.Plotly.relayout(p, { "yaxis.type": p.layout.yaxis.type === "log" ? "linear" : "log" });
       }),
+      xy && epochAxis(ws, slot) && item("m-epoch", slot.view.xMapped() ? "x axis: step" : "x axis: epoch",
+        () => ws.act(() => toggleEpochAxis(ws, slot))),
       xy && item("m-reset", "Reset zoom", () => window.Plotly.relayout(plot(), { "xaxis.autorange": true, "yaxis.autorange": true })),
       item("m-full", "Fullscreen", () => {
         if (document.fullscreenElement) document.exitFullscreen();
@@ -44,6 +46,44 @@ export function paneMenu(ws, slot) {
       if (!open) wrap.append(build());
     } }, "⋯"));
   return wrap;
+}
+
+/** A step-indexed pane can switch to epochs when the env logs an `epoch` pane (step -> epoch, as Lightning
+ * and the Hugging Face Trainer do). */
+function epochAxis(ws, slot) {
+  const epoch = ws.slots().get("epoch") || ws.slots().get("train/epoch");
+  return epoch && epoch !== slot && slot.view && typeof slot.view.setXMap === "function";
+}
+
+async function toggleEpochAxis(ws, slot) {
+  if (slot.view.xMapped()) return slot.view.setXMap(null);
+  const win = ws.slots().has("epoch") ? "epoch" : "train/epoch";
+  const pane = await api.getPane(ws.env, win, 100000);
+  const t = (pane.data && pane.data.traces && pane.data.traces[0]) || { x: [], y: [] };
+  const pts = t.x.map((x, i) => [x, t.y[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y))
+    .sort((a, b) => a[0] - b[0]);
+  // Anchors: the first step logged in each epoch. Steps between two anchors get a fractional epoch.
+  const anchors = pts.filter((p, i) => i === 0 || p[1] !== pts[i - 1][1]);
+  if (!anchors.length) throw new Error(`pane "${win}" has no points to map steps to epochs`);
+  return slot.view.setXMap({ map: (x) => stepToEpoch(anchors, x), label: "epoch" });
+}
+
+/** The (fractional) epoch at `step`: linear between the anchors (first step of each epoch), past the last one at
+ * the pace of the epoch before it, clamped before the first. */
+export function stepToEpoch(anchors, step) {
+  const n = anchors.length;
+  if (step <= anchors[0][0] || n === 1) return anchors[0][1]; // before the first epoch, or only one known
+  let lo = 0, hi = n - 1;
+  if (step >= anchors[hi][0]) {
+    lo = n - 2; // extrapolate with the last full epoch's length
+  } else {
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (anchors[mid][0] <= step) lo = mid; else hi = mid;
+    }
+  }
+  const [x0, y0] = anchors[lo], [x1, y1] = anchors[lo + 1];
+  return y0 + (y1 - y0) * (step - x0) / (x1 - x0);
 }
 
 function closePane(ws, slot) {

@@ -89,10 +89,12 @@ export function render(el, pane, ctx) {
   let destroyed = false;
   let zoom = null; // [x0, x1] while zoomed in: the pane shows the server's full-budget read of that range
   let zoomSeq = 0; // discards detail reads overtaken by a newer zoom
+  let xMap = null; // {map(x), label}: another x axis (e.g. epoch for a step-indexed metric), or null for x as stored
 
   /** Zoom-aware detail: a new x-range refetches that range at the full point budget; autoscale restores the overview. */
   function onRelayout(ev) {
-    if (!ev || destroyed) return;
+    if (!ev || destroyed || xMap) return; // mapped x (epochs): the server's reads are by stored x, so no detail
+
     let a = ev["xaxis.range[0]"], b = ev["xaxis.range[1]"];
     if (Array.isArray(ev["xaxis.range"])) [a, b] = ev["xaxis.range"];
     if (ev["xaxis.autorange"] === true) {
@@ -129,9 +131,11 @@ export function render(el, pane, ctx) {
     if (destroyed) return;
     const src = (p.data && Array.isArray(p.data.traces)) ? p.data.traces : [];
     const traces = src.map((t, i) => plotlyTrace(t, i, p));
+    if (xMap) for (const tr of traces) tr.x = tr.x.map(xMap.map);
     idxPos = new Map(src.map((t, i) => [Number.isInteger(t.idx) ? t.idx : i, i]));
     stored = src.reduce((n, t, i) => n + (Number.isFinite(t.total) ? t.total : traces[i].x.length), 0);
     const layout = plotlyLayout(p, traces.length);
+    if (xMap) layout.xaxis.title.text = xMap.label;
     const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
     div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
     if (first) {
@@ -156,7 +160,7 @@ export function render(el, pane, ctx) {
       const y = Array.isArray(t.y) ? t.y : [];
       const x = Array.isArray(t.x) && t.x.length === y.length ? t.x : y.map((_, k) => div.data[i].x.length + k);
       if (!y.length) continue;
-      xs.push(x);
+      xs.push(xMap ? x.map(xMap.map) : x);
       ys.push(y);
       pos.push(i);
       stored += y.length;
@@ -169,8 +173,17 @@ export function render(el, pane, ctx) {
     if (longest > 4 * ctx.points) ctx.refetch();
   }
 
+  /** Draw against another x axis ({map(x), label}), or as stored with null; live points follow it. */
+  function setXMap(next) {
+    xMap = next;
+    zoom = null;
+    ctx.refetch(); // the current points, live ones included, drawn against the new axis
+  }
+
   return {
     ready: draw(pane, true),
+    setXMap,
+    xMapped: () => xMap !== null,
     update: (p) => (zoom ? detail() : draw(p, false)), // zoomed in: refresh the detail, not the overview
     extend,
     destroy() {
