@@ -45,3 +45,15 @@ export function askName(question, initial = "") {
   const v = window.prompt(question, initial);
   return v === null || !v.trim() ? null : v.trim();
 }
+
+/** fn at most once per `ms`: calls in between are folded into the one already scheduled. */
+export function throttled(fn, ms) {
+  let timer = null;
+  return () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      fn();
+    }, ms);
+  };
+}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 
 TIMEOUT_MS = 15_000
@@ -41,12 +38,8 @@ def flushed(c) -> None:
 
 
 def http(server, method: str, path: str, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(server.url + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.loads(r.read())
+    return server.http(method, path, body)
 
 
 def env_url(server, env: str) -> str:
-    return f"{server.url}/env/{urllib.parse.quote(env, safe='')}"
+    return server.env_url(env)

@@ -1,6 +1,6 @@
 // pages/compare.js — compare page: panes with the same title from several envs overlaid (one color per env), config diff, live.
 import * as api from "../api.js";
-import { h } from "../dom.js";
+import { h, throttled } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -104,7 +104,6 @@ export function comparePage({ connect, points, notice }) {
   }
 
   let loading = null;
-  let timer = null;
   async function load() {
     if (loading) return loading;
     loading = (async () => {
@@ -118,13 +117,7 @@ export function comparePage({ connect, points, notice }) {
     })();
     return loading;
   }
-  const refresh = () => {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      load().catch((err) => notice(`cannot load: ${err.message}`, "error"));
-    }, REFRESH_MS);
-  };
+  const refresh = throttled(() => load().catch((err) => notice(`cannot load: ${err.message}`, "error")), REFRESH_MS);
 
   drawConfig();
   // One live subscription per compared env (the live channel follows one env per socket).

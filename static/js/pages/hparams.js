@@ -2,7 +2,7 @@
 // hparams and final metrics; sortable table with column picker, parallel coordinates (Plotly's, or SVG without
 // WebGL) whose brushing filters the table, CSV download of what the table shows. Data: GET api/v1/hparams (WIRE.md §3).
 import * as api from "../api.js";
-import { h } from "../dom.js";
+import { h, throttled } from "../dom.js";
 import { drawPlot } from "./hparams_plot.js";
 import { columnsOf, download, drawPicker, drawTable } from "./hparams_table.js";
 
@@ -41,14 +41,7 @@ export function hparamsPage({ connect, notice }) {
     notice("");
   }
 
-  let timer = null;
-  const refresh = () => {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      load().catch((err) => notice(`cannot load: ${err.message}`, "error"));
-    }, REFRESH_MS);
-  };
+  const refresh = throttled(() => load().catch((err) => notice(`cannot load: ${err.message}`, "error")), REFRESH_MS);
   connect(null, load, (m) => {
     const name = m.type === "env" ? m.env && m.env.name : m.env;
     if (!["env", "env_deleted", "meta", "resync"].includes(m.type)) return;
