@@ -1,7 +1,7 @@
 """OpenAPI 3 description of the public JSON API, served at /api/v1/openapi.json (and fuzzed by the tests).
 
 Generated from the app itself: every `/api/...` rule of the Flask url_map becomes a path (its converters
-become path parameters, its methods operations) and the event schema lists every op of events.OPS. What a
+become path parameters, its methods operations) and the event schema lists every op of paneboard.protocol.OPS. What a
 rule cannot say (summaries, query parameters, bodies, other content types) comes from _DOCUMENTED; a route
 without an entry there is still described, from its view's docstring, so a new route is never left out.
 """
