@@ -6,6 +6,8 @@ The env page loads only the panes in view; "first paint" is the page's ready mar
 Fills a temp database through the store (the writer's own code path, without the network), starts dash-server on
 it and prints the figures (goal: <= 1 s each on this machine):
     python bench/ui_load.py [--panes 50] [--points 200000] [--envs 1000] [--runs 3]
+With --live (e.g. --live 10x50,20x100) it instead streams into an open env page and prints fps, long tasks and typing
+latency (bench/ui_live.py).
 """
 
 from __future__ import annotations
@@ -70,7 +72,14 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=200_000)
     ap.add_argument("--envs", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--live", default="", help="PANESxHZ,... : stream into an open env page instead (ui_live.py)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="with --live: seconds each scenario streams")
     args = ap.parse_args()
+    if args.live:
+        from ui_live import run
+
+        run(args.live, args.seconds)
+        return
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,13 +1,15 @@
 // pages/env.js — one env's page: header tools, the pane grid, and the live messages that keep it current.
 import * as api from "../api.js";
 import { alertsBanner } from "../alerts.js";
-import { fmtInt, h, timeEl } from "../dom.js";
+import { fmtInt, h, throttled, timeEl } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { loadPlotly } from "../plotly_loader.js";
-import { onExtend } from "./env_extends.js";
+import { frameQueue } from "../frame_queue.js";
+import { applyPending, onExtend } from "./env_extends.js";
 import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
 
+const STATS_MS = 300;
 const PARALLEL_FETCHES = 4; // pane reads in flight at once: the first screen arrives together, the server is not flooded
 
 const $ = (id) => document.getElementById(id);
@@ -18,7 +20,10 @@ const $ = (id) => document.getElementById(id);
  */
 export function envPage({ env, connect, points, notice, only = null }) {
   // only: the one pane an embed shows (/embed/<env>/<win>); null shows them all.
-  const page = { env, points, notice, only, slots: new Map(), dirty: new Set(), flushScheduled: false, gone: false };
+  const page = { env, points, notice, only, slots: new Map(), gone: false };
+  page.frames = frameQueue((slot) => applyPending(page, slot));
+  // The header's counters change with every commit of a stream; a few redraws a second are enough to read them.
+  page.showStats = throttled(() => showStats(page.latestEnv), STATS_MS);
   buildChrome(page);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
   // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
@@ -98,7 +103,8 @@ function handleMessage(page, m, reload) {
   const { env, slots } = page;
   if (m.type === "env") {
     if (m.env && m.env.name === env) {
-      showStats(m.env);
+      page.latestEnv = m.env;
+      page.showStats();
       if (page.gone && reload) reload();
     }
     return;

@@ -1,5 +1,5 @@
-// pages/env_extends.js — live "extend" messages of the env page: queued per pane, merged, applied once per frame.
-import { createSlot, enqueue, fetchPane } from "./env_slots.js";
+// pages/env_extends.js — live "extend" messages of the env page: queued per pane, merged, applied in budgeted frames.
+import { createSlot, fetchPane, runNow } from "./env_slots.js";
 
 /** Queue an extend message for its pane; a pane out of view or far behind is refetched whole instead. */
 export function onExtend(page, m) {
@@ -27,29 +27,27 @@ export function onExtend(page, m) {
   schedule(page, slot);
 }
 
-/** Mark a slot as having pending extends and make sure a flush is coming. */
+/** Mark a slot as having pending extends: the page's frame queue applies them in a coming frame. */
 export function schedule(page, slot) {
-  page.dirty.add(slot);
-  if (page.flushScheduled) return;
-  page.flushScheduled = true;
-  // One extendTraces per pane per animation frame (hidden tabs get no frames: fall back to a timer).
-  if (document.hidden) setTimeout(() => flush(page), 250);
-  else requestAnimationFrame(() => flush(page));
+  page.frames.mark(slot);
 }
 
-function flush(page) {
-  page.flushScheduled = false;
-  for (const slot of [...page.dirty]) {
-    if (slot.fetching || !slot.view) continue; // stays dirty; fetchPane reschedules when done
-    page.dirty.delete(slot);
-    const msgs = slot.pending.filter((m) => !Number.isFinite(m.version) || m.version > slot.version);
-    slot.pending = [];
-    slot.pendingPoints = 0;
-    if (!msgs.length) continue;
-    const merged = mergeExtends(msgs, slot.version);
-    slot.version = merged.version;
-    enqueue(slot, () => slot.view.extend(merged));
-  }
+/**
+ * The frame queue's work for one slot: its pending extends merged into one view.extend (one extendTraces per pane
+ * per frame at most). Returns the script milliseconds it took, or null while the slot cannot draw (a fetch in
+ * flight reschedules it when done; a pane scrolled away has been marked stale and refetches when back in view).
+ */
+export function applyPending(page, slot) {
+  if (slot.removed || slot.fetching || !slot.view) return null;
+  const msgs = slot.pending.filter((m) => !Number.isFinite(m.version) || m.version > slot.version);
+  slot.pending = [];
+  slot.pendingPoints = 0;
+  if (!msgs.length) return 0;
+  const merged = mergeExtends(msgs, slot.version);
+  slot.version = merged.version;
+  const t0 = performance.now();
+  runNow(slot, () => slot.view.extend(merged));
+  return performance.now() - t0;
 }
 
 /** The messages' points appended per trace index, in order, under the newest version seen. */

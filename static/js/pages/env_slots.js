@@ -23,7 +23,7 @@ export function createSlot(page, win) {
   const body = h("div", { class: "card-body loading" });
   const card = h("section", { class: "card", dataset: { win, kind: "" } }, h("header", { class: "card-bar" }, title, info), body);
   const slot = { win, card, body, titleEl: title, info, title: win, kind: null, view: null, pane: null, version: -Infinity,
-    fetching: false, again: false, removed: false, pending: [], pendingPoints: 0, chain: Promise.resolve(),
+    fetching: false, again: false, removed: false, pending: [], pendingPoints: 0, chain: Promise.resolve(), busy: 0,
     visible: false, stale: true };
   slot.ctx = {
     env: page.env, win, points: page.points, url: api.url,
@@ -43,20 +43,40 @@ export function removeSlot(page, slot) {
   if (slot.removed) return;
   slot.removed = true;
   page.slots.delete(slot.win);
-  page.dirty.delete(slot);
+  page.frames.forget(slot);
   page.vis.unobserve(slot);
   slot.card.remove();
   slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
   page.empty.hidden = page.slots.size > 0;
 }
 
+function failed(slot, err) {
+  console.error(`paneboard: pane ${slot.win}:`, err);
+  slot.body.appendChild(h("div", { class: "pane-error", text: `render failed: ${err && err.message ? err.message : err}` }));
+}
+
 /** Run fn after everything already queued for this slot; a failure shows in the card and the queue goes on. */
 export function enqueue(slot, fn) {
-  slot.chain = slot.chain.then(() => (slot.removed ? undefined : fn())).catch((err) => {
-    console.error(`paneboard: pane ${slot.win}:`, err);
-    slot.body.appendChild(h("div", { class: "pane-error", text: `render failed: ${err && err.message ? err.message : err}` }));
-  });
+  slot.busy += 1;
+  slot.chain = slot.chain.then(() => (slot.removed ? undefined : fn())).catch((err) => failed(slot, err))
+    .finally(() => { slot.busy -= 1; });
   return slot.chain;
+}
+
+/**
+ * fn now, synchronously, when nothing is queued for the slot (so the frame queue can time it), else after the
+ * queue as enqueue does; its promise joins the slot's queue either way.
+ */
+export function runNow(slot, fn) {
+  if (slot.busy) return enqueue(slot, fn);
+  let result;
+  try {
+    result = fn();
+  } catch (err) {
+    failed(slot, err);
+    return slot.chain;
+  }
+  return enqueue(slot, () => result);
 }
 
 /** Title and grid cell from a pane summary or a rendered pane: a placeholder card takes its final size at once. */
