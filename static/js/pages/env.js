@@ -5,6 +5,7 @@ import { fmtInt, h, throttled, timeEl } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
+import { sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
 import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
@@ -43,7 +44,9 @@ function buildChrome(page) {
     h("span", { class: "env-stats", id: "env-stats" }));
   page.search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
     oninput: () => applyFilter(page) });
-  page.grid = h("div", { class: "grid", id: "grid" });
+  page.grid = h("div", { class: "sections", id: "grid" });
+  page.sections = sections({ env, container: page.grid });
+  page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
   page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
   $("tools").replaceChildren(page.search, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
@@ -82,7 +85,7 @@ async function loadAll(page) {
     if (page.only !== null && pane.win !== page.only) continue;
     seen.add(pane.win);
     const slot = slots.get(pane.win) || createSlot(page, pane.win);
-    if (grid.children[at] !== slot.card) grid.insertBefore(slot.card, grid.children[at] || null); // server order
+    slot.order = at; // the server's order, kept inside each section (describe below files the card)
     at += 1;
     const same = slot.pane && slot.kind === pane.kind && slot.pane.created === pane.created;
     if (!slot.view) slot.pane = pane; // the placeholder sizes itself from the summary's opts

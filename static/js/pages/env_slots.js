@@ -14,6 +14,7 @@ export function applyFilter(page) {
     re = null;
   }
   for (const s of page.slots.values()) s.card.hidden = !!re && !re.test(s.title) && !re.test(s.win);
+  page.sections.filtered();
 }
 
 /** A placeholder card for pane `win`, appended to the grid and watched for visibility; its data comes later. */
@@ -32,9 +33,11 @@ export function createSlot(page, win) {
     setInfo: (text, tip) => { info.textContent = text || ""; info.title = tip || ""; },
   };
   page.slots.set(win, slot);
-  page.grid.appendChild(card);
+  slot.order = page.nextOrder++; // a pane born live goes last; loadAll sets the server's order
+  page.sections.place(slot);
   page.vis.observe(slot); // its first report comes after layout: a pane created by a live message loads if in view
   page.ws.attach(slot);
+  card.querySelector(".card-bar").insertBefore(page.sections.pinButton(slot), card.querySelector(".pane-menu"));
   page.empty.hidden = true;
   return slot;
 }
@@ -45,7 +48,7 @@ export function removeSlot(page, slot) {
   page.slots.delete(slot.win);
   page.frames.forget(slot);
   page.vis.unobserve(slot);
-  slot.card.remove();
+  page.sections.remove(slot);
   slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
   page.empty.hidden = page.slots.size > 0;
 }
@@ -84,6 +87,7 @@ export function describe(page, slot, pane) {
   slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.win);
   slot.titleEl.textContent = slot.title;
   slot.titleEl.title = `${pane.win} (${pane.kind})`;
+  page.sections.place(slot); // a new title may move it to another section
   page.ws.place(slot, pane.layout);
   applyFilter(page);
 }

@@ -62,8 +62,9 @@ export function dragger(ws, slot, mode) {
   return (ev) => {
     if (ev.button !== 0 || (mode === "move" && ev.target.closest("button, a, select, .pane-menu"))) return;
     ev.preventDefault();
-    const m = metrics(ws.grid);
-    const start = cellOf(ws.grid, slot.card);
+    const grid = slot.card.parentElement; // the card's section grid: its cells count from there
+    const m = metrics(grid);
+    const start = cellOf(grid, slot.card);
     const x0 = ev.clientX, y0 = ev.clientY;
     let cur = start;
     slot.card.classList.add(mode === "move" ? "dragging" : "resizing");
