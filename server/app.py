@@ -54,6 +54,9 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Response:
+        page = pages.not_found_page() if exc.code == 404 else None
+        if page is not None:
+            return page
         return json_response({"error": exc.description or exc.name}, exc.code or 500)
 
     @app.errorhandler(Exception)

@@ -32,6 +32,16 @@ def _page(page: str, env: str | None, embed: bool = False, win: str | None = Non
                            win=win)
 
 
+def not_found_page() -> Response | None:
+    """An HTML 404 for a browser's GET of an unknown page; None for API paths and non-browser clients (JSON)."""
+    if request.method not in ("GET", "HEAD") or request.path.startswith("/api/"):
+        return None
+    if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+        return None  # SDKs, curl and the Visdom client send */* (or JSON): they keep the JSON error
+    base = request.script_root.rstrip("/") + "/"
+    return Response(render_template("not_found.html", base=base, path=request.path), 404, mimetype="text/html")
+
+
 @bp.get("/")
 def index() -> str:
     return _page("envs", None)

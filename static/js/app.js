@@ -1,5 +1,6 @@
 // app.js — paneboard UI entry: reads the boot blob, shows status and live state, hands the page to pages/<page>.js.
 import * as api from "./api.js";
+import { setupChrome } from "./chrome.js";
 import { follow } from "./live.js";
 import { relTime } from "./dom.js";
 import { envPage } from "./pages/env.js";
@@ -10,6 +11,7 @@ import { hparamsPage } from "./pages/hparams.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
+setupChrome();
 const POINTS = Number(boot.points) > 0 ? Number(boot.points) : 2000;
 
 function readBoot() {

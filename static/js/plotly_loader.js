@@ -1,5 +1,6 @@
 // plotly_loader.js — loads the vendored Plotly bundle once, on first use, for every page and pane that draws with it.
 import { url } from "./api.js";
+import { themePlotly } from "./theme.js";
 
 let plotlyPromise = null;
 
@@ -16,6 +17,7 @@ export function loadPlotly() {
         // Defaults for every plot on every page: nothing may offer to send a figure off this server.
         window.Plotly.setPlotConfig({ showSendToCloud: false, showEditInChartStudio: false, showLink: false,
                                       displaylogo: false });
+        themePlotly(window.Plotly); // figures drawn in the light or dark theme in effect
         resolve(window.Plotly);
       };
       s.onerror = () => {

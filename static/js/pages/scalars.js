@@ -42,7 +42,15 @@ export function scalarsPage({ connect, points, notice }) {
   const side = sideBar(sc, { redraw: () => redraw(sc), refresh });
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
-  $("main").replaceChildren(h("div", { class: "scalars" }, side, h("div", { class: "sc-content" }, sc.sections, sc.empty)));
+  // On a narrow screen the sidebar folds behind this button (CSS shows it there only).
+  const sideToggle = h("button", { type: "button", class: "btn-small sc-side-toggle", "aria-expanded": "false",
+    onclick: () => {
+      const open = page.dataset.side !== "open";
+      page.dataset.side = open ? "open" : "";
+      sideToggle.setAttribute("aria-expanded", String(open));
+    } }, "settings and runs");
+  const page = h("div", { class: "scalars" }, sideToggle, side, h("div", { class: "sc-content" }, sc.sections, sc.empty));
+  $("main").replaceChildren(page);
 
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
   // one socket keeps any number of runs live, and new runs appear in the list as they start.

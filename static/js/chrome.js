@@ -1,0 +1,60 @@
+// chrome.js — page chrome shared by every page: the theme button, the header menu on narrow screens, Escape.
+import { themeButton } from "./theme.js";
+
+/** Close whatever floats over the page: pane menus, the header menu, open dialogs, fullscreen panes. */
+export function closeFloating() {
+  let closed = false;
+  for (const el of document.querySelectorAll(".menu-list")) {
+    el.remove();
+    closed = true;
+  }
+  const bar = document.querySelector(".topbar");
+  if (bar && bar.dataset.menu === "open") {
+    setMenu(bar, false);
+    closed = true;
+  }
+  for (const d of document.querySelectorAll("dialog[open]")) {
+    d.close();
+    closed = true;
+  }
+  for (const el of document.querySelectorAll("[data-escape-closes]:not([hidden])")) {
+    el.hidden = true;
+    closed = true;
+  }
+  return closed;
+}
+
+function setMenu(bar, open) {
+  bar.dataset.menu = open ? "open" : "";
+  const btn = bar.querySelector(".tools-toggle");
+  if (btn) btn.setAttribute("aria-expanded", String(open));
+}
+
+/** Add the theme button and the narrow-screen menu button to the top bar; Escape closes floating things. */
+export function setupChrome() {
+  const bar = document.querySelector(".topbar");
+  const tools = document.getElementById("tools");
+  if (bar && tools) {
+    // Below ~760 px the header's tools fold into this menu (CSS), so the page never scrolls sideways.
+    const toggle = document.createElement("button");
+    toggle.type = "button";
+    toggle.className = "tools-toggle";
+    toggle.textContent = "\u2630";
+    toggle.title = "page actions";
+    toggle.setAttribute("aria-label", "page actions");
+    toggle.setAttribute("aria-controls", "tools");
+    toggle.setAttribute("aria-expanded", "false");
+    toggle.addEventListener("click", (e) => {
+      e.stopPropagation();
+      setMenu(bar, bar.dataset.menu !== "open");
+    });
+    bar.insertBefore(toggle, tools);
+    document.addEventListener("click", (e) => {
+      if (bar.dataset.menu === "open" && !tools.contains(e.target)) setMenu(bar, false);
+    });
+    bar.insertBefore(themeButton(), document.getElementById("live"));
+  }
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !e.defaultPrevented && closeFloating()) e.preventDefault();
+  });
+}
