@@ -62,6 +62,16 @@ export function robustRange(values, log = false) {
 }
 
 /** Case-insensitive, unanchored regex test as TensorBoard's filters: empty matches all, an invalid regex nothing. */
+/** Why `text` is not a valid regex (the browser's message), or null when it is one (or empty). */
+export function regexError(text) {
+  try {
+    new RegExp(String(text || ""), "i"); // eslint-disable-line no-new
+    return null;
+  } catch (err) {
+    return err && err.message ? err.message : "invalid regex";
+  }
+}
+
 export function regexMatcher(text) {
   const src = String(text || "");
   if (!src) return () => true;

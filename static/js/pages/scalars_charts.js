@@ -1,8 +1,10 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned by prefix, raw + smoothed lines.
 import { h } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
-import { regexMatcher, robustRange, smooth } from "../smoothing.js";
+import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
 import { colorOf, shownRuns } from "./scalars_controls.js";
+import { cardTools } from "./scalars_card_tools.js";
+import { HOVER_LAYOUT, hoverFields } from "./scalars_hover.js";
 
 /** Section of a tag: the text before its first "/" (a tag without one is its own section). */
 export const sectionOf = (tag) => String(tag).split("/")[0];
@@ -50,11 +52,14 @@ function tracesOf(sc, pane) {
     else if (state.xmode === "relative") xs = w.map((v) => (v - w[0]) / unit[0]);
     else if (state.xmode === "wall") xs = w.map((v) => v * 1000);
     const color = colorOf(sc, t.env);
-    const base = { type: "scatter", mode: "lines", x: xs, connectgaps: false, legendgroup: t.env };
+    // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
+    const mode = ys.length === 1 ? "lines+markers" : "lines";
+    const base = { type: "scatter", mode, x: xs, connectgaps: false, legendgroup: t.env };
     out.push({ ...base, y: ys, name: `${t.label} (raw)`, showlegend: false, hoverinfo: "skip", opacity: 0.25,
       line: { width: 1, color }, meta: { env: t.env, win: t.win, role: "raw" } });
     out.push({ ...base, y: smooth(ys, state.smoothing), name: String(t.label), line: { width: 1.6, color },
-      meta: { env: t.env, win: t.win, role: "smoothed" } });
+      marker: { size: 7, color }, meta: { env: t.env, win: t.win, role: "smoothed" },
+      ...hoverFields(t.label, ys, Array.isArray(t.x) ? t.x : [], w) });
   }
   return { traces: out, unit, noWalls };
 }
@@ -70,7 +75,7 @@ function layoutOf(state, traces, unit) {
   const xtitle = { step: "step", relative: `relative (${unit[1]})`, wall: "wall time" }[state.xmode];
   return {
     autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: true,
-    legend: { orientation: "h", y: 1.02, yanchor: "bottom", font: { size: 10 } }, hovermode: "closest",
+    legend: { orientation: "h", y: 1.02, yanchor: "bottom", font: { size: 10 } }, ...HOVER_LAYOUT,
     xaxis: { type: state.xmode === "wall" ? "date" : "linear", title: { text: xtitle, standoff: 4 }, automargin: true,
       gridcolor: "#eceef1" },
     yaxis,
@@ -86,7 +91,7 @@ async function drawCard(sc, pane) {
     const plot = h("div", { class: "xy-plot" });
     const card = h("section", { class: "card sc-card", dataset: { tag: pane.title } },
       h("header", { class: "card-bar" }, h("span", { class: "card-title", text: pane.title }),
-        h("span", { class: "card-info" })), h("div", { class: "card-body" }, plot));
+        h("span", { class: "card-info" }), ...cardTools(plot, pane.title)), h("div", { class: "card-body" }, plot));
     sectionEl(sc, sectionOf(pane.title)).body.append(card);
     c = { card, plot, first: true };
     sc.cards.set(pane.title, c);
@@ -124,6 +129,8 @@ export function redraw(sc) {
 
 /** Hide the charts (and emptied sections) missing the tag regex; say why nothing shows, if nothing does. */
 export function applyTagFilter(sc) {
+  const bad = regexError(sc.tagFilter.value.trim());
+  sc.tagFilter.toggleAttribute("aria-invalid", !!bad);
   const m = regexMatcher(sc.tagFilter.value.trim());
   let shown = 0;
   for (const [tag, c] of sc.cards) {
@@ -132,7 +139,8 @@ export function applyTagFilter(sc) {
   }
   for (const s of sc.secs.values()) s.el.hidden = ![...s.body.children].some((el) => !el.hidden);
   const none = !shownRuns(sc).length ? "No runs picked: tick runs on the left (or clear the run filter)."
-    : !sc.cards.size ? "No line charts in the picked runs." : !shown ? "No tags match the filter." : "";
+    : !sc.cards.size ? "No line charts in the picked runs." : bad ? `Invalid regex: ${bad}`
+      : !shown ? "No tags match the filter." : "";
   sc.empty.textContent = none;
   sc.empty.hidden = !none;
   document.body.dataset.scalarsTags = String(shown);

@@ -21,7 +21,8 @@ function plotlyTrace(t, i, pane) {
     type: "scatter",
     x: Array.isArray(t.x) ? t.x : [],
     y: Array.isArray(t.y) ? t.y : [],
-    mode: scatter ? "markers" : opts.markers ? "lines+markers" : "lines",
+    // A lone point draws no line: it gets a marker (Plotly shows nothing for a one-point line).
+    mode: scatter ? "markers" : opts.markers || (Array.isArray(t.y) && t.y.length === 1) ? "lines+markers" : "lines",
     connectgaps: false, // null y values are gaps
     line: { width: 1.5 },
     marker: { size: scatter ? 5 : 4 },
