@@ -57,7 +57,8 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     pane = tx.get_pane(cmd.env, cmd.win)
     creates = cmd.mode in ("append", *HEATMAP_MODES)  # Visdom creates a missing window for these
     if cmd.op == "set" or (pane is None and creates):
-        pane = tx.put_pane(cmd.env, cmd.win, "figure", title_of(cmd.opts), cmd.opts, cmd.payload)
+        pane = tx.put_pane(cmd.env, cmd.win, "figure", title_of(cmd.opts, cmd.payload["layout"]), cmd.opts,
+                           cmd.payload)
         deltas.pane(pane.env, pane.win, pane.version)
         return
     if pane is None:
@@ -72,7 +73,7 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     fig["layout"].update({k: v for k, v in cmd.payload["layout"].items() if v is not None})
     _size_check(fig)
     opts = merged_opts(pane, cmd)
-    pane = tx.update_pane(pane, content=fig, opts=opts, title=title_of(opts))
+    pane = tx.update_pane(pane, content=fig, opts=opts, title=title_of(opts, fig["layout"]))
     deltas.pane(pane.env, pane.win, pane.version)
 
 
@@ -117,8 +118,10 @@ def _as_list(v: Any) -> list:
 
 def _heatmap(old: dict, new: dict, mode: str) -> dict:
     """Visdom's heatmap updateDir: rows/columns added to z (and labels), other keys overwritten."""
-    if mode in ("replace", "append") or mode not in HEATMAP_MODES:
-        return {**old, **{k: v for k, v in new.items() if v is not None}}
+    if mode not in HEATMAP_MODES:
+        # Visdom's replace overwrites every sent key, nulls too: a matrix sent without row/column names drops the
+        # old names (else Plotly would draw the new matrix against labels of the old shape).
+        return {**old, **{k: v for k, v in new.items() if v is not None or mode == "replace"}}
     z_old, z_new = _matrix(old.get("z")), _matrix(new.get("z"))
     rows = mode.endswith("Row")
     if rows and z_old and z_new and len(z_old[0]) != len(z_new[0]):

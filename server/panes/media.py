@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import io
+import re
 import wave
 
 import markdown
@@ -15,6 +17,12 @@ from .contract import ReadOptions
 from .image import decode_base64, decode_image
 from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
 from .text import MAX_TEXT, sanitize
+
+# TensorBoard's text plugin (plugin_util.markdown_to_safe_html) keeps these tags of the Markdown's HTML and shows
+# every other tag as literal text (bleach escapes it): `add_text("x", "a <b>b</b> c")` reads "a <b>b</b> c".
+_TB_TAGS = frozenset({"ul", "ol", "li", "p", "pre", "code", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
+                      "br", "strong", "em", "a", "img", "table", "thead", "tbody", "td", "tr", "th"})
+_RAW_TAG = re.compile(r"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9-]*)\b[^>]*>", re.S)
 
 KINDS = ("media",)
 UPDATE_MODES = stepped.UPDATE_MODES
@@ -90,10 +98,19 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
 def _html(data: dict) -> str:
     text, fmt = data.get("text", ""), data.get("format")
     if fmt == "markdown":
-        text = markdown.markdown(text, extensions=["tables", "fenced_code"])
+        text = _escape_raw_html(markdown.markdown(text, extensions=["tables", "fenced_code"]))
     elif fmt == "plain":
         text = f"<pre>{text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')}</pre>"
     return sanitize(text)  # on every read, like text panes, so sanitizer fixes reach old data
+
+
+def _escape_raw_html(out: str) -> str:
+    """As TensorBoard: tags outside its list become text, comments go (the sanitizer then checks attributes)."""
+    def one(m: re.Match) -> str:
+        if m.group(2) is None:
+            return ""
+        return m.group(0) if m.group(2).lower() in _TB_TAGS else html.escape(m.group(0), quote=False)
+    return _RAW_TAG.sub(one, out)
 
 
 def render_record(row: StepRow) -> dict:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+
 import nh3
 
 from ..deltas import Deltas
@@ -87,6 +90,42 @@ def _url_filter(element: str, attribute: str, value: str) -> str | None:
 
 
 def sanitize(html: str) -> str:
-    """Strip scripts, event handlers and javascript: URLs; keep formatting, inline SVG and data: media."""
-    return nh3.clean(html, tags=_TAGS, attributes=_ATTRS, url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
-                     attribute_filter=_url_filter, link_rel="noopener noreferrer")
+    """Strip scripts, event handlers and javascript: URLs; keep formatting, inline SVG and data: media, and the
+    plain rules of an SVG's own <style> (matplotlib's `*{stroke-linejoin: round}`), scoped to this pane's SVG."""
+    clean = nh3.clean(html, tags=_TAGS, attributes=_ATTRS, url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
+                      attribute_filter=_url_filter, link_rel="noopener noreferrer")
+    css = svg_styles(html) if "<svg" in html and "<style" in html else []
+    if not css:
+        return clean
+    rules = "".join(f"{', '.join(f'.SCOPE svg {sel}' for sel in sels)}{{{decls}}}" for sels, decls in css)
+    scope = "svg-scope-" + hashlib.sha1(rules.encode()).hexdigest()[:10]
+    rules = rules.replace("SCOPE", scope)
+    return f'<div class="svg-scope {scope}"><style>{rules}</style>{clean}</div>'
+
+
+_STYLE = re.compile(r"<style\b[^>]*>(.*?)</style\s*>", re.S | re.I)
+_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
+_SELECTOR = re.compile(r"[\w.#*\- >+~:()]+")  # no quotes, brackets or escapes
+_DECL = re.compile(r"([a-z-]+)\s*:\s*([\w#.,%() +-]+)")  # no url(), quotes, escapes, @ or ;
+
+
+def svg_styles(html: str) -> list[tuple[list[str], str]]:
+    """The rules of <style> blocks inside <svg> elements, as (selectors, declarations), keeping only what cannot
+    fetch, escape or reach outside: plain selectors (scoped by the caller) and plain property values."""
+    out = []
+    for block in _STYLE.findall("".join(re.findall(r"<svg\b.*?</svg\s*>", html, re.S | re.I))):
+        text = re.sub(r"/\*.*?\*/", "", block.replace("<![CDATA[", "").replace("]]>", ""), flags=re.S)
+        if "@" in text or "\\" in text:
+            continue  # @import, @font-face, escapes: not matplotlib's, not worth the risk
+        for sel, body in _RULE.findall(text):
+            sels = [x.strip() for x in sel.split(",")]
+            if not all(x and _SELECTOR.fullmatch(x) and "url" not in x.lower() for x in sels):
+                continue
+            decls = []
+            for d in body.split(";"):
+                m = _DECL.fullmatch(d.strip())
+                if m and "url" not in m.group(2).lower() and "expression" not in m.group(2).lower():
+                    decls.append(f"{m.group(1)}: {m.group(2).strip()}")
+            if decls:
+                out.append((sels, "; ".join(decls)))
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+_GENERATED_WIN = re.compile(r"window_[0-9a-f]{8,32}")
 
 
 @dataclass(frozen=True)
@@ -40,9 +43,17 @@ class PaneRecord:
     updated: float
     layout: dict | None = None  # {"x", "y", "w", "h"} grid cell set in the browser; None: automatic placement
 
+    def label(self) -> str:
+        """What a card shows: the title, else the win id, unless that is a generated `window_<hex>` id (Visdom's
+        default): then kind and place, e.g. "line 3", which a reader can match to the page."""
+        if self.title:
+            return self.title
+        return f"{self.kind} {self.position + 1}" if _GENERATED_WIN.fullmatch(self.win) else self.win
+
     def summary(self) -> dict[str, Any]:
-        return {"env": self.env, "win": self.win, "kind": self.kind, "title": self.title, "opts": self.opts,
-                "version": self.version, "created": self.created, "updated": self.updated, "layout": self.layout}
+        return {"env": self.env, "win": self.win, "kind": self.kind, "title": self.title, "label": self.label(),
+                "opts": self.opts, "version": self.version, "created": self.created, "updated": self.updated,
+                "layout": self.layout}
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,16 @@ import re
 from typing import Any
 
 from ..events import EventError
+from ..panes.common import PLOTLY_LAYOUT as LAYOUT_KEY
 from ..panes.figure import HEATMAP_MODES
 from ..store import PaneRecord, Store
 
 XY_TYPES = ("scatter", "scattergl")
-LAYOUT_KEY = "plotly_layout"  # where a Visdom window's Plotly layout lives in the pane opts of xy panes
+# The opts Visdom's update_window copies onto the window dict on every /update (mode, legend, markersize ...):
+# kept in the pane's opts under this key so /win_data returns them where get_window_data users expect them.
+WINDOW_KEY = "visdom_window"
+INTS_KEY = "visdom_ints"  # in an xy trace's style: the axes ("x", "y") the client sent as integers
+PTS_LINESONLY = 20  # plotly.js: a scatter trace without `mode` is lines+markers below this many points, else lines
 _DATA_URI = re.compile(r"^data:(image/[A-Za-z0-9.+-]+);base64,(.*)$", re.S)
 
 
@@ -43,12 +48,24 @@ def _xy_trace(t: dict, strict: bool) -> dict | None:
             return None
         style.pop("text", None)  # per-point attributes of an append cannot follow the points in our model
         style.pop("marker", None)
+    ints = "".join(a for a, vs in (("x", x), ("y", y)) if vs and all(type(v) is int for v in vs))
+    if ints:  # Visdom keeps the client's JSON as sent: integers come back as integers
+        style[INTS_KEY] = ints
     name = t.get("name")
     return {"name": None if name is None else str(name), "x": x, "y": y, "style": style}
 
 
+def plotly_mode(style: dict, npoints: int) -> str:
+    """The trace's mode, or the one plotly.js picks when a raw trace has none (dual_axis_lines sends none)."""
+    mode = style.get("mode")
+    if mode is not None:
+        return str(mode)
+    return "lines+markers" if npoints < PTS_LINESONLY else "lines"
+
+
 def xy_kind(traces: list[dict]) -> str:
-    return "line" if any("lines" in str((t["style"] or {}).get("mode", "")) for t in traces) else "scatter"
+    modes = (plotly_mode(t["style"] or {}, len(t["y"])) for t in traces)
+    return "line" if any("lines" in m for m in modes) else "scatter"
 
 
 def opts_of(body: dict) -> dict:
@@ -125,6 +142,8 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
     data = body.get("data")
     data = [t for t in data if isinstance(t, dict)] if isinstance(data, list) else []
     opts = {k: v for k, v in opts_of(body).items() if v is not None}
+    if opts and pane.kind != "text":  # text panes: update_window is not called for them (the content grows)
+        opts[WINDOW_KEY] = {**(pane.opts.get(WINDOW_KEY) or {}), **opts}
     layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
     ev: dict[str, Any] = {"op": "update", "env": env, "win": win, "kind": pane.kind, "name": name, "opts": opts}
     if pane.kind == "text":
@@ -168,7 +187,8 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
 def window_json(store: Store, pane: PaneRecord) -> dict:
     """Visdom's window dict (§2.2) rendered from our model: every stored point, images as data URIs."""
     opts = pane.opts or {}
-    win: dict[str, Any] = {"command": "window", "id": pane.win, "title": pane.title,
+    title = opts.get("title")
+    win: dict[str, Any] = {"command": "window", "id": pane.win, "title": "" if title is None else str(title),
                            "inflate": opts.get("inflate", True), "width": opts.get("width"),
                            "height": opts.get("height"), "contentID": str(pane.version), "i": pane.position}
     content = pane.content or {}
@@ -200,10 +220,20 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
             blocks = list(store.export_series(t))
             xs = [v for b in blocks for v in b[0].tolist()]
             ys = [v for b in blocks for v in b[1].tolist()]
-            data.append({"type": "scatter", **(t.style or {}), "x": xs, "y": ys, "name": t.name})
+            style = dict(t.style or {})
+            ints = str(style.pop(INTS_KEY, ""))
+            data.append({"type": "scatter", **style, "x": _ints(xs) if "x" in ints else xs,
+                         "y": _ints(ys) if "y" in ints else ys, "name": t.name})
         layout = opts.get(LAYOUT_KEY) or {"title": pane.title}
         win.update(type="plot", content={"data": data, "layout": layout})
+    extra = opts.get(WINDOW_KEY)
+    if isinstance(extra, dict):  # Visdom's update_window: p[opt] = value for every opt of every /update
+        win.update({k: v for k, v in extra.items() if k not in ("content", "type", "command", "id")})
     return win
+
+
+def _ints(values: list) -> list:
+    return [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
 
 
 def _data_uri(store: Store, blob: Any) -> str:

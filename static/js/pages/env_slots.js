@@ -84,7 +84,7 @@ export function runNow(slot, fn) {
 
 /** Title and grid cell from a pane summary or a rendered pane: a placeholder card takes its final size at once. */
 export function describe(page, slot, pane) {
-  slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.win);
+  slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.label || pane.win);
   slot.titleEl.textContent = slot.title;
   slot.titleEl.title = `${pane.win} (${pane.kind})`;
   page.sections.place(slot); // a new title may move it to another section

@@ -1,13 +1,17 @@
 // panes/figure.js — generic Plotly figures (heatmap, bar, surface, pie, mesh, raw Visdom `_send`): Plotly.react of data+layout.
 import { loadPlotly } from "../plotly_loader.js";
+import { mathReady, normalizeLayout, normalizeTrace } from "./plotly_compat.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const CONFIG = { responsive: true, displaylogo: false };
 
 const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The stored layout over our defaults; the card shows the title, so a layout title is only kept if it is set. */
-function plotlyLayout(stored) {
+/**
+ * The stored layout (normalised for plotly.js 4) over our defaults. The card's bar shows the pane title, so a
+ * layout title equal to it is not drawn again; any other layout title is drawn, with room above the plot.
+ */
+function plotlyLayout(stored, cardTitle) {
   const layout = {
     autosize: true,
     margin: { l: 44, r: 10, t: 8, b: 32, pad: 0 },
@@ -15,12 +19,13 @@ function plotlyLayout(stored) {
     paper_bgcolor: "#fff",
     uirevision: "keep", // keep the user's zoom and camera across re-renders
   };
-  if (isObj(stored)) {
-    for (const [k, v] of Object.entries(stored)) {
-      if (k === "width" || k === "height") continue; // the card decides the size
-      layout[k] = isObj(v) && isObj(layout[k]) ? { ...layout[k], ...v } : v;
-    }
+  for (const [k, v] of Object.entries(normalizeLayout(stored))) {
+    if (k === "width" || k === "height") continue; // the card decides the size
+    layout[k] = isObj(v) && isObj(layout[k]) ? { ...layout[k], ...v } : v;
   }
+  const title = isObj(layout.title) ? layout.title.text : undefined;
+  if (title === undefined || title === null || title === "" || String(title) === cardTitle) delete layout.title;
+  else layout.margin = { ...layout.margin, t: Math.max(Number(layout.margin.t) || 0, 36) };
   return layout;
 }
 
@@ -35,10 +40,12 @@ export function render(el, pane, ctx) {
     if (destroyed) return;
     const fig = isObj(p.data) ? p.data : {};
     // Plotly mutates trace objects it is given; the pane object stays the server's copy.
-    const data = Array.isArray(fig.data) ? fig.data.filter(isObj).map((t) => ({ ...t })) : [];
+    const data = Array.isArray(fig.data) ? fig.data.filter(isObj).map(normalizeTrace) : [];
     const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
     div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
-    await Plotly.react(div, data, plotlyLayout(fig.layout), CONFIG);
+    await mathReady(fig.layout, data);
+    if (destroyed) return;
+    await Plotly.react(div, data, plotlyLayout(fig.layout, String(p.title || "")), CONFIG);
     ctx.setInfo(`${data.length} trace${data.length === 1 ? "" : "s"}`, data.map((t) => t.type || "scatter").join(", "));
   }
 

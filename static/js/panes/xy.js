@@ -1,6 +1,7 @@
 // panes/xy.js — line/scatter panes: Plotly "scatter" traces; live points go through Plotly.extendTraces, never a re-plot.
 import { getPane } from "../api.js";
 import { loadPlotly } from "../plotly_loader.js";
+import { defaultMode, mathReady, normalizeLayout, normalizeTrace } from "./plotly_compat.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const GRID = "#eceef1";
@@ -30,8 +31,11 @@ function plotlyTrace(t, i, pane) {
   const name = t.name ?? legend[i];
   if (name !== undefined && name !== null) tr.name = String(name);
   if (isObj(t.style)) {
-    for (const [k, v] of Object.entries(t.style)) {
-      if (k === "x" || k === "y" || k === "type") continue; // data comes from the pane; always SVG scatter
+    const style = normalizeTrace(t.style);
+    // A raw Plotly trace (it names its type) without a mode gets plotly's default, as Visdom's plotly drew it.
+    if (style.type !== undefined && style.mode === undefined) tr.mode = defaultMode(Number.isFinite(t.total) ? t.total : tr.y.length);
+    for (const [k, v] of Object.entries(style)) {
+      if (k === "x" || k === "y" || k === "type" || k === "visdom_ints") continue; // data comes from the pane; always SVG scatter
       tr[k] = isObj(v) && isObj(tr[k]) ? { ...tr[k], ...v } : v;
     }
   }
@@ -69,8 +73,8 @@ function plotlyLayout(pane, ntraces) {
   // A Visdom window's own Plotly layout (axis ranges, ticks, log axes, legend place, shapes): merged over
   // ours, except what the card decides (title bar, size, compact margins).
   const stored = o.plotly_layout;
-  if (stored && typeof stored === "object" && !Array.isArray(stored)) {
-    for (const [k, v] of Object.entries(stored)) {
+  if (isObj(stored)) {
+    for (const [k, v] of Object.entries(normalizeLayout(stored))) {
       if (["title", "width", "height", "margin", "autosize", "uirevision"].includes(k)) continue;
       const mine = layout[k];
       const both = v && typeof v === "object" && !Array.isArray(v) && mine && typeof mine === "object";
@@ -135,6 +139,9 @@ export function render(el, pane, ctx) {
     if (xMap) for (const tr of traces) tr.x = tr.x.map(xMap.map);
     idxPos = new Map(src.map((t, i) => [Number.isInteger(t.idx) ? t.idx : i, i]));
     stored = src.reduce((n, t, i) => n + (Number.isFinite(t.total) ? t.total : traces[i].x.length), 0);
+    const o = p.opts || {};
+    await mathReady({ x: o.xlabel, y: o.ylabel, layout: o.plotly_layout }, traces);
+    if (destroyed) return;
     const layout = plotlyLayout(p, traces.length);
     if (xMap) layout.xaxis.title.text = xMap.label;
     const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
