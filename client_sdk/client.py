@@ -14,6 +14,7 @@ import numpy as np
 
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
 from .protocol import new_win_id
+from .run import RunMethods
 from .transport import Transport
 from .visdom_media import VisdomMediaMethods
 from .visdom_methods import VisdomMethods
@@ -138,16 +139,20 @@ def _wire_opts(opts: Mapping[str, Any] | None, drop: frozenset[str] = frozenset(
     return {k: v for k, v in opts.items() if k not in drop} if drop & opts.keys() else opts
 
 
-class Client(VisdomMethods, VisdomMediaMethods):
+class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
 
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
-    background thread; bad input raises ValueError/TypeError in the caller.
+    background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
+    are its config and tags, and unless capture=False the run records this job's provenance and ends as
+    finished on close_connection() or at exit.
     """
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
                  *, max_queue: int = 100_000, exit_timeout: float = 10.0, spool_dir: Any = None,
-                 token: str | None = None, **visdom_kwargs: Any) -> None:
+                 token: str | None = None, config: Mapping[str, Any] | None = None,
+                 tags: list[str] | tuple[str, ...] | None = None, capture: bool = True,
+                 **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
             raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -160,6 +165,7 @@ class Client(VisdomMethods, VisdomMediaMethods):
         self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir,
                                    token=token or os.environ.get("PANEBOARD_TOKEN") or None)
         self.transport.on_drop = _drop_reporter(self)
+        self._start_run(config, tags, capture)
 
     @property
     def rejected(self) -> int:
@@ -308,7 +314,13 @@ class Client(VisdomMethods, VisdomMediaMethods):
 
     def flush(self, timeout: float | None = None) -> bool:
         """True once every event enqueued before this call is stored; False on timeout, or if any was rejected."""
-        return self.transport.flush(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        ok = self.transport.flush(timeout)
+        if self._start_pending():  # connected meanwhile: the run's start counts as enqueued by the constructor
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._await_start(left)
+            ok = self.transport.flush(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return ok
 
     def check_connection(self, timeout_seconds: float = 0) -> bool:
         """True if the background websocket is connected (waits up to timeout_seconds for it)."""
@@ -318,7 +330,9 @@ class Client(VisdomMethods, VisdomMediaMethods):
         return self.transport.connected
 
     def close_connection(self, timeout: float | None = None) -> bool:
-        """Flush (up to `timeout`, default exit_timeout) and stop the background thread; True if all delivered."""
+        """End the run (finished), flush (up to `timeout`, default exit_timeout) and stop the background thread;
+        True if all delivered."""
+        self._end_run()
         return self.transport.close(timeout)
 
     def __enter__(self) -> Client:

@@ -13,10 +13,16 @@ KIND_NAMES = ("line", "scatter", "text", "image", "figure", "properties", "netwo
               "histogram", "media", "pr_curve", "projector")
 # Event ops: pane ops, then env-wide ops (server/envops.py).
 OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
-       "set_meta", "custom_scalars", "hparams")
+       "set_meta", "custom_scalars", "hparams", "run_start", "run_end", "run_config", "run_tags", "run_note", "run_best")
 
 MAX_NAME = 256           # env, window and hparam names, in characters
 MAX_BUCKETS = 20_000     # histogram buckets per record
+MAX_TAGS = 64           # tags per run
+MAX_TAG = 64            # characters per tag
+MAX_NOTE_BYTES = 64 * 1024        # a run's markdown note, UTF-8
+MAX_DIFF_BYTES = 256 * 1024       # the git diff kept in a run's provenance (the SDK cuts it to this)
+MAX_PACKAGES = 2_000              # installed distributions listed in a run's provenance
+MAX_PROVENANCE_BYTES = 1024 * 1024
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
 
 

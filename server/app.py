@@ -15,7 +15,7 @@ from .settings import Settings
 from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
-from .web import api, auth, body, envs_api, hparams_api, openapi, pages, projector_api, sockets
+from .web import api, auth, body, envs_api, hparams_api, openapi, pages, projector_api, runs_api, sockets
 from .web.common import ApiError, json_response
 
 log = logging.getLogger("paneboard.server")
@@ -38,6 +38,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(visdom_bp)  # Visdom wire protocol: /events, /update, /win_data ...
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
+    app.register_blueprint(runs_api.bp)
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(openapi.bp)
@@ -50,7 +51,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Response:
         log.warning("%s %s -> %d: %s", request.method, request.path, exc.status, exc.message)
-        return json_response({"error": exc.message}, exc.status)
+        return json_response({"error": exc.message, **exc.extra}, exc.status)
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Response:

@@ -119,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         from .import_commands import import_tb
 
         return import_tb(argv[1:])
+    if argv[:1] == ["runs"]:
+        from .runs_command import runs_command
+
+        return runs_command(argv[1:])
     if argv[:1] == ["import-visdom"]:
         from .import_commands import import_visdom
 

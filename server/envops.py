@@ -9,9 +9,12 @@ from typing import Any
 from . import hparams, jsonio
 from .deltas import Deltas
 from .events import Command, EnvCommand, EventError, check_name
+from .runs import ops as run_ops
 from .store import StoreError, StoreTx
 
-ENV_OPS = ("fork_env", "rename_env", "layout", "save_view", "load_view", "set_meta", "custom_scalars", "hparams")
+ENV_OPS = ("fork_env", "rename_env", "layout", "save_view", "load_view", "set_meta", "custom_scalars",
+           "hparams") + run_ops.RUN_OPS
+APPLIED_OPS = ENV_OPS + run_ops.SERVER_OPS  # what apply() takes: the producers' env ops and the server's own
 GRID_COLUMNS = 12       # the browser grid: x in [0, 12), w in [1, 12]; y and h count rows of a fixed height
 MAX_ROWS = 100_000
 MAX_HEIGHT = 200
@@ -44,6 +47,8 @@ def check_layout(raw: Any) -> dict | None:
 
 def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
     """Validate one env-level event (the envelope's op, env, s and t are already checked)."""
+    if op in run_ops.RUN_OPS:
+        return run_ops.parse(raw, op, env, seq, wall)
     cmd = EnvCommand(op=op, env=env, win=None, seq=seq, wall=wall)
     if op == "fork_env":
         cmd.payload = check_name(raw.get("from"), "from")
@@ -94,7 +99,9 @@ def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
 
 
 def _apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
-    if cmd.op == "fork_env":
+    if cmd.op in run_ops.RUN_OPS or cmd.op in run_ops.SERVER_OPS:
+        run_ops.apply(tx, cmd, deltas)
+    elif cmd.op == "fork_env":
         tx.fork_env(cmd.payload, cmd.env)
     elif cmd.op == "rename_env":
         tx.rename_env(cmd.env, cmd.payload)
@@ -143,6 +150,8 @@ def _apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     elif cmd.op == "hparams":
         tx.ensure_env(cmd.env)  # add_hparams may come before (or without) any pane
         meta = hparams.merge(_meta(tx, cmd.env), cmd.payload, cmd.wall)
+        # add_hparams and the integrations feed the run's config too (the runs table and its queries read it).
+        meta["config"] = {**(meta.get("config") or {}), **cmd.payload["hparams"]}
         tx.set_env_meta(cmd.env, meta)
         deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
 

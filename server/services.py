@@ -10,6 +10,7 @@ from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live import Hub
 from .peers import Peers
+from .runs.watch import RunWatch
 from .settings import Settings
 from .store import Store, open_store
 from .store.dialect import supports_peers
@@ -27,6 +28,7 @@ class Services:
     peers: Peers | None = None   # other dash-server processes on the same PostgreSQL database
     tb_watcher: Any = None       # tensorboard.importer.TbWatcher when settings.logdir is set
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
+    runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
     started: bool = False
 
     @classmethod
@@ -39,13 +41,16 @@ class Services:
         publish = peers.publish if peers else hub.publish_threadsafe
         writer = Writer(store, publish)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
-        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall)
+        runs = RunWatch(writer, store, grace=settings.run_crash_grace_s)
+        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs)
 
     def start(self) -> None:
         if not self.started:
             self.writer.start()
             if self.stall is not None:
                 self.stall.start()
+            if self.runs is not None:
+                self.runs.start()
             if self.peers:
                 self.peers.start()
             if self.settings.logdir:
@@ -59,6 +64,8 @@ class Services:
         if self.started:
             if self.stall is not None:
                 self.stall.stop()
+            if self.runs is not None:
+                self.runs.stop()
             if self.tb_watcher is not None:
                 self.tb_watcher.stop()  # its last pass goes through the writer: stop it first
                 self.tb_watcher = None

@@ -57,6 +57,7 @@ class Sender:
         self.conn_ok = False  # a websocket is up and welcomed
         self.server_error = False  # the server refused to store a batch: reconnect after a backoff
         self.ever_connected = False
+        self.first_welcome = threading.Event()  # set once the first connection is up (a run starts then)
         self.warned = False  # warned about this outage already
         self.drop_warned = False
         self.reject_warned = False
@@ -139,6 +140,7 @@ class Sender:
         self.report_drops(summary=True)
         self.warned = False
         self.ever_connected = True
+        self.first_welcome.set()
         return ws
 
     def warn_down(self, msg: str) -> None:

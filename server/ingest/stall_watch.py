@@ -17,6 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..panes import parse_event
+from ..runs.ops import status_command
 from ..store import Store
 from .writer import Job, Writer
 
@@ -69,7 +70,9 @@ class StallWatch:
                 c.intervals.append(now - c.last)
             c.last = now
             c.envs |= envs
-            c.alerted = False
+            resumed, c.alerted = c.alerted, False
+        if resumed:  # the run that was called stalled sends again
+            self.writer.submit(Job([status_command(env, "running", None, time.time()) for env in sorted(envs)]))
 
     def closed(self, conn: object) -> None:
         with self._lock:
@@ -109,4 +112,5 @@ class StallWatch:
             head = "<b>alerts</b> (time · step · rule: message)<br>" if fresh else ""
             commands.append(parse_event({"op": "update", "kind": "text", "mode": "append", "env": env,
                                          "win": ALERTS_WIN, "opts": {"title": "alerts"}, "content": head + row}))
+            commands.append(status_command(env, "stalled", None, time.time()))
         self.writer.submit(Job(commands))

@@ -66,7 +66,7 @@ def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
     if isinstance(cmd, PaneCommand):  # set / update: the pane's kind applies it
         kind_module(cmd.kind).apply(tx, cmd, deltas)
         return
-    if cmd.op in envops.ENV_OPS:
+    if cmd.op in envops.APPLIED_OPS:
         envops.apply(tx, cmd, deltas)
         return
     if cmd.op == "delete_env":

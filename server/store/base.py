@@ -85,6 +85,49 @@ class StepRow:
     blob: str | None = None
 
 
+@dataclass(frozen=True)
+class RunRecord:
+    """An env's run record: what its job reported (status, times, provenance) and what users added."""
+
+    env: str
+    status: str | None = None       # running | finished | crashed | stalled; None: no job reported (an import)
+    started: float | None = None
+    ended: float | None = None
+    clients: tuple[str, ...] = ()   # SDK client ids still running it (the run ends when the last one does)
+    tags: tuple[str, ...] = ()
+    notes: str = ""
+    provenance: dict | None = None
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One row of the runs listing: the env, its run record (None: never a job's) and the meta keys runs read."""
+
+    env: str
+    created: float
+    updated: float
+    run: RunRecord | None
+    config: dict
+    best: dict                      # series name -> "min" | "max": directions a user set (meta key "best")
+
+
+@dataclass(frozen=True)
+class SeriesRow:
+    """The ingest-time summary of one trace of a line pane (series.Summary's fields)."""
+
+    env: str
+    win: str
+    trace: str
+    ntraces: int                    # traces in its pane (names a lone trace by its pane)
+    count: int
+    last_x: float | None
+    last_y: float | None
+    min_x: float | None
+    min_y: float | None
+    max_x: float | None
+    max_y: float | None
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -113,6 +156,15 @@ class StoreTx(ABC):
         """The env's meta dict (config, views), None if the env is missing."""
     @abstractmethod
     def set_env_meta(self, name: str, meta: dict) -> None: ...
+    @abstractmethod
+    def get_run(self, env: str) -> RunRecord | None:
+        """The env's run record, None if it has none (or the env is missing)."""
+    @abstractmethod
+    def put_run(self, run: RunRecord) -> None:
+        """Create or overwrite the run record of `run.env` (StoreError if the env is missing)."""
+    @abstractmethod
+    def runs_of_client(self, client_id: str) -> list[RunRecord]:
+        """The runs this SDK client is still running (its id is in their `clients`)."""
     @abstractmethod
     def set_pane_layout(self, pane: PaneRecord, layout: dict | None) -> PaneRecord:
         """Store the pane's grid layout; not a data change, so the version stays."""
@@ -191,6 +243,18 @@ class Store(ABC):
     def list_panes(self, env: str) -> list[PaneRecord]: ...
     @abstractmethod
     def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
+    @abstractmethod
+    def get_run(self, env: str) -> RunRecord | None:
+        """The env's run record, None if it has none (or the env is missing)."""
+    @abstractmethod
+    def list_runs(self) -> list[RunRow]:
+        """Every env with its run record (if any), config and best directions, newest update first."""
+    @abstractmethod
+    def list_series(self, envs: list[str] | None = None) -> list[SeriesRow]:
+        """The summary of every trace of every line pane (of the given envs; None: all), in pane order."""
+    @abstractmethod
+    def active_run_clients(self) -> dict[str, list[str]]:
+        """client id -> envs it is still running, for runs whose status is running or stalled."""
     @abstractmethod
     def list_traces(self, pane: PaneRecord) -> list[TraceRecord]: ...
     @abstractmethod

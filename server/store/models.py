@@ -61,6 +61,15 @@ class Trace(Base):
     name: Mapped[str] = mapped_column(Text, nullable=False)
     style: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
     npoints: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    # The series summary, kept at ingest (server/runs/summaries.py): finite y values, the last, lowest and
+    # highest of them and the x of each; NULL until the trace holds one.
+    s_count: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0, server_default="0")
+    s_last_x: Mapped[float | None] = mapped_column(Float, nullable=True)
+    s_last_y: Mapped[float | None] = mapped_column(Float, nullable=True)
+    s_min_x: Mapped[float | None] = mapped_column(Float, nullable=True)
+    s_min_y: Mapped[float | None] = mapped_column(Float, nullable=True)
+    s_max_x: Mapped[float | None] = mapped_column(Float, nullable=True)
+    s_max_y: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class Chunk(Base):
@@ -111,6 +120,22 @@ class IngestClient(Base):
     updated: Mapped[float] = mapped_column(Float, nullable=False)
 
 
+class Run(Base):
+    """The run record of an env a job wrote (status, times, provenance) and what a user adds (tags, notes)."""
+
+    __tablename__ = "run"
+    env_id: Mapped[int] = mapped_column(ForeignKey("env.id", ondelete="CASCADE"), primary_key=True,
+                                        autoincrement=False)
+    status: Mapped[str | None] = mapped_column(String(16), nullable=True)  # None: no job reported (an import)
+    started: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ended: Mapped[float | None] = mapped_column(Float, nullable=True)
+    clients: Mapped[list] = mapped_column(JSON, nullable=False, default=list)  # SDK clients still running it
+    tags: Mapped[list] = mapped_column(JSON, nullable=False, default=list)
+    notes: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    provenance: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # without the two bulky parts:
+    details: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # {"packages", "diff"}: read for one run only
+
+
 class WriterEpoch(Base):
     """One row counting writer transactions: on PostgreSQL each takes its lock, so writers on several servers
     commit one at a time and each sees whether another wrote since its own last commit."""
@@ -132,3 +157,4 @@ blob_t = cast(Table, Blob.__table__)
 client_t = cast(Table, IngestClient.__table__)
 step_t = cast(Table, StepRecord.__table__)
 epoch_t = cast(Table, WriterEpoch.__table__)
+run_t = cast(Table, Run.__table__)

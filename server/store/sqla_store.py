@@ -10,8 +10,8 @@ import numpy as np
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.engine import Connection
 
-from . import codec, downsample
-from .base import EnvSummary, PaneRecord, Series, StepRow, Store, TraceRecord
+from . import codec, downsample, sqla_runs
+from .base import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, StepRow, Store, TraceRecord
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
@@ -105,6 +105,29 @@ class SqlStore(Store):
         with self.engine.connect() as conn:
             row = conn.execute(q).first()
         return pane_from_row(row, env) if row else None
+
+    def get_run(self, env: str) -> RunRecord | None:
+        with self.engine.connect() as conn:
+            return sqla_runs.get_run(conn, env)
+
+    def list_runs(self) -> list[RunRow]:
+        with self.engine.connect() as conn:
+            return sqla_runs.list_runs(conn)
+
+    def list_series(self, envs: list[str] | None = None) -> list[SeriesRow]:
+        with self.engine.connect() as conn:
+            if envs is None or len(envs) > PREFETCH_BATCH:
+                rows = sqla_runs.list_series(conn, None)
+                return rows if envs is None else [r for r in rows if r.env in set(envs)]
+            return sqla_runs.list_series(conn, envs)
+
+    def active_run_clients(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        with self.engine.connect() as conn:
+            for run in sqla_runs.active_runs(conn):
+                for cid in run.clients:
+                    out.setdefault(cid, []).append(run.env)
+        return out
 
     def list_traces(self, pane: PaneRecord) -> list[TraceRecord]:
         q = select(trace_t).where(trace_t.c.pane_id == pane.id).order_by(trace_t.c.idx)

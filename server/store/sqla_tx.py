@@ -15,10 +15,13 @@ from sqlalchemy import Integer, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
-from .base import PaneRecord, StoreError, StoreTx, TraceRecord
+from . import sqla_runs
+from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore, upsert
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
+from .summary import Summary
+from .summary import update as update_summary
 
 _SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
 
@@ -39,9 +42,10 @@ class WriterCache:
     traces: dict[int, list[TraceRecord]] = field(default_factory=dict)
     tails: dict[int, TailState] = field(default_factory=dict)
     client_seqs: dict[str, int] = field(default_factory=dict)
+    summaries: dict[int, Summary] = field(default_factory=dict)  # trace id -> its series summary
 
     def clear(self) -> None:
-        for d in (self.env_ids, self.panes, self.traces, self.tails, self.client_seqs):
+        for d in (self.env_ids, self.panes, self.traces, self.tails, self.client_seqs, self.summaries):
             d.clear()
 
 
@@ -104,6 +108,7 @@ class SqlTx(StoreTx):
             return False
         for win in self.pane_wins(name):
             self.delete_pane(name, win)
+        sqla_runs.delete_run(self.conn, env_id)
         self.conn.execute(delete(env_t).where(env_t.c.id == env_id))
         self.cache.env_ids.pop(name, None)
         self._touched_envs.discard(name)
@@ -127,6 +132,7 @@ class SqlTx(StoreTx):
         dst_id = inserted_id(res)
         self.cache.env_ids[target] = dst_id
         self._touched_envs.add(target)
+        sqla_runs.copy_run(self.conn, src_id, dst_id, target)
         c = chunk_t.c
         for p in self.conn.execute(select(pane_t).where(pane_t.c.env_id == src_id).order_by(pane_t.c.position)).all():
             new_pane = inserted_id(self.conn.execute(insert(pane_t).values(
@@ -140,8 +146,10 @@ class SqlTx(StoreTx):
                 .where(st.pane_id == p.id)))
             for t in self.conn.execute(select(trace_t).where(trace_t.c.pane_id == p.id)).all():
                 new_trace = inserted_id(self.conn.execute(insert(trace_t).values(
-                    pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints)))
+                    pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints,
+                    **{k: getattr(t, k) for k in sqla_runs.SUMMARY_COLUMNS})))
                 self.cache.tails.pop(new_trace, None)
+                self.cache.summaries.pop(new_trace, None)
                 # Chunk rows are copied inside the database (no decode): the fork owns its rows, so the
                 # tail merge of either trace can never rewrite the other's points.
                 cols = [c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax, c.xs, c.ys, c.walls]
@@ -177,6 +185,19 @@ class SqlTx(StoreTx):
             raise StoreError(f"env {name!r} not found")
         self.conn.execute(update(env_t).where(env_t.c.id == env_id).values(meta=meta))
         self._touched_envs.add(name)
+
+    def get_run(self, env: str) -> RunRecord | None:
+        return sqla_runs.get_run(self.conn, env)
+
+    def put_run(self, run: RunRecord) -> None:
+        env_id = self._env_id(run.env)
+        if env_id is None:
+            raise StoreError(f"env {run.env!r} not found")
+        sqla_runs.put_run(self.conn, env_id, run)
+        self._touched_envs.add(run.env)
+
+    def runs_of_client(self, client_id: str) -> list[RunRecord]:
+        return [r for r in sqla_runs.active_runs(self.conn) if client_id in r.clients]
 
     def set_pane_layout(self, pane: PaneRecord, layout: dict | None) -> PaneRecord:
         self.conn.execute(update(pane_t).where(pane_t.c.id == pane.id).values(layout=layout))
@@ -282,6 +303,7 @@ class SqlTx(StoreTx):
         rec = TraceRecord(inserted_id(res), pane.id, idx, name, style, 0)
         self.cache.traces[pane.id] = existing + [rec]
         self.cache.tails[rec.id] = TailState(next_seq=0)
+        self.cache.summaries[rec.id] = Summary()
         return rec
 
     def delete_trace(self, trace: TraceRecord) -> None:
@@ -309,6 +331,7 @@ class SqlTx(StoreTx):
         self._points.pop(trace_id, None)
         self._npoints.pop(trace_id, None)
         self.cache.tails.pop(trace_id, None)
+        self.cache.summaries.pop(trace_id, None)
 
     # -- points -----------------------------------------------------------------------------------
     def append_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
@@ -321,8 +344,10 @@ class SqlTx(StoreTx):
     def replace_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
         self._forget_trace(trace.id)
         self.conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace.id))
-        self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(npoints=0))
+        self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(
+            npoints=0, **sqla_runs.summary_values(Summary())))
         self.cache.tails[trace.id] = TailState(next_seq=0)
+        self.cache.summaries[trace.id] = Summary()
         self._bump_cached_total(trace, -self._cached_total(trace))
         self.append_points(trace, x, y, wall)
 
@@ -337,6 +362,11 @@ class SqlTx(StoreTx):
         if lst is not None:
             self.cache.traces[trace.pane_id] = [dataclasses.replace(t, total=t.total + delta) if t.id == trace.id
                                                 else t for t in lst]
+
+    def _summary(self, trace_id: int) -> Summary:
+        if trace_id not in self.cache.summaries:
+            self.cache.summaries[trace_id] = sqla_runs.load_summary(self.conn, trace_id)
+        return self.cache.summaries[trace_id]
 
     def _tail(self, trace_id: int) -> TailState:
         if trace_id not in self.cache.tails:
@@ -382,8 +412,12 @@ class SqlTx(StoreTx):
                 y = np.concatenate([p[1] for p in parts])
                 w = np.concatenate([p[2] for p in parts])
             write_points(self.conn, self._tail(trace_id), trace_id, x, y, w)
+            self.cache.summaries[trace_id] = update_summary(self._summary(trace_id), x, y)
         for trace_id, n in self._npoints.items():
-            self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(npoints=trace_t.c.npoints + n))
+            summary = self.cache.summaries.get(trace_id)
+            extra = sqla_runs.summary_values(summary) if summary is not None else {}
+            self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(
+                npoints=trace_t.c.npoints + n, **extra))
         for pane_id, version in self._versions.items():
             self.conn.execute(update(pane_t).where(pane_t.c.id == pane_id).values(version=version, updated=self.now))
         for env in self._touched_envs:

@@ -11,10 +11,11 @@ from ..services import Services
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.extra = extra  # more fields of the error body (a query error's position)
 
 
 def services() -> Services:

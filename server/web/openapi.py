@@ -110,6 +110,30 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/v1/envs/<path:env>/panes/<path:win>/metadata", "GET"): {
         "summary": "A projector pane's metadata: {header: [column names], rows: [[str, ...] per point]}"},
     ("/api/v1/openapi.json", "GET"): {"summary": "This description", "errors": ()},
+    ("/api/v1/runs", "GET"): {
+        "summary": "Every run (one per env) with status, tags, config, series summaries and provenance",
+        "errors": ("400",), "params": [_query("q", {"type": "string"}, "a run query, e.g. "
+                                             "`lr < 0.01 and tags:baseline`, `loss.min < 0.3`; 400 with the "
+                                             "error's position when malformed")]},
+    ("/api/v1/runs/delete", "POST"): {
+        "summary": "Delete the finished/crashed runs matching a query (their envs); dry_run only counts",
+        "errors": ("400", "503"), "body": _body({"query": {"type": "string"}, "older_than_days": {"type": "number"},
+                                                 "dry_run": {"type": "boolean"}}, ("query",))},
+    ("/api/v1/envs/<path:env>/config", "PUT"): {
+        "summary": "Merge into the run's config (replace: true sets it whole)",
+        "body": _body({"config": {"type": "object"}, "replace": {"type": "boolean"}}, ("config",))},
+    ("/api/v1/envs/<path:env>/tags", "PUT"): {
+        "summary": "Set the run's tags, or add/remove some",
+        "body": _body({"tags": {"type": "array", "items": {"type": "string"}},
+                       "add": {"type": "array", "items": {"type": "string"}},
+                       "remove": {"type": "array", "items": {"type": "string"}}})},
+    ("/api/v1/envs/<path:env>/notes", "PUT"): {
+        "summary": "Replace the run's Markdown notes (shown rendered and sanitized)",
+        "body": _body({"notes": {"type": "string"}}, ("notes",))},
+    ("/api/v1/envs/<path:env>/best", "PUT"): {
+        "summary": "Which way is better for a series (null: inferred from its name)",
+        "body": _body({"series": {"type": "string"}, "direction": {"type": "string", "enum": ["min", "max"],
+                                                                  "nullable": True}}, ("series",))},
 }
 
 # Fields each op reads beyond op/env/win (server/panes and server/envops); described, not required, so the
@@ -120,6 +144,8 @@ _OP_FIELDS: dict[str, str] = {
     "rename_env": "to", "layout": "win, layout {x, y, w, h}", "save_view": "name", "load_view": "name",
     "set_meta": "meta (object)", "custom_scalars": "layout (TensorBoard custom scalars)",
     "hparams": "session, hparams, metrics, domains",
+    "run_start": "client, provenance", "run_end": "client", "run_config": "config, replace",
+    "run_tags": "add, remove or set", "run_note": "note, append", "run_best": "series, direction",
 }
 
 
@@ -136,7 +162,13 @@ def _event_schema() -> dict[str, Any]:
                 "image": {"type": "object"}, "records": {"type": "array", "items": {"type": "object"}},
                 "from": {"type": "string"}, "to": {"type": "string"}, "layout": {"type": "object"},
                 "meta": {"type": "object"}, "session": {"type": "string"}, "hparams": {"type": "object"},
-                "metrics": {"type": "object"}, "domains": {"type": "object"}}}
+                "metrics": {"type": "object"}, "domains": {"type": "object"}, "client": {"type": "string"},
+                "provenance": {"type": "object"}, "config": {"type": "object"}, "replace": {"type": "boolean"},
+                "add": {"type": "array", "items": {"type": "string"}},
+                "remove": {"type": "array", "items": {"type": "string"}},
+                "set": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"},
+                "append": {"type": "boolean"}, "series": {"type": "string"},
+                "direction": {"type": "string", "nullable": True}}}
 
 
 _CONVERTER = re.compile(r"<(?:[a-z_]+(?:\([^)]*\))?:)?([a-zA-Z_][a-zA-Z0-9_]*)>")

@@ -65,6 +65,12 @@ def hparams_page() -> str:
     return _page("hparams", None)
 
 
+@bp.get("/runs")
+def runs_page() -> str:
+    """The runs table: one row per run, filtered by ?q=<run query> (static/js/pages/runs.js)."""
+    return _page("runs", None)
+
+
 @bp.get("/env/<path:name>")
 def env_page(name: str) -> str:
     try:

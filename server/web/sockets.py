@@ -110,6 +110,10 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                 if not isinstance(cid, str) or not CLIENT_ID.match(cid):
                     say({"error": "hello.client must be 1..64 of [A-Za-z0-9_.:-]"})
                     continue
+                if services.runs is not None and client_id != cid:
+                    if client_id is not None:
+                        services.runs.disconnected(client_id)
+                    services.runs.connected(cid)
                 client_id = cid
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
                 say({"welcome": {"server": "paneboard", "version": __version__, "last_seq": last,
@@ -122,6 +126,8 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     finally:
         if services.stall is not None:
             services.stall.closed(conn)
+        if services.runs is not None and client_id is not None:
+            services.runs.disconnected(client_id)
         # Batches already handed to the writer are committed regardless; their acks just go nowhere.
         await outbox.put(None)
         await pump_task

@@ -19,11 +19,12 @@ export const envPageUrl = (env) => url(`env/${enc(env)}`);
 export const homeUrl = () => url("");
 
 export class ApiError extends Error {
-  constructor(status, message, path) {
+  constructor(status, message, path, data = null) {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.path = path;
+    this.data = data; // the error body ({error, position} for a bad run query)
   }
 }
 
@@ -49,7 +50,7 @@ async function request(method, path, { body, signal } = {}) {
   }
   if (!res.ok) {
     const msg = data && typeof data.error === "string" ? data.error : `${res.status} ${res.statusText}`.trim();
-    throw new ApiError(res.status, msg, path);
+    throw new ApiError(res.status, msg, path, data || null);
   }
   if (data === undefined || data === null) throw new ApiError(res.status, "response is not JSON", path);
   return data;
@@ -87,4 +88,7 @@ export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join("
 /** The Scalars view of these runs (all runs when `envs` is empty). */
 export const scalarsPageUrl = (envs) => url(envs.length ? `scalars?envs=${envs.map(enc).join(",")}` : "scalars");
 /** The HParams view of these envs (every env with hparams when `envs` is empty). */
+export const runsPageUrl = (q) => url(q ? `runs?q=${enc(q)}` : "runs");
+/** GET api/v1/runs?q= -> {runs: [...], query} (400 with {error, position} for a malformed query) */
+export const listRuns = (q, opts) => get(q ? `api/v1/runs?q=${enc(q)}` : "api/v1/runs", opts);
 export const hparamsPageUrl = (envs) => url(envs.length ? `hparams?envs=${envs.map(enc).join(",")}` : "hparams");

@@ -8,6 +8,7 @@ import { envListPage } from "./pages/envlist.js";
 import { comparePage } from "./pages/compare.js";
 import { scalarsPage } from "./pages/scalars.js";
 import { hparamsPage } from "./pages/hparams.js";
+import { runsPage } from "./pages/runs.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
@@ -62,4 +63,5 @@ if (boot.page === "env" && boot.env !== null && boot.env !== undefined) {
 else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice });
 else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice });
 else if (boot.page === "hparams") hparamsPage({ connect, notice });
+else if (boot.page === "runs") runsPage({ connect, notice });
 else envListPage({ connect, notice });

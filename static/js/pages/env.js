@@ -7,6 +7,7 @@ import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
 import { sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
+import { runPanel } from "./run_panel.js";
 import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
 
@@ -40,18 +41,19 @@ function buildChrome(page) {
   $("crumbs").replaceChildren(
     h("a", { href: api.homeUrl(), class: "back", title: "all envs", text: "← envs" }),
     h("span", { class: "sep", text: "/" }),
-    h("span", { class: "crumb-current env-name", text: env }),
-    h("span", { class: "env-stats", id: "env-stats" }));
+    h("span", { class: "crumb-current env-name", text: env }));
+  page.run = runPanel({ env, notice });
+  $("crumbs").append(page.run.badge, h("span", { class: "env-stats", id: "env-stats" }));
   page.search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
     oninput: () => applyFilter(page) });
   page.grid = h("div", { class: "sections", id: "grid" });
   page.sections = sections({ env, container: page.grid });
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
   page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
-  $("tools").replaceChildren(page.search, ...page.ws.tools());
+  $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
-  $("main").replaceChildren(page.alerts.el, page.ws.metaBox, page.grid, page.empty);
+  $("main").replaceChildren(page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
 }
 
 function showStats(e) {
@@ -76,6 +78,7 @@ async function loadAll(page) {
   page.gone = false;
   page.notice("");
   page.ws.loadMeta();
+  page.run.load().catch((err) => page.notice(`cannot load the run: ${err.message}`, "error"));
   grid.classList.remove("gone");
   showStats(res.env);
   page.alerts.sync(res.panes);
@@ -123,6 +126,7 @@ function handleMessage(page, m, reload) {
   if (m.env !== undefined && m.env !== env) return;
   if (page.only !== null && m.win !== undefined && m.win !== null && m.win !== page.only) return;
   page.alerts.onMessage(m);
+  if (page.run.onMessage(m)) return;
   if (page.ws.onMessage(m)) return;
   if (m.type === "resync") {
     if (reload) reload();

@@ -65,7 +65,8 @@ function buildChrome(list) {
   const hparamsBtn = h("button", { type: "button", class: "btn hparams-btn", onclick: () => {
     window.location.href = api.hparamsPageUrl([...list.selected]);
   } }, "HParams");
-  $("tools").replaceChildren(search, list.compareBtn, scalarsBtn, hparamsBtn);
+  const runsLink = h("a", { class: "btn runs-link", href: api.runsPageUrl(""), text: "Runs" });
+  $("tools").replaceChildren(search, list.compareBtn, scalarsBtn, hparamsBtn, runsLink);
   $("main").replaceChildren(h("div", { class: "env-list" },
     h("table", { class: "envs" }, h("thead", null, list.head), list.body), list.empty));
 }

@@ -1,0 +1,195 @@
+"""Run ops: a job's start and end, config, tags, notes and best directions; the server's status changes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from paneboard.protocol import (
+    MAX_DIFF_BYTES,
+    MAX_NAME,
+    MAX_NOTE_BYTES,
+    MAX_PACKAGES,
+    MAX_PROVENANCE_BYTES,
+    MAX_TAG,
+    MAX_TAGS,
+)
+
+from .. import jsonio
+from ..deltas import Deltas
+from ..events import EnvCommand, EventError
+from ..store import RunRecord, StoreTx
+from .record import ACTIVE, run_json
+
+# Sent by producers (paneboard.protocol.OPS lists them too).
+RUN_OPS = ("run_start", "run_end", "run_config", "run_tags", "run_note", "run_best")
+# Made only by the server itself (crash and stall watch): never parsed from an event, so no producer forges one.
+SERVER_OPS = ("run_status",)
+MAX_CONFIG_BYTES = 256 * 1024   # the env meta's size limit (envops.MAX_META_BYTES)
+MAX_CONFIG_KEYS = 5_000
+_TAG = re.compile(r"^[^\s,\x00-\x1f\x7f\"']+$")
+_CLIENT = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def _client(raw: dict) -> str | None:
+    cid = raw.get("client")
+    if cid is None:
+        return None
+    if not isinstance(cid, str) or not _CLIENT.match(cid):
+        raise EventError("client must be 1..64 of [A-Za-z0-9_.:-]")
+    return cid
+
+
+def check_tags(value: Any, what: str = "tags") -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise EventError(f"{what} must be a list of strings")
+    out: list[str] = []
+    for tag in value:
+        if not 1 <= len(tag) <= MAX_TAG or not _TAG.match(tag):
+            raise EventError(f"{what}: a tag is 1..{MAX_TAG} characters without spaces, commas or quotes; "
+                             f"got {tag[:80]!r}")
+        if tag not in out:
+            out.append(tag)
+    if len(out) > MAX_TAGS:
+        raise EventError(f"{what}: at most {MAX_TAGS} tags per run")
+    return out
+
+
+def check_config(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise EventError("config must be an object {key: value}")
+    if len(value) > MAX_CONFIG_KEYS:
+        raise EventError(f"config: at most {MAX_CONFIG_KEYS} keys")
+    for key in value:
+        if not isinstance(key, str) or not key or len(key) > MAX_NAME:
+            raise EventError(f"config keys must be non-empty strings of at most {MAX_NAME} characters")
+    if len(jsonio.dumps(value)) > MAX_CONFIG_BYTES:
+        raise EventError(f"config must be at most {MAX_CONFIG_BYTES} bytes of JSON")
+    return value
+
+
+def check_note(value: Any) -> str:
+    if not isinstance(value, str):
+        raise EventError("note must be a string (Markdown)")
+    if len(value.encode("utf-8", "surrogatepass")) > MAX_NOTE_BYTES:
+        raise EventError(f"note must be at most {MAX_NOTE_BYTES} bytes")
+    return value
+
+
+def check_provenance(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise EventError("run_start: provenance must be an object")
+    git = value.get("git")
+    if git is not None:
+        if not isinstance(git, dict):
+            raise EventError("run_start: provenance.git must be an object")
+        diff = git.get("diff")
+        if diff is not None and (not isinstance(diff, str) or len(diff.encode("utf-8", "surrogatepass")) > MAX_DIFF_BYTES):
+            raise EventError(f"run_start: provenance.git.diff must be a string of at most {MAX_DIFF_BYTES} bytes")
+    packages = value.get("packages")
+    if packages is not None and (not isinstance(packages, list) or len(packages) > MAX_PACKAGES):
+        raise EventError(f"run_start: provenance.packages must be a list of at most {MAX_PACKAGES} entries")
+    if len(jsonio.dumps(value)) > MAX_PROVENANCE_BYTES:
+        raise EventError(f"run_start: provenance must be at most {MAX_PROVENANCE_BYTES} bytes of JSON")
+    return value
+
+
+def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    """Validate one run op (the envelope is checked); unknown fields are refused, so a typo is not lost."""
+    allowed = {"run_start": {"client", "provenance"}, "run_end": {"client"},
+               "run_config": {"config", "replace"}, "run_tags": {"add", "remove", "set"},
+               "run_note": {"note", "append"}, "run_best": {"series", "direction"}}[op]
+    unknown = set(raw) - allowed - {"op", "env", "win", "s", "t"}
+    if unknown:
+        raise EventError(f"{op}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+    payload: dict[str, Any]
+    if op == "run_start":
+        payload = {"client": _client(raw), "provenance": check_provenance(raw.get("provenance") or {})}
+    elif op == "run_end":
+        payload = {"client": _client(raw)}
+    elif op == "run_config":
+        payload = {"config": check_config(raw.get("config")), "replace": bool(raw.get("replace"))}
+    elif op == "run_tags":
+        payload = {k: check_tags(raw[k], k) for k in ("add", "remove", "set") if raw.get(k) is not None}
+        if not payload:
+            raise EventError("run_tags: give add, remove or set (lists of tags)")
+    elif op == "run_note":
+        payload = {"note": check_note(raw.get("note")), "append": bool(raw.get("append"))}
+    else:
+        series = raw.get("series")
+        if not isinstance(series, str) or not series or len(series) > 2 * MAX_NAME + 1:
+            raise EventError("run_best: series must be a series name")
+        direction = raw.get("direction")
+        if direction not in ("min", "max", None):
+            raise EventError('run_best: direction must be "min", "max" or null (inferred from the name)')
+        payload = {"series": series, "direction": direction}
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
+    """The server's own status change of a run: "crashed" (client gone), "stalled" or "running" again."""
+    return EnvCommand(op="run_status", env=env, wall=wall, payload={"status": status, "client": client})
+
+
+def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    op, p = cmd.op, cmd.payload
+    if op in ("run_config", "run_best"):
+        tx.ensure_env(cmd.env)
+        meta = tx.env_meta(cmd.env) or {}
+        if op == "run_config":
+            meta["config"] = dict(p["config"]) if p["replace"] else {**(meta.get("config") or {}), **p["config"]}
+            if len(jsonio.dumps(meta["config"])) > MAX_CONFIG_BYTES:
+                raise EventError(f"config must be at most {MAX_CONFIG_BYTES} bytes of JSON")
+        else:
+            best = dict(meta.get("best") or {})
+            if p["direction"] is None:
+                best.pop(p["series"], None)
+            else:
+                best[p["series"]] = p["direction"]
+            meta["best"] = best
+        tx.set_env_meta(cmd.env, meta)
+        deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+        return
+    if op == "run_status" and tx.get_run(cmd.env) is None:
+        return  # the env (or its run) went meanwhile
+    tx.ensure_env(cmd.env)
+    old = tx.get_run(cmd.env) or RunRecord(env=cmd.env)
+    new = _changed(old, cmd)
+    if new != old:
+        tx.put_run(new)
+        deltas.messages.append({"type": "run", "env": cmd.env, "run": run_json(new)})
+
+
+def _changed(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    op, p, rep = cmd.op, cmd.payload, dataclasses.replace
+    if op == "run_start":
+        client = p["client"]
+        if run.status in ACTIVE:  # another client of the same job (a second Client, a DDP rank) joins it
+            clients = run.clients if client is None or client in run.clients else run.clients + (client,)
+            return rep(run, status="running", clients=clients)
+        return rep(run, status="running", started=cmd.wall, ended=None, provenance=p["provenance"],
+                   clients=() if client is None else (client,))
+    if op == "run_end":
+        clients = tuple(c for c in run.clients if c != p["client"])
+        if clients or run.status not in ACTIVE:
+            return rep(run, clients=clients)  # other clients still run it, or it ended already (crashed)
+        return rep(run, status="finished", ended=cmd.wall, clients=())
+    if op == "run_status":
+        status, client = p["status"], p["client"]
+        if status == "crashed":
+            if run.status not in ACTIVE or client not in run.clients:
+                return run
+            return rep(run, status="crashed", ended=cmd.wall, clients=tuple(c for c in run.clients if c != client))
+        if status == "stalled":
+            return rep(run, status="stalled") if run.status == "running" else run
+        return rep(run, status="running") if run.status == "stalled" else run
+    if op == "run_tags":
+        tags = list(p["set"]) if "set" in p else list(run.tags)
+        tags += [t for t in p.get("add", []) if t not in tags]
+        tags = [t for t in tags if t not in p.get("remove", [])]
+        check_tags(tags)
+        return rep(run, tags=tuple(tags))
+    # run_note
+    note = (run.notes + "\n\n" + p["note"] if run.notes else p["note"]) if p["append"] else p["note"]
+    return rep(run, notes=check_note(note))

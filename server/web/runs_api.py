@@ -1,0 +1,132 @@
+"""JSON API for runs: the runs listing with queries, one run's record, config, tags, notes, best directions,
+and deletion by query."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from ..runs.listing import list_runs
+from ..runs.query import QueryError
+from ..runs.record import run_json
+from ..runs.retention import delete_envs, select_runs
+from .api import _env_or_404
+from .common import ApiError, json_response, services
+from .envs_api import _body, submit
+
+bp = Blueprint("runs_api", __name__, url_prefix="/api/v1")
+
+
+def _query_runs(query: str | None) -> list[dict[str, Any]]:
+    try:
+        return list_runs(services().store, query)
+    except QueryError as exc:
+        raise ApiError(400, str(exc), position=exc.position) from None
+
+
+@bp.get("/runs")
+def runs() -> Response:
+    """Every run (one per env), or those matching ?q=<query>: {"runs": [...], "query"}."""
+    query = request.args.get("q")
+    return json_response({"runs": _query_runs(query), "query": query or ""})
+
+
+def _run_of(env: str) -> dict[str, Any]:
+    store = services().store
+    out = {"env": env, **run_json(store.get_run(env))}
+    meta = store.get_env_meta(env) or {}
+    out["config"] = meta.get("config") or {}
+    out["best"] = meta.get("best") or {}
+    return out
+
+
+@bp.get("/envs/<path:env>/run")
+def get_run(env: str) -> Response:
+    """One run: status, times, tags, notes (Markdown and sanitized HTML), config and full provenance."""
+    return json_response(_run_of(_env_or_404(env).name))
+
+
+def _only(body: dict[str, Any], allowed: set[str]) -> dict[str, Any]:
+    unknown = set(body) - allowed
+    if unknown:
+        raise ApiError(400, f"unknown field(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(allowed))}")
+    return body
+
+
+@bp.get("/envs/<path:env>/config")
+def get_config(env: str) -> Response:
+    return json_response({"config": _run_of(_env_or_404(env).name)["config"]})
+
+
+@bp.put("/envs/<path:env>/config")
+def put_config(env: str) -> Response:
+    """Merge {"config": {...}} into the run's config; "replace": true makes it the whole config."""
+    name = _env_or_404(env).name
+    body = _only(_body(), {"config", "replace"})
+    submit({"op": "run_config", "env": name, "config": body.get("config"), "replace": body.get("replace", False)})
+    return json_response({"config": _run_of(name)["config"]})
+
+
+@bp.get("/envs/<path:env>/tags")
+def get_tags(env: str) -> Response:
+    return json_response({"tags": _run_of(_env_or_404(env).name)["tags"]})
+
+
+@bp.put("/envs/<path:env>/tags")
+def put_tags(env: str) -> Response:
+    """{"tags": [...]} sets the run's tags; {"add": [...], "remove": [...]} changes them."""
+    name = _env_or_404(env).name
+    body = _only(_body(), {"tags", "add", "remove"})
+    event: dict[str, Any] = {"op": "run_tags", "env": name}
+    if "tags" in body:
+        event["set"] = body["tags"]
+    event.update({k: body[k] for k in ("add", "remove") if k in body})
+    submit(event)
+    return json_response({"tags": _run_of(name)["tags"]})
+
+
+@bp.get("/envs/<path:env>/notes")
+def get_notes(env: str) -> Response:
+    run = _run_of(_env_or_404(env).name)
+    return json_response({"notes": run["notes"], "notes_html": run["notes_html"]})
+
+
+@bp.put("/envs/<path:env>/notes")
+def put_notes(env: str) -> Response:
+    """{"notes": "<markdown>"} replaces the run's notes (rendered and sanitized for display)."""
+    name = _env_or_404(env).name
+    body = _only(_body(), {"notes"})
+    submit({"op": "run_note", "env": name, "note": body.get("notes"), "append": False})
+    run = _run_of(name)
+    return json_response({"notes": run["notes"], "notes_html": run["notes_html"]})
+
+
+@bp.put("/envs/<path:env>/best")
+def put_best(env: str) -> Response:
+    """{"series": name, "direction": "min" | "max" | null}: which way is better (null: inferred by name)."""
+    name = _env_or_404(env).name
+    body = _only(_body(), {"series", "direction"})
+    submit({"op": "run_best", "env": name, "series": body.get("series"), "direction": body.get("direction")})
+    return json_response({"best": _run_of(name)["best"]})
+
+
+@bp.post("/runs/delete")
+def delete_runs() -> Response:
+    """Delete the runs matching {"query", "older_than_days"} (their envs and data); "dry_run": true only counts."""
+    body = _only(_body(), {"query", "older_than_days", "dry_run"})
+    query = body.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ApiError(400, 'query must be a non-empty query string (use "name ~ \\".\\"" to mean every run)')
+    days = body.get("older_than_days")
+    if days is not None and (isinstance(days, bool) or not isinstance(days, (int, float)) or not days >= 0):
+        raise ApiError(400, "older_than_days must be a number >= 0")
+    envs = select_runs(_query_runs(query), days, time.time())
+    if body.get("dry_run"):
+        return json_response({"dry_run": True, "count": len(envs), "envs": envs})
+    try:
+        deleted = delete_envs(services().writer, envs)
+    except RuntimeError as exc:
+        raise ApiError(503, str(exc)) from None
+    return json_response({"dry_run": False, "count": deleted, "envs": envs})

@@ -1,0 +1,120 @@
+// pages/run_panel.js — an env's run on its page: a status badge in the header and a "run" panel with times,
+// provenance (host, versions, GPUs, git with its diff, packages), config, editable tags and notes. Data:
+// GET api/v1/envs/<env>/run; edits PUT .../tags and .../notes; live "run" and "meta" messages refresh it.
+import * as api from "../api.js";
+import { h, throttled, timeEl, toMs } from "../dom.js";
+
+/** "1 h 02 min" from seconds. */
+export function fmtDuration(s) {
+  if (!Number.isFinite(s) || s < 0) return "–";
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(Math.floor(s % 60)).padStart(2, "0")} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
+}
+
+/** The status pill used by the env header and the runs table. */
+export function statusBadge(status) {
+  return h("span", { class: `run-status status-${status || "none"}`, text: status || "no job",
+    title: status ? `run ${status}` : "no job reported this env (an import, or written without a Client)" });
+}
+
+const fmtValue = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+
+export function runPanel({ env, notice }) {
+  const badge = h("span", { class: "run-badge" });
+  const toggle = h("button", { type: "button", class: "btn-small act-run", onclick: () => { el.hidden = !el.hidden; } }, "run");
+  const el = h("section", { class: "run-panel", hidden: true, "aria-label": "run" });
+  let run = null;
+
+  async function load() {
+    try {
+      run = await api.getJson(`${api.envPath(env)}/run`);
+    } catch (err) {
+      if (err.status === 404) return;
+      throw err;
+    }
+    draw();
+  }
+  const refresh = throttled(() => load().catch((err) => notice(`cannot load the run: ${err.message}`, "error")), 300);
+
+  async function save(path, body) {
+    try {
+      await api.put(`${api.envPath(env)}/${path}`, body);
+      await load();
+    } catch (err) {
+      notice(`${path}: ${err.message}`, "error");
+    }
+  }
+
+  function draw() {
+    const p = run.provenance || {};
+    const git = p.git || null;
+    badge.replaceChildren(statusBadge(run.status));
+    const started = toMs(run.started);
+    const ended = run.ended ? toMs(run.ended) : null;
+    const facts = [
+      ["status", statusBadge(run.status)],
+      ["started", run.started ? timeEl(run.started) : "–"],
+      ["ended", run.ended ? timeEl(run.ended) : "–"],
+      ["duration", run.started ? fmtDuration(((ended ?? Date.now()) - started) / 1000) : "–"],
+      ["host", p.host ? `${p.user ? `${p.user}@` : ""}${p.host} · pid ${p.pid}` : "–"],
+      ["command", p.argv ? h("code", { text: p.argv.join(" ") }) : "–"],
+      ["python", p.python || "–"],
+      ["torch", p.torch ? `${p.torch}${p.cuda ? ` · CUDA ${p.cuda}` : ""}` : "–"],
+      ["GPUs", p.gpus && p.gpus.length ? p.gpus.join(", ") : "–"],
+      ["git", git ? h("span", null, h("code", { text: git.commit.slice(0, 12), title: git.commit }),
+        ` on ${git.branch || "?"}`, git.dirty ? h("span", { class: "git-dirty", text: " · dirty" }) : "") : "–"],
+    ];
+    const factTable = h("table", { class: "run-facts" }, facts.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", null, v))));
+    const config = Object.entries(run.config || {});
+    const configTable = config.length
+      ? h("table", { class: "config" }, config.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", { text: fmtValue(v) }))))
+      : h("div", { class: "muted", text: "no config (Client(config=...), set_config or add_hparams)" });
+    const extras = [];
+    if (git && git.diff) {
+      extras.push(h("details", { class: "run-diff" }, h("summary", { text: `git diff (${git.diff.split("\n").length} lines${git.diff_truncated ? ", truncated" : ""})` }),
+        h("pre", { text: git.diff })));
+    }
+    if (p.packages && p.packages.length) {
+      extras.push(h("details", { class: "run-packages" }, h("summary", { text: `${p.packages.length} packages` }),
+        h("pre", { text: p.packages.join("\n") })));
+    }
+    el.replaceChildren(
+      h("div", { class: "run-cols" },
+        h("div", { class: "run-col" }, h("h3", { text: "run" }), factTable, ...extras),
+        h("div", { class: "run-col" }, h("h3", { text: "config" }), configTable),
+        h("div", { class: "run-col" }, h("h3", { text: "tags" }), tagEditor(), h("h3", { text: "notes" }), notesEditor())));
+  }
+
+  function tagEditor() {
+    const input = h("input", { type: "text", class: "tag-input", placeholder: "add tag", "aria-label": "add tag",
+      onkeydown: (ev) => {
+        if (ev.key === "Enter" && input.value.trim()) save("tags", { add: input.value.trim().split(/[\s,]+/).filter(Boolean) });
+      } });
+    return h("div", { class: "run-tags" }, (run.tags || []).map((t) => h("span", { class: "tag" }, t,
+      h("button", { type: "button", class: "tag-x", title: `remove ${t}`, "aria-label": `remove tag ${t}`,
+        onclick: () => save("tags", { remove: [t] }) }, "×"))), input);
+  }
+
+  function notesEditor() {
+    const shown = h("div", { class: "run-notes" });
+    shown.innerHTML = run.notes_html || ""; // rendered and sanitized by the server (nh3), like text panes
+    if (!run.notes) shown.append(h("span", { class: "muted", text: "no notes" }));
+    const area = h("textarea", { class: "notes-input", rows: 6, "aria-label": "notes (Markdown)" });
+    area.value = run.notes || "";
+    const editor = h("div", { class: "notes-edit", hidden: true }, area,
+      h("div", null, h("button", { type: "button", class: "btn-small act-save-notes", onclick: () => save("notes", { notes: area.value }) }, "save"),
+        " ", h("button", { type: "button", class: "btn-small", onclick: () => { editor.hidden = true; shown.hidden = false; } }, "cancel")));
+    const edit = h("button", { type: "button", class: "btn-small act-edit-notes", onclick: () => { editor.hidden = false; shown.hidden = true; area.focus(); } }, "edit");
+    return h("div", null, shown, editor, edit);
+  }
+
+  /** True when the live message was the run's (or its config's). */
+  function onMessage(m) {
+    if (m.type === "run" || m.type === "meta" || m.type === "resync") refresh();
+    return m.type === "run";
+  }
+
+  return { badge, toggle, el, load, onMessage };
+}

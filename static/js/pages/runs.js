@@ -1,0 +1,187 @@
+// pages/runs.js — the runs table (/runs): one row per run, a query box (`lr < 0.01 and tags:baseline`, errors shown
+// at their position), sortable columns, a column chooser and saved filters (both kept in localStorage), and the
+// ticked runs opened in Compare or Scalars. Data: GET api/v1/runs?q= (WIRE: server/runs/query.py).
+import * as api from "../api.js";
+import { h, throttled } from "../dom.js";
+import { ROW_H, columnsOf, defaultVisible, drawBody, drawHead, sorted } from "./runs_table.js";
+
+const $ = (id) => document.getElementById(id);
+const COLS_KEY = "paneboard.runs.columns";
+const FILTERS_KEY = "paneboard.runs.filters";
+const TYPE_MS = 250;      // the query runs once typing pauses this long
+const REFRESH_MS = 1000;  // live changes refetch at most this often
+
+function stored(key, fallback) {
+  try {
+    const v = JSON.parse(localStorage.getItem(key) || "null");
+    return v === null ? fallback : v;
+  } catch {
+    return fallback;
+  }
+}
+const store = (key, v) => { try { localStorage.setItem(key, JSON.stringify(v)); } catch { /* private mode */ } };
+
+export function runsPage({ connect, notice }) {
+  const params = new URLSearchParams(window.location.search);
+  const t = { runs: [], rows: [], cols: [], visible: null, sort: { key: "updated", dir: "desc" }, selected: new Set(),
+    query: params.get("q") || "", seq: 0 };
+  buildChrome(t);
+
+  async function load() {
+    const seq = ++t.seq;
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await api.listRuns(t.query);
+    } catch (err) {
+      if (err.status !== 400) throw err;
+      if (seq === t.seq) showError(t, err);
+      return;
+    }
+    if (seq !== t.seq) return; // a newer query answered first
+    const t1 = performance.now();
+    showError(t, null);
+    t.runs = res.runs || [];
+    t.cols = columnsOf(t.runs);
+    const saved = stored(COLS_KEY, null);
+    t.visible = new Set(saved ? t.cols.filter((c) => c.fixed || saved.includes(c.key)).map((c) => c.key) : defaultVisible(t.cols));
+    const known = new Set(t.runs.map((r) => r.env));
+    for (const env of [...t.selected]) if (!known.has(env)) t.selected.delete(env);
+    redraw(t);
+    drawPicker(t);
+    notice("");
+    // For bench/runs_table.py and the tests: how long the answer took and how long drawing it took.
+    document.body.dataset.runsFetchMs = (t1 - t0).toFixed(1);
+    document.body.dataset.runsRenderMs = (performance.now() - t1).toFixed(1);
+    document.body.dataset.runsShown = String(t.rows.length);
+  }
+  t.load = () => load().catch((err) => notice(`cannot load runs: ${err.message}`, "error"));
+
+  const typed = throttled(() => {
+    const q = t.input.value.trim();
+    if (q === t.query) return;
+    t.query = q;
+    const url = new URL(window.location.href);
+    if (q) url.searchParams.set("q", q); else url.searchParams.delete("q");
+    window.history.replaceState(null, "", url);
+    t.load();
+  }, TYPE_MS);
+  t.input.addEventListener("input", typed);
+  t.input.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { t.query = null; typed(); } });
+
+  const refresh = throttled(() => t.load(), REFRESH_MS);
+  connect(null, load, (m, reload) => {
+    if (m.type === "resync" && reload) reload();
+    else if (["env", "env_deleted", "run", "meta"].includes(m.type)) refresh();
+  });
+}
+
+function showError(t, err) {
+  t.input.setAttribute("aria-invalid", err ? "true" : "false");
+  t.error.hidden = !err;
+  if (!err) return;
+  const pos = err.data && Number.isInteger(err.data.position) ? err.data.position : null;
+  const q = t.input.value;
+  t.error.replaceChildren(err.message, pos === null ? "" : h("code", { class: "runs-error-at" },
+    ` ${q.slice(Math.max(0, pos - 20), pos)}▲${q.slice(pos, pos + 20)}`));
+}
+
+function redraw(t) {
+  const col = t.cols.find((c) => c.key === t.sort.key);
+  t.rows = sorted(t.runs, col, t.sort.dir);
+  const onPick = (env, on) => pick(t, env, on);
+  drawHead(t, (key) => {
+    t.sort = { key, dir: t.sort.key === key && t.sort.dir === "asc" ? "desc" : "asc" };
+    redraw(t);
+  }, onPick);
+  drawBody(t, onPick);
+  t.count.textContent = `${t.rows.length.toLocaleString("en-US")} run${t.rows.length === 1 ? "" : "s"}` +
+    (t.selected.size ? ` · ${t.selected.size} selected` : "");
+  t.compareBtn.disabled = t.selected.size < 2;
+  t.scalarsBtn.disabled = t.selected.size < 1;
+}
+
+function pick(t, env, on) {
+  const envs = env === null ? t.rows.map((r) => r.env) : [env];
+  for (const e of envs) if (on) t.selected.add(e); else t.selected.delete(e);
+  redraw(t);
+}
+
+/** The column chooser: every column with a checkbox; the choice is kept for the next visit. */
+function drawPicker(t) {
+  const groups = [["run", (c) => !c.group], ["config", (c) => c.group === "config"], ["summaries", (c) => c.group === "summary"]];
+  t.pickList.replaceChildren(...groups.flatMap(([name, test]) => {
+    const cols = t.cols.filter((c) => test(c) && !c.fixed);
+    return cols.length ? [h("div", { class: "muted", text: name }), ...cols.map((c) => {
+      const box = h("input", { type: "checkbox", onchange: () => {
+        if (box.checked) t.visible.add(c.key); else t.visible.delete(c.key);
+        store(COLS_KEY, [...t.visible]);
+        redraw(t);
+      } });
+      box.checked = t.visible.has(c.key);
+      return h("label", null, box, ` ${c.label}`);
+    })] : [];
+  }));
+}
+
+/** Saved filters: named queries in localStorage; pick one to run it. */
+function drawSaved(t) {
+  const filters = stored(FILTERS_KEY, {});
+  const names = Object.keys(filters).sort();
+  t.savedList.replaceChildren(
+    h("button", { type: "button", class: "btn-small act-save-filter", disabled: !t.input.value.trim(), onclick: () => {
+      const name = window.prompt("Save this filter as", t.input.value.trim().slice(0, 40));
+      if (!name) return;
+      store(FILTERS_KEY, { ...stored(FILTERS_KEY, {}), [name]: t.input.value.trim() });
+      drawSaved(t);
+    } }, "save current filter"),
+    ...(names.length ? names : ["(none saved)"]).map((name) => (filters[name] === undefined ? h("div", { class: "muted", text: name })
+      : h("div", { class: "saved-row" },
+        h("a", { href: "#", class: "saved-filter", title: filters[name], text: name, onclick: (ev) => {
+          ev.preventDefault();
+          t.input.value = filters[name];
+          t.input.dispatchEvent(new Event("input"));
+          t.saved.open = false;
+        } }),
+        h("button", { type: "button", class: "btn-small danger", title: `forget ${name}`, onclick: () => {
+          const all = stored(FILTERS_KEY, {});
+          delete all[name];
+          store(FILTERS_KEY, all);
+          drawSaved(t);
+        } }, "×")))));
+}
+
+function buildChrome(t) {
+  document.title = "runs · paneboard";
+  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
+    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: "runs" }));
+  t.compareBtn = h("button", { type: "button", class: "btn compare-btn", disabled: true,
+    onclick: () => { window.location.href = api.comparePageUrl([...t.selected]); } }, "Compare");
+  t.scalarsBtn = h("button", { type: "button", class: "btn scalars-btn", disabled: true,
+    onclick: () => { window.location.href = api.scalarsPageUrl([...t.selected]); } }, "Scalars");
+  $("tools").replaceChildren(t.compareBtn, t.scalarsBtn);
+  t.input = h("input", { type: "search", class: "runs-query", placeholder: 'query: lr < 0.01 and tags:baseline and loss.min < 0.3',
+    "aria-label": "run query", spellcheck: "false" });
+  t.input.value = t.query;
+  t.error = h("div", { class: "runs-error", role: "alert", hidden: true });
+  t.count = h("span", { class: "runs-count" });
+  t.pickList = h("div", { class: "list" });
+  const columns = h("details", { class: "runs-columns" }, h("summary", { class: "btn-small", text: "columns" }), t.pickList);
+  t.savedList = h("div", { class: "list" });
+  t.saved = h("details", { class: "runs-saved", ontoggle: () => drawSaved(t) }, h("summary", { class: "btn-small", text: "saved filters" }), t.savedList);
+  t.head = h("thead");
+  t.body = h("tbody");
+  t.table = h("table", { class: "runs-table" }, t.head, t.body);
+  t.wrap = h("div", { class: "runs-wrap" }, t.table);
+  let frame = 0;
+  t.wrap.addEventListener("scroll", () => {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      const [first, last] = t.window || [0, 0];
+      const top = Math.floor(t.wrap.scrollTop / ROW_H);
+      if (top < first + 5 || top + t.wrap.clientHeight / ROW_H > last - 5) drawBody(t, (env, on) => pick(t, env, on));
+    });
+  });
+  $("main").replaceChildren(h("div", { class: "runs-head" }, t.input, columns, t.saved, t.count, t.error), t.wrap);
+}
