@@ -15,7 +15,7 @@ from .settings import Settings
 from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
-from .web import api, auth, body, envs_api, hparams_api, openapi, pages, projector_api, sockets
+from .web import api, auth, body, envs_api, groups_api, hparams_api, openapi, pages, projector_api, sockets
 from .web.common import ApiError, json_response
 
 log = logging.getLogger("paneboard.server")
@@ -40,6 +40,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
+    app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 

@@ -70,6 +70,13 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/v1/compare", "GET"): {
         "summary": "x/y panes of several envs grouped by title, traces labelled by env",
         "params": [{**_ENVS, "required": True}, _POINTS, _WALLS]},
+    ("/api/v1/groups", "GET"): {
+        "summary": "Seed groups: runs grouped by config minus `ignore`, mean ± band per series on aligned steps, "
+                   "per-group final/best values with 95% CI and Welch's t-test between groups",
+        "params": [{**_ENVS, "required": True}, _POINTS,
+                   _query("ignore", {"type": "string"}, "config keys left out of the grouping (default seed)"),
+                   _query("band", {"type": "string", "enum": ["std", "minmax", "ci"]}),
+                   _query("value", {"type": "string", "enum": ["final", "best"]})]},
     ("/api/v1/blobs/<sha256>", "GET"): {
         "summary": "Content-addressed bytes (images)", "path_schema": {"type": "string"},
         "ok": {"description": "the bytes", "content": {"image/png": {"schema": {"type": "string",
