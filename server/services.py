@@ -11,6 +11,7 @@ from .ingest.writer import Writer
 from .live import Hub
 from .peers import Peers
 from .settings import Settings
+from .sharing.tokens import Resolver
 from .store import Store, open_store
 from .store.dialect import supports_peers
 from .store.schema import ensure_schema
@@ -27,6 +28,7 @@ class Services:
     peers: Peers | None = None   # other dash-server processes on the same PostgreSQL database
     tb_watcher: Any = None       # tensorboard.importer.TbWatcher when settings.logdir is set
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
+    shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
     started: bool = False
 
     @classmethod
@@ -39,7 +41,8 @@ class Services:
         publish = peers.publish if peers else hub.publish_threadsafe
         writer = Writer(store, publish)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
-        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall)
+        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall,
+                   shares=Resolver(store))
 
     def start(self) -> None:
         if not self.started:

@@ -1,9 +1,19 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
-from .base import EnvSummary, PaneRecord, Series, StepRow, Store, StoreError, StoreTx, TraceRecord
+from .base import (
+    EnvSummary,
+    PaneRecord,
+    Series,
+    ShareTokenRecord,
+    StepRow,
+    Store,
+    StoreError,
+    StoreTx,
+    TraceRecord,
+)
 from .sqla_store import SqlStore
 
-__all__ = ["EnvSummary", "PaneRecord", "Series", "StepRow", "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
+__all__ = ["EnvSummary", "PaneRecord", "Series", "ShareTokenRecord", "StepRow", "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 
 
