@@ -15,7 +15,20 @@ from .settings import Settings
 from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
-from .web import api, auth, body, envs_api, hparams_api, openapi, pages, projector_api, runs_api, sockets
+from .web import (
+    api,
+    auth,
+    body,
+    envs_api,
+    groups_api,
+    hparams_api,
+    openapi,
+    pages,
+    projector_api,
+    runs_api,
+    share_api,
+    sockets,
+)
 from .web.common import ApiError, json_response
 
 log = logging.getLogger("paneboard.server")
@@ -28,7 +41,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     """The Flask app. Without `services` it opens its own (the caller starts and stops them)."""
     app = Flask("paneboard.server", static_folder=str(STATIC_DIR), static_url_path="/static",
                 template_folder=str(TEMPLATES_DIR))
-    app.extensions["paneboard"] = services or Services.open(settings)
+    app.extensions["paneboard"] = svc = services or Services.open(settings)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes  # bigger bodies get a 413 JSON error
     app.config["PANEBOARD_TOKEN"] = settings.token
     if settings.username and settings.password:
@@ -41,12 +54,14 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(runs_api.bp)
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
+    app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests
+    app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 
     @app.before_request
     def _access() -> Response | None:
-        return auth.check_http(request, settings.token)
+        return auth.check_http(request, settings.token, svc.shares)
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> Response:
@@ -122,9 +137,12 @@ class AsgiApp:
             if handler is None:
                 await send({"type": "websocket.close", "code": 4404})
                 return
-            if not auth.check_websocket(scope, self.settings.token):
+            allowed, share = auth.check_websocket(scope, self.settings.token, self.services.shares)
+            if not allowed or (share is not None and path != "/ws"):  # a share token may only read (/ws)
                 await send({"type": "websocket.close", "code": 4403})  # refused before the handshake: 403
                 return
+            if share is not None:
+                scope = {**scope, "paneboard.share": share}
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
         if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):

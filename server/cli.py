@@ -18,7 +18,8 @@ def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dash-server",
         description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]; "
-                    "imports: dash-server import-tb LOGDIR, dash-server import-visdom PATH")
+                    "imports: dash-server import-tb LOGDIR, dash-server import-visdom PATH; share tokens: "
+                    "dash-server token create --read-only [--envs a,b] | list | revoke ID")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
@@ -123,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         from .runs_command import runs_command
 
         return runs_command(argv[1:])
+    if argv[:1] == ["token"]:
+        from .sharing.commands import token_command
+
+        return token_command(argv[1:])
     if argv[:1] == ["import-visdom"]:
         from .import_commands import import_visdom
 

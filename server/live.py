@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 log = logging.getLogger("paneboard.live")
@@ -15,6 +16,7 @@ ENV_LIST_TYPES = ("env", "env_deleted")
 class Subscriber:
     def __init__(self) -> None:
         self.env: str | None = None
+        self.sees: Callable[[str], bool] | None = None  # a share token's env filter (None: every env)
         self.pending: list[dict[str, Any]] = []
         self.wakeup = asyncio.Event()
 
@@ -30,6 +32,12 @@ class Subscriber:
         msgs, self.pending = self.pending, []
         self.wakeup.clear()
         return msgs
+
+
+def env_of(msg: dict[str, Any]) -> str:
+    """The env an env-list message is about ({"type": "env", "env": {summary}} or {"type": "env_deleted", "env": name})."""
+    env = msg.get("env")
+    return str(env.get("name", "")) if isinstance(env, dict) else str(env)
 
 
 class Hub:
@@ -49,7 +57,10 @@ class Hub:
     def _publish(self, messages: list[dict[str, Any]]) -> None:
         for sub in self.subscribers:
             for msg in messages:
-                if msg["type"] in ENV_LIST_TYPES or (sub.env is not None and msg.get("env") == sub.env):
+                if msg["type"] in ENV_LIST_TYPES:
+                    if sub.sees is None or sub.sees(env_of(msg)):
+                        sub.push(msg)
+                elif sub.env is not None and msg.get("env") == sub.env:
                     sub.push(msg)
 
     def add(self) -> Subscriber:

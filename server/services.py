@@ -12,6 +12,7 @@ from .live import Hub
 from .peers import Peers
 from .runs.watch import RunWatch
 from .settings import Settings
+from .sharing.tokens import Resolver
 from .store import Store, open_store
 from .store.dialect import supports_peers
 from .store.schema import ensure_schema
@@ -29,6 +30,7 @@ class Services:
     tb_watcher: Any = None       # tensorboard.importer.TbWatcher when settings.logdir is set
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
+    shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
     started: bool = False
 
     @classmethod
@@ -42,7 +44,8 @@ class Services:
         writer = Writer(store, publish)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
         runs = RunWatch(writer, store, grace=settings.run_crash_grace_s)
-        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs)
+        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
+                   shares=Resolver(store))
 
     def start(self) -> None:
         if not self.started:

@@ -7,6 +7,7 @@ from .base import (
     RunRow,
     Series,
     SeriesRow,
+    ShareTokenRecord,
     StepRow,
     Store,
     StoreError,
@@ -15,7 +16,8 @@ from .base import (
 )
 from .sqla_store import SqlStore
 
-__all__ = ["EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "StepRow", "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
+__all__ = ["EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
+           "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 
 

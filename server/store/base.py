@@ -128,6 +128,20 @@ class SeriesRow:
     max_y: float | None
 
 
+@dataclass(frozen=True)
+class ShareTokenRecord:
+    """A stored read-only token: the sha256 of the token, never the token itself."""
+
+    id: int
+    name: str
+    envs: tuple[str, ...] | None  # None: every env
+    created: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "envs": list(self.envs) if self.envs is not None else None,
+                "created": self.created}
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -279,5 +293,17 @@ class Store(ABC):
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
     @abstractmethod
     def client_last_seq(self, client_id: str) -> int: ...
+
+    # Share tokens are access records, not data: they are written in short transactions of their own, outside
+    # the writer thread, so that `dash-server token create` can add one beside a running server.
+    @abstractmethod
+    def add_share_token(self, token_hash: str, name: str, envs: list[str] | None) -> ShareTokenRecord: ...
+    @abstractmethod
+    def find_share_token(self, token_hash: str) -> ShareTokenRecord | None: ...
+    @abstractmethod
+    def list_share_tokens(self) -> list[ShareTokenRecord]: ...
+    @abstractmethod
+    def delete_share_token(self, token_id: int) -> bool: ...
+
     @abstractmethod
     def close(self) -> None: ...

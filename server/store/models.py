@@ -145,6 +145,17 @@ class WriterEpoch(Base):
     n: Mapped[int] = mapped_column(BigInteger, nullable=False)
 
 
+class ShareToken(Base):
+    """A read-only access token (all envs, or the listed ones); only its sha256 is kept, never the token."""
+
+    __tablename__ = "share_token"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    name: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    envs: Mapped[list | None] = mapped_column(JSON, nullable=True)  # None: every env
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+
+
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
 Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
 
@@ -158,3 +169,4 @@ client_t = cast(Table, IngestClient.__table__)
 step_t = cast(Table, StepRecord.__table__)
 epoch_t = cast(Table, WriterEpoch.__table__)
 run_t = cast(Table, Run.__table__)
+share_t = cast(Table, ShareToken.__table__)

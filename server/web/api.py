@@ -16,7 +16,7 @@ from ..events import EventError, check_name
 from ..ingest.frames import checked
 from ..panes import kind_module, parse_event
 from ..store import PaneRecord, Store, TraceRecord
-from .common import ApiError, json_response, services
+from .common import ApiError, env_visible, json_response, services
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 log = logging.getLogger("paneboard.api")
@@ -102,7 +102,7 @@ SORT_KEYS = {"name": lambda e: e.name.lower(), "updated": lambda e: e.updated, "
 @bp.get("/envs")
 def list_envs() -> Response:
     """?q= (case-insensitive substring of the name), ?sort=name|updated|created|size|panes, ?order=asc|desc."""
-    envs = services().store.list_envs()
+    envs = [e for e in services().store.list_envs() if env_visible(e.name)]
     q = request.args.get("q", "").strip().lower()
     if q:
         envs = [e for e in envs if q in e.name.lower()]

@@ -9,7 +9,11 @@ import secrets
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from flask import Blueprint, Request, Response, current_app, redirect, request
+from flask import Blueprint, Request, Response, current_app, g, redirect, request
+from werkzeug.wrappers import Response as BaseResponse
+
+from ..sharing.tokens import PREFIX as SHARE_PREFIX
+from ..sharing.tokens import Grant, Resolver
 
 COOKIE = "paneboard_token"
 VISDOM_COOKIE = "user_password"  # what the stock visdom client keeps after its login and sends on its socket
@@ -77,29 +81,55 @@ def _same_origin(origin: str | None, host: str | None) -> bool:
     return urlsplit(origin).netloc.lower() == host.lower()
 
 
-def check_http(req: Request, token: str | None) -> Response | None:
-    """None to let the request through, else the response that refuses it."""
+def _login_redirect(req: Request, value: str, max_age: int | None) -> Response:
+    """One login through ?token=, then an HttpOnly cookie; the token leaves the address bar."""
+    rest = {k: v for k, v in req.args.items(multi=True) if k != "token"}
+    target = req.script_root + req.path + (("?" + urlencode(rest)) if rest else "")
+    resp = redirect(target or "/", code=303)
+    set_login_cookie(resp, req, value, max_age)
+    return resp
+
+
+def set_login_cookie(resp: BaseResponse, req: Request, value: str, max_age: int | None) -> None:
+    resp.set_cookie(COOKIE, value, httponly=True, samesite="Strict", path=req.script_root or "/",
+                    secure=req.scheme == "https", max_age=max_age)
+
+
+def check_http(req: Request, token: str | None, shares: Resolver | None = None) -> Response | None:
+    """None to let the request through, else the response that refuses it.
+
+    A share token (by ?token=, /share/<token>, cookie or bearer) makes the request read-only and limited to the
+    token's envs (flask.g.share); it works with or without an admin token.
+    """
     from .common import json_response
 
+    query = req.args.get("token") if req.method == "GET" else None
+    if shares is not None and query and query.startswith(SHARE_PREFIX):
+        if shares.resolve(query) is None:
+            return json_response({"error": "unknown or revoked share token"}, 401)
+        return _login_redirect(req, query, None)  # a session cookie: a shared browser forgets it when closed
+    bearer, cookie = _bearer(req.headers.get("Authorization")), req.cookies.get(COOKIE)
     cookie_auth = False
-    if token:
-        if _token_ok(_bearer(req.headers.get("Authorization")), token):
-            pass
-        elif _token_ok(req.cookies.get(COOKIE), token) or _token_ok(req.cookies.get(VISDOM_COOKIE), token):
-            cookie_auth = True
-        elif req.method == "POST" and req.path == "/" and current_app.config.get("PANEBOARD_LOGIN"):
+    if token and _token_ok(bearer, token):
+        pass
+    elif token and (_token_ok(cookie, token) or _token_ok(req.cookies.get(VISDOM_COOKIE), token)):
+        cookie_auth = True
+    elif shares is not None and (share := bearer or cookie) and share.startswith(SHARE_PREFIX):
+        grant = shares.resolve(share)
+        if grant is None:
+            if req.path.startswith("/share/"):
+                return None  # /share/leave forgets a revoked token's cookie
+            return json_response({"error": "unknown or revoked share token"}, 401)
+        return check_shared(req, grant)
+    elif token:
+        if req.method == "POST" and req.path == "/" and current_app.config.get("PANEBOARD_LOGIN"):
             return None  # the Visdom login itself (checked by visdom_login below)
-        elif req.method == "GET" and _token_ok(req.args.get("token"), token):
-            # One login through ?token=, then an HttpOnly cookie; the token leaves the address bar.
-            rest = {k: v for k, v in req.args.items(multi=True) if k != "token"}
-            target = req.script_root + req.path + (("?" + urlencode(rest)) if rest else "")
-            resp = redirect(target or "/", code=303)
-            resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path=req.script_root or "/",
-                            secure=req.scheme == "https", max_age=30 * 86400)
-            return resp
-        else:
-            return json_response({"error": "authentication required: open the URL printed by dash-server "
-                                  "(?token=...), or send Authorization: Bearer <token>"}, 401)
+        if req.method == "GET" and _token_ok(query, token):
+            return _login_redirect(req, token, 30 * 86400)
+        if req.method == "GET" and req.path.startswith("/share/"):
+            return None  # the share link itself: checked by its view
+        return json_response({"error": "authentication required: open the URL printed by dash-server "
+                              "(?token=...), or send Authorization: Bearer <token>"}, 401)
     else:
         cookie_auth = True  # no token: a browser on this machine is the only caller; still guard CSRF
     if req.method in UNSAFE and cookie_auth and not _same_origin(req.headers.get("Origin"), req.host):
@@ -107,25 +137,56 @@ def check_http(req: Request, token: str | None) -> Response | None:
     return None
 
 
-def check_websocket(scope: dict, token: str | None) -> bool:
-    """Websockets: the Origin must be ours (browsers), and the token must come by header, cookie or query."""
+ENV_ARGS = ("env", "name")  # route arguments that name an env (/api/v1/envs/<env>/..., /env/<name>, /embed/<name>)
+
+
+def check_shared(req: Request, grant: Grant) -> Response | None:
+    """A read-only visitor: every write refused (403), every env outside the token's list not found (404)."""
+    from .common import json_response, services
+
+    g.share = grant
+    if req.method in UNSAFE:
+        return json_response({"error": "read-only share link: writes are refused"}, 403)
+    if req.path.startswith("/api/v1/tokens"):
+        return json_response({"error": "read-only share link: token management needs the admin token"}, 403)
+    names = [str(v) for k, v in (req.view_args or {}).items() if k in ENV_ARGS]
+    for key in ("envs", "env"):
+        names += [n.strip() for n in req.args.get(key, "").split(",") if n.strip()]
+    for name in names:
+        if grant.sees(name):
+            continue
+        # /embed/<env>/<win>: the env is a prefix of the name, unless the whole name is another env.
+        env = name.rpartition("/")[0]
+        if env and grant.sees(env) and services().store.get_env(name) is None:
+            continue
+        return json_response({"error": f"env {name!r} not found"}, 404)
+    return None
+
+
+def check_websocket(scope: dict, token: str | None, shares: Resolver | None = None) -> tuple[bool, Grant | None]:
+    """Websockets: the Origin must be ours (browsers), and a token must come by header, cookie or query.
+
+    (allowed, share grant): a share token's socket may only read (/ws) the envs it lists.
+    """
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
     if not _same_origin(headers.get("origin"), headers.get("host")):
-        return False
-    if not token:
-        return True
-    if _token_ok(_bearer(headers.get("authorization")), token):
-        return True
+        return False, None
     cookie = SimpleCookie()
     try:
         cookie.load(headers.get("cookie", ""))
     except Exception:
         pass
-    for name in (COOKIE, VISDOM_COOKIE):
-        if name in cookie and _token_ok(cookie[name].value, token):
-            return True
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    return _token_ok((query.get("token") or [None])[0], token)
+    given = [_bearer(headers.get("authorization"))]
+    given += [cookie[name].value for name in (COOKIE, VISDOM_COOKIE) if name in cookie]
+    given.append((query.get("token") or [None])[0])
+    if token and any(_token_ok(v, token) for v in given):
+        return True, None
+    for value in given:
+        if shares is not None and value and value.startswith(SHARE_PREFIX):
+            grant = shares.resolve(value)
+            return grant is not None, grant
+    return not token, None
 
 
 bp = Blueprint("auth", __name__)

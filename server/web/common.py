@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app
+from flask import Response, current_app, g
 
 from .. import jsonio
 from ..services import Services
@@ -24,3 +24,9 @@ def services() -> Services:
 
 def json_response(obj: Any, status: int = 200) -> Response:
     return Response(jsonio.dumps(obj), status=status, mimetype="application/json")
+
+
+def env_visible(name: str) -> bool:
+    """False for an env outside a share token's list (auth.check_shared sets flask.g.share)."""
+    grant = g.get("share")
+    return grant is None or grant.sees(name)

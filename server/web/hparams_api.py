@@ -10,7 +10,7 @@ from flask import Blueprint, Response, request
 from ..hparams import value_type
 from ..store import Store
 from .api import _env_or_404, _name
-from .common import ApiError, json_response, services
+from .common import ApiError, env_visible, json_response, services
 
 bp = Blueprint("hparams_api", __name__, url_prefix="/api/v1")
 
@@ -51,7 +51,7 @@ def hparams() -> Response:
     raw = request.args.get("envs")
     store = services().store
     if raw is None or not raw.strip():
-        envs = [e.name for e in store.list_envs() if _sessions_of(store, e.name)]
+        envs = [e.name for e in store.list_envs() if env_visible(e.name) and _sessions_of(store, e.name)]
     else:
         envs = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
         if len(envs) > MAX_ENVS:

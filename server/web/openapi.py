@@ -70,6 +70,22 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/v1/compare", "GET"): {
         "summary": "x/y panes of several envs grouped by title, traces labelled by env",
         "params": [{**_ENVS, "required": True}, _POINTS, _WALLS]},
+    ("/api/v1/groups", "GET"): {
+        "summary": "Seed groups: runs grouped by config minus `ignore`, mean ± band per series on aligned steps, "
+                   "per-group final/best values with 95% CI and Welch's t-test between groups",
+        "params": [{**_ENVS, "required": True}, _POINTS,
+                   _query("ignore", {"type": "string"}, "config keys left out of the grouping (default seed)"),
+                   _query("band", {"type": "string", "enum": ["std", "minmax", "ci"]}),
+                   _query("value", {"type": "string", "enum": ["final", "best"]})]},
+    ("/api/v1/tokens", "POST"): {
+        "summary": "Create a read-only share token (admin only) for every env (envs null) or the listed envs; "
+                   "the answer holds the token and its /share/<token> link, shown once",
+        "body": _body({"envs": {"type": "array", "items": {"type": "string"}, "nullable": True},
+                       "name": {"type": "string"}}), "ok_codes": ("201",), "errors": ("400", "401", "403")},
+    ("/api/v1/tokens", "GET"): {"summary": "Share tokens (ids, names, envs; never the tokens)",
+                                "errors": ("401", "403")},
+    ("/api/v1/tokens/<int:token_id>", "DELETE"): {
+        "summary": "Revoke a share token", "path_schema": {"type": "integer"}, "errors": ("401", "403", "404")},
     ("/api/v1/blobs/<sha256>", "GET"): {
         "summary": "Content-addressed bytes (images)", "path_schema": {"type": "string"},
         "ok": {"description": "the bytes", "content": {"image/png": {"schema": {"type": "string",

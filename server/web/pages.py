@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import plotly
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, g, render_template, request
 
 from .. import __version__
 from ..events import EventError, check_name
@@ -26,10 +26,11 @@ def _boot_json(boot: dict) -> str:
 
 def _page(page: str, env: str | None, embed: bool = False, win: str | None = None) -> str:
     base = request.script_root.rstrip("/") + "/"
+    shared = g.get("share") is not None  # a read-only share link (web/auth.py check_shared)
     boot = {"page": page, "env": env, "base": base, "version": __version__,
-            "points": services().settings.default_points, "embed": embed, "win": win}
+            "points": services().settings.default_points, "embed": embed, "win": win, "readonly": shared}
     return render_template("app.html", base=base, boot_json=_boot_json(boot), page=page, env=env, embed=embed,
-                           win=win)
+                           win=win, shared=shared)
 
 
 def not_found_page() -> Response | None:

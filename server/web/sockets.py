@@ -180,6 +180,9 @@ async def live(ws: WebSocket, services: Services) -> None:
         return
     hub = services.hub
     sub = hub.add()
+    share = ws.scope.get("paneboard.share")
+    if share is not None:
+        sub.sees = share.sees
 
     async def pump() -> None:
         while not ws.closed:
@@ -198,7 +201,10 @@ async def live(ws: WebSocket, services: Services) -> None:
             if isinstance(msg, dict) and "subscribe" in msg:
                 env = msg["subscribe"]
                 try:
-                    sub.env = None if env is None else check_name(env, "env")
+                    name = None if env is None else check_name(env, "env")
+                    if name is not None and share is not None and not share.sees(name):
+                        raise EventError(f"env {name!r} not found")
+                    sub.env = name
                 except EventError as exc:
                     await ws.send(jsonio.dumps([{"type": "error", "error": str(exc)}]))
                     continue

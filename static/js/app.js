@@ -57,6 +57,7 @@ const connect = (subscribe, load, handle) => follow({
 });
 
 // ---------------------------------------------------------------- boot
+if (boot.readonly) document.body.dataset.readonly = "1"; // a share link: the server refuses writes; hide their buttons
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) {
   envPage({ env: String(boot.env), connect, points: POINTS, notice, only: boot.embed && boot.win ? String(boot.win) : null });
 }

@@ -2,6 +2,7 @@
 import * as api from "../api.js";
 import { h, throttled } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
+import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
   "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173"];
@@ -28,7 +29,8 @@ export function comparePage({ connect, points, notice }) {
   document.title = `compare ${envs.join(", ")} · paneboard`;
   $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
     h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${envs.length} envs` }));
-  $("tools").replaceChildren();
+  const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
+  $("tools").replaceChildren(groupControls(gs, () => load().catch((err) => notice(`cannot load: ${err.message}`, "error"))));
   const color = new Map(envs.map((e, i) => [e, COLORS[i % COLORS.length]]));
   const legend = h("div", { class: "compare-legend" }, envs.map((e) =>
     h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
@@ -36,7 +38,8 @@ export function comparePage({ connect, points, notice }) {
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
-  $("main").replaceChildren(legend, configBox, grid, empty);
+  const abBox = h("div", { class: "ab-holder" });
+  $("main").replaceChildren(legend, configBox, abBox, grid, empty);
   if (envs.length < 1) {
     notice("Pick envs to compare: /compare?envs=a,b", "warn");
     return;
@@ -67,9 +70,16 @@ export function comparePage({ connect, points, notice }) {
         c = { card, plot, first: true };
         cards.set(pane.title, c);
       }
-      const traces = (pane.traces || []).map((t) => traceOf(t, pane));
-      const total = (pane.traces || []).reduce((n, t) => n + (Number(t.total) || 0), 0);
-      c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${pane.members.length} envs`;
+      let traces;
+      if (pane.group) {
+        traces = bandTraces(res.groupRes, pane.group);
+        c.card.querySelector(".card-info").textContent = bandInfo(res.groupRes, pane.group);
+      } else {
+        traces = (pane.traces || []).map((t) => traceOf(t, pane));
+        const total = (pane.traces || []).reduce((n, t) => n + (Number(t.total) || 0), 0);
+        c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${pane.members.length} envs`;
+      }
+      c.card.dataset.grouped = pane.group ? "1" : "";
       c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.length, 0));
       const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: true, uirevision: "keep",
         legend: { orientation: "h", y: 1.02, yanchor: "bottom", font: { size: 10 } }, font: { size: 11 },
@@ -108,8 +118,15 @@ export function comparePage({ connect, points, notice }) {
     if (loading) return loading;
     loading = (async () => {
       try {
-        const res = await api.getJson(`api/v1/compare?envs=${envs.map(encodeURIComponent).join(",")}&points=${points | 0}`);
+        let res;
+        if (gs.on) {
+          const groupRes = await fetchGroups(gs, envs, points);
+          res = { groupRes, panes: groupRes.series.map((s) => ({ title: s.title, kind: "line", group: s })) };
+        } else {
+          res = await api.getJson(`api/v1/compare?envs=${envs.map(encodeURIComponent).join(",")}&points=${points | 0}`);
+        }
         notice("");
+        abBox.replaceChildren(...(res.groupRes && res.groupRes.tests.length ? [abTable(res.groupRes)] : []));
         await draw(res);
       } finally {
         loading = null;

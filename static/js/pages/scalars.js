@@ -4,6 +4,7 @@ import { h } from "../dom.js";
 import { customPanes, loadLayouts } from "./custom_scalars.js";
 import { applyTagFilter, redraw } from "./scalars_charts.js";
 import { colorOf, drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
+import { abTable, fetchGroups, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of a shown run refetch the charts at most this often
 
@@ -34,6 +35,8 @@ export function scalarsPage({ connect, points, notice }) {
     // Custom-scalars layouts live in each run's meta and change rarely: read again when the runs change, or after 5 s.
     layoutCache: { key: null, at: 0, layout: {} },
     fetchSeq: 0, // a (re)connect's load and a live refresh may overlap: only the newest read is drawn
+    groups: groupState(), // seed groups: when on, each chart shows one mean ± band per config group
+    groupRes: null,
   };
   const refresh = refresher(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
@@ -42,6 +45,7 @@ export function scalarsPage({ connect, points, notice }) {
   const side = sideBar(sc, { redraw: () => redraw(sc), refresh });
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
+  sc.abBox = h("div", { class: "ab-holder" });
   // On a narrow screen the sidebar folds behind this button (CSS shows it there only).
   const sideToggle = h("button", { type: "button", class: "btn-small sc-side-toggle", "aria-expanded": "false",
     onclick: () => {
@@ -49,7 +53,8 @@ export function scalarsPage({ connect, points, notice }) {
       page.dataset.side = open ? "open" : "";
       sideToggle.setAttribute("aria-expanded", String(open));
     } }, "settings and runs");
-  const page = h("div", { class: "scalars" }, sideToggle, side, h("div", { class: "sc-content" }, sc.sections, sc.empty));
+  const page = h("div", { class: "scalars" }, sideToggle, side,
+    h("div", { class: "sc-content" }, sc.abBox, sc.sections, sc.empty));
   $("main").replaceChildren(page);
 
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
@@ -106,7 +111,7 @@ async function fetchCharts(sc, refresh) {
   const seq = ++sc.fetchSeq;
   const shown = shownRuns(sc);
   let next;
-  if (!shown.length) {
+  if (!shown.length || sc.groups.on) {
     next = { panes: [] };
   } else {
     try {
@@ -118,9 +123,18 @@ async function fetchCharts(sc, refresh) {
       next = again.length ? await api.getJson(`api/v1/compare?${compareQuery(sc, again)}`) : { panes: [] };
     }
   }
-  if (shown.length) next = { ...next, panes: [...(next.panes || []), ...customPanes(next.panes || [], await layoutsOf(sc, shown))] };
+  let groupRes = null;
+  if (shown.length && sc.groups.on) {
+    // Grouped: one chart per series, each group's mean ± band on the steps all its runs share.
+    groupRes = await fetchGroups(sc.groups, shown, sc.points);
+    next = { panes: groupRes.series.map((s) => ({ title: s.title, kind: "line", group: s, traces: [] })) };
+  } else if (shown.length) {
+    next = { ...next, panes: [...(next.panes || []), ...customPanes(next.panes || [], await layoutsOf(sc, shown))] };
+  }
   if (seq !== sc.fetchSeq) return;
   sc.res = next;
+  sc.groupRes = groupRes;
+  sc.abBox.replaceChildren(...(groupRes && groupRes.tests.length ? [abTable(groupRes)] : []));
   await redraw(sc);
 }
 

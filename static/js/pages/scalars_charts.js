@@ -5,6 +5,7 @@ import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
 import { colorOf, shownRuns } from "./scalars_controls.js";
 import { cardTools } from "./scalars_card_tools.js";
 import { HOVER_LAYOUT, hoverFields } from "./scalars_hover.js";
+import { bandInfo, bandTraces } from "./seed_groups.js";
 
 /** Section of a tag: the text before its first "/" (a tag without one is its own section). */
 export const sectionOf = (tag) => String(tag).split("/")[0];
@@ -96,12 +97,22 @@ async function drawCard(sc, pane) {
     c = { card, plot, first: true };
     sc.cards.set(pane.title, c);
   }
-  const { traces, unit, noWalls } = tracesOf(sc, pane);
-  c.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${pane.traces.length} series`;
+  let drawn;
+  if (pane.group) {
+    // Seed groups are aligned on steps: the axis is the step whatever the picker says.
+    const traces = bandTraces(sc.groupRes, pane.group, (ys) => smooth(ys, sc.state.smoothing));
+    c.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, pane.group);
+    drawn = { traces, layout: layoutOf({ ...sc.state, xmode: "step", outliers: false }, traces, [1, "s"]) };
+  } else {
+    const { traces, unit, noWalls } = tracesOf(sc, pane);
+    c.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${pane.traces.length} series`;
+    drawn = { traces, layout: layoutOf(sc.state, traces, unit) };
+  }
   c.card.dataset.smoothing = String(sc.state.smoothing);
+  c.card.dataset.grouped = pane.group ? "1" : "";
   const config = { responsive: true, displaylogo: false };
-  if (c.first) await Plotly.newPlot(c.plot, traces, layoutOf(sc.state, traces, unit), config);
-  else await Plotly.react(c.plot, traces, layoutOf(sc.state, traces, unit), config);
+  if (c.first) await Plotly.newPlot(c.plot, drawn.traces, drawn.layout, config);
+  else await Plotly.react(c.plot, drawn.traces, drawn.layout, config);
   c.first = false;
 }
 

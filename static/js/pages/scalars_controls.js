@@ -1,6 +1,7 @@
 // pages/scalars_controls.js — the Scalars view's side bar: smoothing, axis and scale controls, the run picker.
 import { h } from "../dom.js";
 import { regexMatcher } from "../smoothing.js";
+import { groupControls } from "./seed_groups.js";
 
 const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
   "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173"];
@@ -57,6 +58,7 @@ export function sideBar(sc, { redraw, refresh }) {
     control("Horizontal axis", xSel, "sc-x"),
     control("Log scale (y)", logIn, "sc-check"),
     control("Ignore outliers in chart scaling", outIn, "sc-check"),
+    groupControls(sc.groups, refresh),
     h("div", { class: "sc-label", text: "Runs" }), sc.runFilter,
     h("div", { class: "sc-row" },
       h("button", { type: "button", class: "btn-small runs-all", onclick: () => setAll(true) }, "all"),

@@ -1,0 +1,223 @@
+"""Group runs (envs) by their config minus chosen keys; per series a mean curve with a band on aligned steps."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import jsonio
+from ..store import Store
+from .stats import describe, t_ppf, welch
+
+BANDS = ("std", "minmax", "ci")
+VALUES = ("final", "best")
+SERIES_KINDS = ("line",)
+MAX_PAIRS = 28  # all pairs of up to 8 groups per series; more groups compare each against the first
+_MIN_NAMES = re.compile(r"loss|err|perplex|ppl|mse|mae|rmse|nll|cost|wer|cer|regret|time|latency", re.I)
+
+
+def flatten(config: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested config dicts as dotted keys ({"optim": {"lr": 1}} -> {"optim.lr": 1})."""
+    if not isinstance(config, dict):
+        return {prefix or "config": config} if config is not None else {}
+    out: dict[str, Any] = {}
+    for k, v in config.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict) and v:
+            out.update(flatten(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def group_key(config: Any, ignore: Iterable[str]) -> dict[str, Any]:
+    """The config that decides the group: every key but the ignored ones (a key or its last dotted part)."""
+    ignored = set(ignore)
+    return {k: v for k, v in sorted(flatten(config).items()) if k not in ignored and k.rsplit(".", 1)[-1] not in ignored}
+
+
+def best_direction(title: str) -> str:
+    """'min' for losses and errors, else 'max' (accuracy, F1, reward...)."""
+    return "min" if _MIN_NAMES.search(title) else "max"
+
+
+@dataclass
+class Group:
+    id: str
+    key: dict[str, Any]
+    envs: list[str] = field(default_factory=list)
+    label: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "label": self.label, "key": self.key, "envs": self.envs, "n": len(self.envs)}
+
+
+def make_groups(configs: dict[str, Any], ignore: Iterable[str]) -> list[Group]:
+    """Envs in the given order, grouped by config minus `ignore`; labels name only the keys that differ."""
+    by_key: dict[bytes, Group] = {}
+    for env, config in configs.items():
+        key = group_key(config, ignore)
+        canon = jsonio.dumps(key)
+        if canon not in by_key:
+            by_key[canon] = Group(id=f"g{len(by_key)}", key=key)
+        by_key[canon].envs.append(env)
+    groups = list(by_key.values())
+    keys = sorted({k for g in groups for k in g.key})
+    varying = [k for k in keys if len({jsonio.dumps(g.key.get(k, None)) for g in groups}) > 1]
+    for g in groups:
+        parts = [f"{k}={_short(g.key[k])}" for k in varying if k in g.key]
+        g.label = ", ".join(parts) or ("(no config)" if not g.key else "all runs")
+    return groups
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else jsonio.dumps(value).decode()
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+@dataclass
+class RunSeries:
+    """One run's points of one series, as read within the budget (x sorted, one y per x: the last stored)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    downsampled: bool
+    final: float | None
+    low: float | None
+    high: float | None
+
+
+def read_runs(store: Store, envs: list[str], budget: int) -> dict[str, dict[str, RunSeries]]:
+    """series name -> env -> its points; a series is a line pane's title, plus `/trace` when it has several."""
+    out: dict[str, dict[str, RunSeries]] = {}
+    for env in envs:
+        for pane in store.list_panes(env):
+            if pane.kind not in SERIES_KINDS:
+                continue
+            traces = store.list_traces(pane)
+            title = pane.title or pane.win
+            for tr in traces:
+                name = title if len(traces) == 1 else f"{title}/{tr.name}"
+                # min/max buckets keep the exact first, last, min and max points: final and best stay exact.
+                s = store.read_series(tr, budget)
+                x, y = np.asarray(s.x, dtype=np.float64), np.asarray(s.y, dtype=np.float64)
+                ok = np.isfinite(x) & np.isfinite(y)
+                final = float(y[ok][-1]) if ok.any() else None
+                x, y = x[ok], y[ok]
+                if len(x):
+                    # A restarted run stores a step again: the last value at each step wins.
+                    order = np.argsort(x, kind="stable")
+                    x, y = x[order], y[order]
+                    last = np.r_[x[1:] != x[:-1], True]
+                    x, y = x[last], y[last]
+                out.setdefault(name, {})[env] = RunSeries(
+                    x, y, s.downsampled, final, float(y.min()) if len(y) else None,
+                    float(y.max()) if len(y) else None)
+    return out
+
+
+def align(runs: list[RunSeries], buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """The steps every run has, and a (runs x steps) matrix of their values there.
+
+    Exact when no read was downsampled. Downsampled reads hold different x per run (each its own bucket
+    extremes), so then the common x range is cut into `buckets` bins and each run contributes the mean of its
+    points in a bin; only bins every run reaches are kept.
+    """
+    if not runs or any(len(r.x) == 0 for r in runs):
+        return np.empty(0), np.empty((len(runs), 0))
+    if not any(r.downsampled for r in runs):
+        common = runs[0].x
+        for r in runs[1:]:
+            common = np.intersect1d(common, r.x, assume_unique=True)
+        rows = [r.y[np.searchsorted(r.x, common)] for r in runs]
+        return common, np.vstack(rows) if rows else np.empty((0, len(common)))
+    lo, hi = max(float(r.x[0]) for r in runs), min(float(r.x[-1]) for r in runs)
+    if hi < lo:
+        return np.empty(0), np.empty((len(runs), 0))
+    nb = max(1, buckets)
+    width = (hi - lo) / nb if hi > lo else 1.0
+    sums = np.zeros((len(runs), nb))
+    counts = np.zeros((len(runs), nb))
+    for i, r in enumerate(runs):
+        keep = (r.x >= lo) & (r.x <= hi)
+        b = np.clip(((r.x[keep] - lo) / width).astype(np.int64), 0, nb - 1)
+        np.add.at(sums[i], b, r.y[keep])
+        np.add.at(counts[i], b, 1)
+    full = np.all(counts > 0, axis=0)
+    centers = lo + (np.arange(nb) + 0.5) * width if hi > lo else np.full(nb, lo)
+    return centers[full], sums[:, full] / counts[:, full]
+
+
+def band(values: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and the band's lower and upper edge per step (a single run: the band is the line itself)."""
+    n = values.shape[0]
+    mean = values.mean(axis=0)
+    if kind == "minmax":
+        return mean, values.min(axis=0), values.max(axis=0)
+    if n < 2:
+        return mean, mean, mean
+    std = values.std(axis=0, ddof=1)
+    half = std if kind == "std" else t_ppf(0.975, n - 1) * std / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def _clean(a: np.ndarray) -> list[float]:
+    return [round(float(v), 12) for v in a]
+
+
+def series_bands(groups: list[Group], runs: dict[str, dict[str, RunSeries]], kind: str, budget: int
+                 ) -> list[dict[str, Any]]:
+    out = []
+    for name in sorted(runs):
+        per_env = runs[name]
+        entries = []
+        for g in groups:
+            have = [e for e in g.envs if e in per_env]
+            if not have:
+                continue
+            x, values = align([per_env[e] for e in have], max(1, budget // 2))
+            entry: dict[str, Any] = {"group": g.id, "n": len(g.envs), "aligned": len(have), "steps": int(len(x)),
+                                     "downsampled": any(per_env[e].downsampled for e in have)}
+            if len(x):
+                mean, lo, hi = band(values, kind)
+                entry.update(x=_clean(x), mean=_clean(mean), lo=_clean(lo), hi=_clean(hi))
+            else:
+                entry.update(x=[], mean=[], lo=[], hi=[])
+            entries.append(entry)
+        out.append({"title": name, "direction": best_direction(name), "groups": entries})
+    return out
+
+
+def comparisons(groups: list[Group], runs: dict[str, dict[str, RunSeries]], value: str) -> list[dict[str, Any]]:
+    """Per series: each group's final (or best) values summarized, and Welch's test for pairs of groups."""
+    out = []
+    for name in sorted(runs):
+        per_env = runs[name]
+        direction = best_direction(name)
+        samples = {}
+        for g in groups:
+            vals = []
+            for e in g.envs:
+                r = per_env.get(e)
+                if r is None:
+                    continue
+                v = r.final if value == "final" else (r.low if direction == "min" else r.high)
+                if v is not None:
+                    vals.append(v)
+            if vals:
+                samples[g.id] = describe(vals)
+        ids = list(samples)
+        pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
+        if len(pairs) > MAX_PAIRS:
+            pairs = [(ids[0], b) for b in ids[1:]]
+        out.append({
+            "title": name, "value": value, "direction": direction,
+            "groups": [{"group": gid, **s.to_json()} for gid, s in samples.items()],
+            "pairs": [{"a": a, "b": b, **welch(samples[a], samples[b]).to_json()} for a, b in pairs],
+        })
+    return out

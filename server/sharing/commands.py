@@ -1,0 +1,63 @@
+"""`dash-server token create|list|revoke`: read-only share tokens managed from the shell (beside a running server)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..events import EventError
+from ..settings import Settings, default_db_path
+from ..store import open_store
+from ..store.schema import SchemaError, ensure_schema
+from . import tokens
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dash-server token", description="read-only share tokens (share links)")
+    sub = p.add_subparsers(dest="action", required=True)
+    create = sub.add_parser("create", help="create a token and print its share link (shown once)")
+    create.add_argument("--read-only", action="store_true", required=True,
+                        help="required: share tokens can only read (the admin token is --token)")
+    create.add_argument("--envs", default=None, help="comma-separated envs it may read (default: every env)")
+    create.add_argument("--name", default="", help="a note on who or what it is for")
+    create.add_argument("--url", default="http://localhost:8097", help="the server's address, for the printed link")
+    sub.add_parser("list", help="list tokens (ids, names, envs; never the tokens)")
+    revoke = sub.add_parser("revoke", help="revoke a token by id")
+    revoke.add_argument("id", type=int)
+    for s in sub.choices.values():
+        s.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    return p
+
+
+def token_command(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    settings = Settings(db=args.db)
+    try:
+        ensure_schema(settings.db_url, settings.db_hint)
+    except SchemaError as exc:
+        print(f"dash-server token: {exc}", file=sys.stderr)
+        return 2
+    store = open_store(settings.db_url)
+    try:
+        if args.action == "create":
+            envs = None if args.envs is None else [e.strip() for e in args.envs.split(",") if e.strip()]
+            try:
+                token, record = tokens.create(store, envs, args.name)
+            except EventError as exc:
+                print(f"dash-server token: {exc}", file=sys.stderr)
+                return 2
+            scope = "every env" if record.envs is None else ", ".join(record.envs)
+            print(f"share token {record.id} (read-only: {scope}), shown once:\n  {token}\n"
+                  f"  link: {args.url.rstrip('/')}/share/{token}")
+        elif args.action == "list":
+            for t in store.list_share_tokens():
+                scope = "every env" if t.envs is None else ", ".join(t.envs)
+                print(f"{t.id}\t{t.name or '-'}\t{scope}")
+        else:
+            if not store.delete_share_token(args.id):
+                print(f"dash-server token: no share token {args.id}", file=sys.stderr)
+                return 1
+            print(f"revoked share token {args.id} (servers stop accepting it within 2 s)")
+        return 0
+    finally:
+        store.close()

@@ -1,0 +1,86 @@
+"""Read-only share tokens: how they look, how they are kept (sha256 only) and resolved to a grant per request."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..events import EventError, check_name
+from ..store import ShareTokenRecord, Store
+
+PREFIX = "pbs_"  # tells a share token from the admin token without a database lookup
+CACHE_S = 2.0  # a revoked token stops working within this many seconds (on every server of a PostgreSQL db)
+MAX_ENVS = 1000
+MAX_NAME = 200
+
+
+def new_token() -> str:
+    return PREFIX + secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a share token allows: reading every env (envs None) or only the listed ones; never writing."""
+
+    token_id: int
+    envs: frozenset[str] | None
+
+    def sees(self, env: str) -> bool:
+        return self.envs is None or env in self.envs
+
+
+def check_envs(envs: Iterable[object] | None) -> list[str] | None:
+    """A token's env list (None: every env): names as env names are checked, at most MAX_ENVS."""
+    if envs is None:
+        return None
+    names = list(envs)
+    if not names or len(names) > MAX_ENVS:
+        raise EventError(f"envs must list 1..{MAX_ENVS} env names (or be null for every env)")
+    return list(dict.fromkeys(check_name(n, "env") for n in names))
+
+
+def create(store: Store, envs: list[str] | None, name: str = "") -> tuple[str, ShareTokenRecord]:
+    """A new token (shown once: only its hash is stored) and its record."""
+    if not isinstance(name, str) or len(name) > MAX_NAME:
+        raise EventError(f"name must be text of at most {MAX_NAME} characters")
+    token = new_token()
+    return token, store.add_share_token(token_hash(token), name, check_envs(envs))
+
+
+class Resolver:
+    """Token -> Grant through the store, remembered for CACHE_S so a page's many requests cost one lookup."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._cache: dict[str, tuple[float, Grant | None]] = {}
+        self._lock = threading.Lock()
+
+    def resolve(self, token: str | None) -> Grant | None:
+        if not token or not token.startswith(PREFIX) or len(token) > 200:
+            return None
+        digest = token_hash(token)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(digest)
+        if hit is not None and now - hit[0] < CACHE_S:
+            return hit[1]
+        record = self.store.find_share_token(digest)
+        grant = None if record is None else Grant(record.id, None if record.envs is None else frozenset(record.envs))
+        with self._lock:
+            if len(self._cache) > 10_000:  # guessed tokens must not grow it without bound
+                self._cache.clear()
+            self._cache[digest] = (now, grant)
+        return grant
+
+    def forget(self) -> None:
+        """After a revoke on this server: no grace period here."""
+        with self._lock:
+            self._cache.clear()

@@ -1,0 +1,58 @@
+"""JSON API of seed groups: runs grouped by config minus ignored keys, mean ± band per series, A-vs-B tests."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, Response, request
+
+from ..seeds import groups as seed_groups
+from .api import _budget, _env_or_404, _name
+from .common import ApiError, json_response, services
+
+bp = Blueprint("groups_api", __name__, url_prefix="/api/v1")
+
+MAX_GROUP_ENVS = 64
+MAX_IGNORE = 32
+_KEY = re.compile(r"^[^\x00-\x1f,]{1,200}$")
+
+
+def _choice(arg: str, choices: tuple[str, ...]) -> str:
+    value = request.args.get(arg) or choices[0]
+    if value not in choices:
+        raise ApiError(400, f"{arg} must be one of {', '.join(choices)}")
+    return value
+
+
+def _ignored() -> list[str]:
+    raw = request.args.get("ignore")
+    keys = ["seed"] if raw is None else [k.strip() for k in raw.split(",") if k.strip()]
+    if len(keys) > MAX_IGNORE or not all(_KEY.match(k) for k in keys):
+        raise ApiError(400, f"ignore must list at most {MAX_IGNORE} config keys, comma-separated")
+    return keys
+
+
+@bp.get("/groups")
+def groups() -> Response:
+    """?envs=a,b (runs), ?ignore=seed (config keys left out of the grouping), ?band=std|minmax|ci, ?value=final|best."""
+    raw = request.args.get("envs", "")
+    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    if not 1 <= len(names) <= MAX_GROUP_ENVS:
+        raise ApiError(400, f"envs must name 1..{MAX_GROUP_ENVS} envs, comma-separated")
+    ignore = _ignored()
+    band = _choice("band", seed_groups.BANDS)
+    value = _choice("value", seed_groups.VALUES)
+    budget = _budget()
+    store = services().store
+    configs = {}
+    for name in names:
+        env = _env_or_404(name).name
+        configs[env] = (store.get_env_meta(env) or {}).get("config")
+    made = seed_groups.make_groups(configs, ignore)
+    runs = seed_groups.read_runs(store, list(configs), budget)
+    return json_response({
+        "ignore": ignore, "band": band, "value": value,
+        "groups": [g.to_json() for g in made],
+        "series": seed_groups.series_bands(made, runs, band, budget),
+        "tests": seed_groups.comparisons(made, runs, value),
+    })

@@ -1,0 +1,106 @@
+// pages/seed_groups.js — seed groups for Scalars and Compare: controls, mean ± band traces, the A-vs-B table.
+import * as api from "../api.js";
+import { h } from "../dom.js";
+
+export const GROUP_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
+const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
+const VALUES = [["final", "final value"], ["best", "best value"]];
+
+/** Default grouping state: off, ignoring `seed`, a ±std band, A vs B on final values. */
+export const groupState = () => ({ on: false, ignore: "seed", band: "std", value: "final" });
+
+/** The controls (a checkbox, ignored keys, band and value pickers); each change calls onChange(). */
+export function groupControls(gs, onChange) {
+  const on = h("input", { type: "checkbox", class: "group-seeds", checked: gs.on,
+    onchange: () => { gs.on = on.checked; sync(); onChange(); } });
+  const ignore = h("input", { type: "text", class: "group-ignore", value: gs.ignore, "aria-label": "config keys to ignore",
+    title: "config keys left out when grouping (comma-separated)", onchange: () => { gs.ignore = ignore.value; onChange(); } });
+  const pick = (cls, label, options, key) => {
+    const sel = h("select", { class: cls, "aria-label": label, onchange: () => { gs[key] = sel.value; onChange(); } },
+      options.map(([v, t]) => h("option", { value: v, text: t, selected: gs[key] === v })));
+    return sel;
+  };
+  const band = pick("group-band", "band", BANDS, "band");
+  const value = pick("group-value", "A vs B on", VALUES, "value");
+  const more = h("span", { class: "group-more" }, h("span", { class: "sc-label", text: "ignoring" }), ignore, band, value);
+  const sync = () => { more.hidden = !gs.on; };
+  sync();
+  return h("div", { class: "group-controls" },
+    h("label", { class: "sc-control sc-check group-toggle" }, h("span", { class: "sc-label", text: "Group seeds (mean ± band)" }), on),
+    more);
+}
+
+/** GET api/v1/groups for these runs. */
+export function fetchGroups(gs, envs, points) {
+  const q = `envs=${envs.map(encodeURIComponent).join(",")}&ignore=${encodeURIComponent(gs.ignore)}`
+    + `&band=${gs.band}&value=${gs.value}&points=${points | 0}`;
+  return api.getJson(`api/v1/groups?${q}`);
+}
+
+export const groupColor = (res, id) => GROUP_COLORS[res.groups.findIndex((g) => g.id === id) % GROUP_COLORS.length];
+
+function rgba(hex, alpha) {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
+}
+
+/** Plotly traces of one series: per group an invisible lower edge, the upper edge filled down to it, the mean. */
+export function bandTraces(res, series, smoothFn = (ys) => ys) {
+  const byId = new Map(res.groups.map((g) => [g.id, g]));
+  const out = [];
+  for (const entry of series.groups) {
+    const g = byId.get(entry.group);
+    const color = groupColor(res, entry.group);
+    const name = `${g.label} (n=${entry.aligned}${entry.aligned < entry.n ? ` of ${entry.n}` : ""})`;
+    const base = { type: "scatter", mode: "lines", x: entry.x, legendgroup: entry.group, connectgaps: false };
+    out.push({ ...base, y: smoothFn(entry.lo), line: { width: 0, color }, showlegend: false, hoverinfo: "skip",
+      meta: { group: entry.group, role: "lo" } });
+    out.push({ ...base, y: smoothFn(entry.hi), line: { width: 0, color }, fill: "tonexty", fillcolor: rgba(color, 0.2),
+      showlegend: false, hoverinfo: "skip", meta: { group: entry.group, role: "hi" } });
+    out.push({ ...base, y: smoothFn(entry.mean), name, line: { width: 1.8, color },
+      meta: { group: entry.group, role: "mean" } });
+  }
+  return out;
+}
+
+/** "2 groups · n=5 (5 aligned on 50 steps), ..." for a card's info line. */
+export function bandInfo(res, series) {
+  const band = Object.fromEntries(BANDS)[res.band] || res.band;
+  const parts = series.groups.map((e) => `n=${e.n}: ${e.aligned} aligned on ${e.steps} steps${e.downsampled ? " (binned)" : ""}`);
+  return `${band} · ${parts.join(" · ")}`;
+}
+
+const fmt = (v) => (v === null || v === undefined ? "–" : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-3 && v !== 0)
+  ? Number(v).toExponential(3) : Number(v).toPrecision(4));
+const fmtP = (p) => (p === null || p === undefined ? "–" : p < 1e-4 ? "< 0.0001" : p.toFixed(4));
+
+/** The A-vs-B table: per series each group's n, mean and 95% CI, then Welch's t-test for each pair of groups. */
+export function abTable(res) {
+  const byId = new Map(res.groups.map((g) => [g.id, g]));
+  const label = (id) => h("span", { class: "ab-group" },
+    h("span", { class: "chip", style: `background:${groupColor(res, id)}` }), byId.get(id).label);
+  const rows = [];
+  for (const t of res.tests) {
+    const arrow = t.direction === "min" ? "lower is better" : "higher is better";
+    rows.push(h("tr", { class: "ab-series" }, h("th", { colspan: "6",
+      text: `${t.title} — ${t.value === "best" ? `best (${t.direction})` : "final"} value, ${arrow}` })));
+    for (const g of t.groups) {
+      rows.push(h("tr", { class: "ab-row", dataset: { series: t.title, group: g.group } },
+        h("td", null, label(g.group)), h("td", { text: `n=${g.n}` }), h("td", { text: fmt(g.mean) }),
+        h("td", { text: g.ci ? `[${fmt(g.ci[0])}, ${fmt(g.ci[1])}]` : "n < 2: no CI" }), h("td"), h("td")));
+    }
+    for (const p of t.pairs) {
+      const sig = p.p !== null && p.p < 0.05;
+      rows.push(h("tr", { class: `ab-pair${sig ? " significant" : ""}${p.p === null ? " too-small" : ""}`,
+        dataset: { series: t.title, a: p.a, b: p.b, p: p.p === null ? "" : String(p.p) } },
+      h("td", null, label(p.a), h("span", { class: "ab-vs", text: " vs " }), label(p.b)),
+      h("td", { text: "Welch t" }), h("td", { text: `Δ ${fmt(p.diff)}` }),
+      h("td", { text: p.t === null ? "" : `t=${fmt(p.t)}, df=${fmt(p.df)}` }),
+      h("td", { class: "ab-p", text: p.p === null ? "" : p.p < 1e-4 ? "p < 0.0001" : `p = ${fmtP(p.p)}` }),
+      h("td", { class: "ab-note", text: p.note || (sig ? "significant at 0.05" : "not significant at 0.05") })));
+    }
+  }
+  return h("details", { class: "ab-box", open: true },
+    h("summary", { text: `A vs B: ${res.groups.length} groups (${res.groups.map((g) => `${g.label}: n=${g.n}`).join("; ")})` }),
+    h("table", { class: "config ab-table" }, h("tbody", null, rows)));
+}
