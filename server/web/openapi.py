@@ -86,6 +86,14 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
                                 "errors": ("401", "403")},
     ("/api/v1/tokens/<int:token_id>", "DELETE"): {
         "summary": "Revoke a share token", "path_schema": {"type": "integer"}, "errors": ("401", "403", "404")},
+    ("/api/v1/envs/<path:env>/snapshot.html", "GET"): {
+        "summary": "The env as one self-contained HTML file (Plotly and the data inline; opens offline)",
+        "params": [_POINTS], "ok": {"description": "an HTML file (attachment)",
+                                    "content": {"text/html": {"schema": {"type": "string"}}}}},
+    ("/api/v1/compare/snapshot.html", "GET"): {
+        "summary": "A compare view (panes with the same title overlaid, one colour per env) as one HTML file",
+        "params": [{**_ENVS, "required": True}, _POINTS],
+        "ok": {"description": "an HTML file (attachment)", "content": {"text/html": {"schema": {"type": "string"}}}}},
     ("/api/v1/blobs/<sha256>", "GET"): {
         "summary": "Content-addressed bytes (images)", "path_schema": {"type": "string"},
         "ok": {"description": "the bytes", "content": {"image/png": {"schema": {"type": "string",
