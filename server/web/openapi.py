@@ -94,6 +94,15 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "A compare view (panes with the same title overlaid, one colour per env) as one HTML file",
         "params": [{**_ENVS, "required": True}, _POINTS],
         "ok": {"description": "an HTML file (attachment)", "content": {"text/html": {"schema": {"type": "string"}}}}},
+    ("/api/v1/archive", "GET"): {
+        "summary": "A tar of the envs (meta, panes, every point exactly, step records, blobs) to import elsewhere",
+        "params": [{**_ENVS, "required": True}],
+        "ok": {"description": "a tar file (attachment)",
+               "content": {"application/x-tar": {"schema": {"type": "string", "format": "binary"}}}}},
+    ("/api/v1/archive", "POST"): {
+        "summary": "Import an env archive (the tar as the body); 409 when an env exists, unless ?replace=1",
+        "params": [_query("replace", {"type": "string", "enum": ["0", "1", "true"]})],
+        "errors": ("400", "409", "413")},
     ("/api/v1/blobs/<sha256>", "GET"): {
         "summary": "Content-addressed bytes (images)", "path_schema": {"type": "string"},
         "ok": {"description": "the bytes", "content": {"image/png": {"schema": {"type": "string",
