@@ -64,6 +64,11 @@ def test_env_snapshot_opens_offline_and_draws_every_pane(server, tab: Tab, tmp_p
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     assert 'attachment; filename="snap.html"' in headers["Content-Disposition"]
     assert b"<script>alert(1)</script>" not in body  # text is sanitized, as on the page
+    # Only its own two scripts may run (by hash), and nothing may load from anywhere.
+    policy = headers["Content-Security-Policy"]
+    assert policy.startswith("default-src 'none'; script-src 'sha256-")
+    assert "script-src 'unsafe-inline'" not in policy and policy.count("'sha256-") == 2
+    assert f'content="{policy}"'.encode() in body
     path = tmp_path / "snap.html"
     path.write_bytes(body)
     assert open_offline(tab, path) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import time
 from collections.abc import Callable
@@ -16,8 +17,9 @@ from .. import __version__, jsonio
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 MAX_INLINE_BLOBS = 64 * 1024 * 1024  # images embedded as data: URIs, in all; beyond it a pane says it was left out
-# The file may load nothing from anywhere: no network request can leave it, even if a pane's HTML tried.
-CSP = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; media-src data:; "
+# The file may load nothing from anywhere: no network request can leave it, even if a pane's HTML tried. Its two
+# scripts run by hash, so no other script (an inline handler slipped into a text pane) would.
+CSP = ("default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; media-src data:; "
        "font-src data:")
 
 _STYLE = """
@@ -80,6 +82,16 @@ def _plotly_source() -> str:
     return PLOTLY_JS.read_text(encoding="utf-8").replace("</script", "<\\/script")
 
 
+def _script_hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode() + "'"
+
+
+@lru_cache(maxsize=1)
+def csp() -> str:
+    """The snapshot's Content-Security-Policy (also sent as the download's header)."""
+    return CSP.format(hashes=" ".join(_script_hash(src) for src in (_plotly_source(), _RENDER)))
+
+
 def _json_for_script(obj: Any) -> str:
     # Safe inside <script type="application/json">: no "</script>" or "<!--" can appear.
     return jsonio.dumps(obj).decode().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -109,7 +121,7 @@ def build(title: str, subtitle: str, panes: list[dict]) -> str:
     stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp()}\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)} · paneboard snapshot</title><style>{_STYLE}</style>"
         f"<script>{_plotly_source()}</script>"

@@ -19,7 +19,7 @@ SNAPSHOT_KINDS = ("line", "scatter", "figure", "text", "image")
 def _html(body: str, filename: str) -> Response:
     resp = Response(body, mimetype="text/html")
     resp.headers["Content-Disposition"] = attachment(filename)
-    resp.headers["Content-Security-Policy"] = snapshot.CSP  # its own inline scripts, nothing from anywhere
+    resp.headers["Content-Security-Policy"] = snapshot.csp()  # its own inline scripts, nothing from anywhere
     return resp
 
 
