@@ -17,6 +17,7 @@ from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
 from .web import (
     api,
+    archive_api,
     auth,
     body,
     envs_api,
@@ -27,6 +28,7 @@ from .web import (
     projector_api,
     runs_api,
     share_api,
+    snapshot_api,
     sockets,
 )
 from .web.common import ApiError, json_response
@@ -56,6 +58,8 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
+    app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view
+    app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 

@@ -19,7 +19,8 @@ def _server_parser() -> argparse.ArgumentParser:
         prog="dash-server",
         description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]; "
                     "imports: dash-server import-tb LOGDIR, dash-server import-visdom PATH; share tokens: "
-                    "dash-server token create --read-only [--envs a,b] | list | revoke ID")
+                    "dash-server token create --read-only [--envs a,b] | list | revoke ID; archives: "
+                    "dash-server export-envs ENV... -o FILE, dash-server import-envs FILE [--replace]")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
@@ -128,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
         from .sharing.commands import token_command
 
         return token_command(argv[1:])
+    if argv[:1] in (["export-envs"], ["import-envs"]):
+        from .sharing.commands import export_envs_command, import_envs_command
+
+        return (export_envs_command if argv[0] == "export-envs" else import_envs_command)(argv[1:])
     if argv[:1] == ["import-visdom"]:
         from .import_commands import import_visdom
 

@@ -83,7 +83,7 @@ def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvComm
 
 def env_wide(cmd: Command) -> set[str]:
     """Envs whose every pane the command reads or changes: runs of merged appends must end there."""
-    if cmd.op == "delete_env" or (cmd.op == "close" and cmd.win is None) or cmd.op == "load_view":
+    if cmd.op in ("delete_env", "import_env") or (cmd.op == "close" and cmd.win is None) or cmd.op == "load_view":
         return {cmd.env}
     if cmd.op in ("fork_env", "rename_env"):
         return {cmd.env, cmd.payload}

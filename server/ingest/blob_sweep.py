@@ -12,7 +12,7 @@ log = logging.getLogger("paneboard.writer")
 
 SWEEP_EVERY = 5.0  # seconds between sweeps while blobs keep being replaced (each sweep reads all pane content)
 BLOB_KINDS = frozenset({"image", "media", "projector"})  # kinds whose commands may replace a blob
-DELETING_OPS = frozenset({"close", "delete_env", "load_view"})
+DELETING_OPS = frozenset({"close", "delete_env", "load_view", "import_env"})  # an import may replace an env
 
 
 class BlobSweeper:

@@ -15,6 +15,7 @@ from .. import envops
 from ..deltas import Deltas
 from ..events import Command, EventError, PaneCommand
 from ..panes import coalesce, kind_module
+from ..sharing import env_import
 from ..store import Store, StoreTx
 from .blob_sweep import SWEEP_EVERY, BlobSweeper
 from .memtrim import Trimmer
@@ -68,6 +69,9 @@ def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
         return
     if cmd.op in envops.APPLIED_OPS:
         envops.apply(tx, cmd, deltas)
+        return
+    if cmd.op == env_import.IMPORT_OP:  # an env from an archive (sharing/archive.py), never a producer event
+        env_import.apply(tx, cmd, deltas)
         return
     if cmd.op == "delete_env":
         if tx.delete_env(cmd.env):

@@ -1,4 +1,4 @@
-"""`dash-server token create|list|revoke`: read-only share tokens managed from the shell (beside a running server)."""
+"""`dash-server token create|list|revoke` (share tokens) and `export-envs` / `import-envs` (env archives)."""
 
 from __future__ import annotations
 
@@ -61,3 +61,70 @@ def token_command(argv: list[str]) -> int:
         return 0
     finally:
         store.close()
+
+
+def export_envs_command(argv: list[str]) -> int:
+    """`dash-server export-envs ENV... -o FILE`: write an env archive (reads only: fine beside a running server)."""
+    from .archive import export_envs
+
+    p = argparse.ArgumentParser(prog="dash-server export-envs", description="write envs to an archive (a tar)")
+    p.add_argument("envs", nargs="+", help="env names")
+    p.add_argument("-o", "--output", required=True, help="the archive file to write")
+    p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    args = p.parse_args(argv)
+    settings = Settings(db=args.db)
+    try:
+        ensure_schema(settings.db_url, settings.db_hint)
+    except SchemaError as exc:
+        print(f"dash-server export-envs: {exc}", file=sys.stderr)
+        return 2
+    store = open_store(settings.db_url)
+    try:
+        with open(args.output, "wb") as out:
+            counts = export_envs(store, args.envs, out)
+    except EventError as exc:
+        print(f"dash-server export-envs: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        store.close()
+    print(f"wrote {args.output}: " + ", ".join(f"{v:,} {k}" for k, v in counts.items()))
+    return 0
+
+
+def import_envs_command(argv: list[str]) -> int:
+    """`dash-server import-envs FILE`: recreate an archive's envs through the writer (server stopped, as import-tb;
+    a running server takes the same archive at POST /api/v1/archive)."""
+    from ..services import Services
+    from .archive import read_archive
+    from .env_import import command
+
+    p = argparse.ArgumentParser(prog="dash-server import-envs", description="import envs from an archive")
+    p.add_argument("archive", help="a file written by export-envs (or GET /api/v1/archive)")
+    p.add_argument("--replace", action="store_true", help="overwrite envs that exist (default: refuse)")
+    p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    args = p.parse_args(argv)
+    try:
+        with open(args.archive, "rb") as f:
+            envs = read_archive(f)
+    except (OSError, EventError) as exc:
+        print(f"dash-server import-envs: {exc}", file=sys.stderr)
+        return 2
+    try:
+        services = Services.open(Settings(db=args.db))
+    except SchemaError as exc:
+        print(f"dash-server import-envs: {exc}", file=sys.stderr)
+        return 2
+    services.start()
+    try:
+        existing = [e.name for e in envs if services.store.get_env(e.name) is not None]
+        if existing and not args.replace:
+            print(f"dash-server import-envs: envs already exist: {', '.join(existing)} (use --replace)", file=sys.stderr)
+            return 1
+        result = services.writer.submit_wait([command(e, args.replace) for e in envs], timeout=3600)
+    finally:
+        services.stop()
+    if result.failed or result.errors:
+        print(f"dash-server import-envs: {result.failed or result.errors[0]['error']}", file=sys.stderr)
+        return 1
+    print(f"imported {len(envs)} envs ({sum(e.points() for e in envs):,} points): " + ", ".join(e.name for e in envs))
+    return 0

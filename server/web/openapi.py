@@ -86,6 +86,23 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
                                 "errors": ("401", "403")},
     ("/api/v1/tokens/<int:token_id>", "DELETE"): {
         "summary": "Revoke a share token", "path_schema": {"type": "integer"}, "errors": ("401", "403", "404")},
+    ("/api/v1/envs/<path:env>/snapshot.html", "GET"): {
+        "summary": "The env as one self-contained HTML file (Plotly and the data inline; opens offline)",
+        "params": [_POINTS], "ok": {"description": "an HTML file (attachment)",
+                                    "content": {"text/html": {"schema": {"type": "string"}}}}},
+    ("/api/v1/compare/snapshot.html", "GET"): {
+        "summary": "A compare view (panes with the same title overlaid, one colour per env) as one HTML file",
+        "params": [{**_ENVS, "required": True}, _POINTS],
+        "ok": {"description": "an HTML file (attachment)", "content": {"text/html": {"schema": {"type": "string"}}}}},
+    ("/api/v1/archive", "GET"): {
+        "summary": "A tar of the envs (meta, panes, every point exactly, step records, blobs) to import elsewhere",
+        "params": [{**_ENVS, "required": True}],
+        "ok": {"description": "a tar file (attachment)",
+               "content": {"application/x-tar": {"schema": {"type": "string", "format": "binary"}}}}},
+    ("/api/v1/archive", "POST"): {
+        "summary": "Import an env archive (the tar as the body); 409 when an env exists, unless ?replace=1",
+        "params": [_query("replace", {"type": "string", "enum": ["0", "1", "true"]})],
+        "errors": ("400", "409", "413")},
     ("/api/v1/blobs/<sha256>", "GET"): {
         "summary": "Content-addressed bytes (images)", "path_schema": {"type": "string"},
         "ok": {"description": "the bytes", "content": {"image/png": {"schema": {"type": "string",

@@ -30,7 +30,11 @@ export function comparePage({ connect, points, notice }) {
   $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
     h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${envs.length} envs` }));
   const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
-  $("tools").replaceChildren(groupControls(gs, () => load().catch((err) => notice(`cannot load: ${err.message}`, "error"))));
+  $("tools").replaceChildren(h("a", { class: "btn-small act-snapshot", download: "",
+    title: "download this comparison as one HTML file (opens offline)",
+    href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
+  const controls = h("div", { class: "compare-controls" },
+    groupControls(gs, () => load().catch((err) => notice(`cannot load: ${err.message}`, "error"))));
   const color = new Map(envs.map((e, i) => [e, COLORS[i % COLORS.length]]));
   const legend = h("div", { class: "compare-legend" }, envs.map((e) =>
     h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
@@ -39,7 +43,7 @@ export function comparePage({ connect, points, notice }) {
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
   const abBox = h("div", { class: "ab-holder" });
-  $("main").replaceChildren(legend, configBox, abBox, grid, empty);
+  $("main").replaceChildren(legend, controls, configBox, abBox, grid, empty);
   if (envs.length < 1) {
     notice("Pick envs to compare: /compare?envs=a,b", "warn");
     return;

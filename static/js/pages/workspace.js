@@ -39,6 +39,8 @@ export function workspace({ env, grid, notice, slots }) {
   function tools() {
     return [
       configBtn, viewSel,
+      h("a", { class: "btn-small act-snapshot", href: api.url(`${api.envPath(env)}/snapshot.html`), download: "",
+        title: "download this env as one HTML file (data and Plotly inside; opens offline)" }, "snapshot"),
       h("button", { type: "button", class: "btn-small act-save-view", title: "save the current layout as a named view",
         onclick: () => {
           const name = askName("Save this layout as view:", "default");

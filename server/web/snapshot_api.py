@@ -1,0 +1,71 @@
+"""Snapshot downloads: an env or a compare view as one self-contained HTML file (opens offline)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, request
+
+from ..sharing import snapshot
+from .api import _budget, _env_or_404, _name, attachment, render_pane
+from .common import ApiError, services
+
+bp = Blueprint("snapshot_api", __name__, url_prefix="/api/v1")
+
+MAX_SNAPSHOT_ENVS = 16
+SNAPSHOT_KINDS = ("line", "scatter", "figure", "text", "image")
+
+
+def _html(body: str, filename: str) -> Response:
+    resp = Response(body, mimetype="text/html")
+    resp.headers["Content-Disposition"] = attachment(filename)
+    resp.headers["Content-Security-Policy"] = snapshot.csp()  # its own inline scripts, nothing from anywhere
+    return resp
+
+
+def _pane_json(rendered: dict[str, Any]) -> dict[str, Any]:
+    out = {k: rendered.get(k) for k in ("kind", "win", "title", "opts")}
+    if rendered["kind"] in ("line", "scatter"):
+        out["traces"] = [{"name": t["name"], "x": t["x"], "y": t["y"]} for t in rendered["data"].get("traces", [])]
+    elif rendered["kind"] in SNAPSHOT_KINDS:
+        out["data"] = rendered["data"]
+    return out
+
+
+@bp.get("/envs/<path:env>/snapshot.html")
+def env_snapshot(env: str) -> Response:
+    """The env's panes (lines, scatters, figures, text, images) in one HTML file with Plotly and the data inline."""
+    summary = _env_or_404(env)
+    budget = _budget()
+    store = services().store
+    panes = [_pane_json(render_pane(p, budget)) for p in store.list_panes(summary.name)]
+    snapshot.inline_images(panes, store.get_blob)
+    subtitle = f"env {summary.name}: {summary.panes} panes, {summary.points:,} points"
+    return _html(snapshot.build(summary.name, subtitle, panes), f"{summary.name}.html")
+
+
+@bp.get("/compare/snapshot.html")
+def compare_snapshot() -> Response:
+    """The compare view of ?envs=a,b: panes with the same title overlaid, one colour per env, in one HTML file."""
+    raw = request.args.get("envs", "")
+    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    if not 1 <= len(names) <= MAX_SNAPSHOT_ENVS:
+        raise ApiError(400, f"envs must name 1..{MAX_SNAPSHOT_ENVS} envs, comma-separated")
+    budget = _budget()
+    store = services().store
+    groups: dict[str, dict[str, Any]] = {}
+    for i, name in enumerate(names):
+        _env_or_404(name)
+        for pane in store.list_panes(name):
+            if pane.kind not in ("line", "scatter"):
+                continue
+            key = pane.title or pane.win
+            group = groups.setdefault(key, {"kind": pane.kind, "win": key, "title": key, "opts": pane.opts,
+                                            "traces": []})
+            traces = render_pane(pane, budget)["data"].get("traces", [])
+            for t in traces:
+                label = name if len(traces) == 1 else f"{name}/{t['name']}"
+                group["traces"].append({"label": label, "x": t["x"], "y": t["y"], "color": i})
+    title = "compare " + ", ".join(names)
+    return _html(snapshot.build(title, f"{len(names)} envs, {len(groups)} panes", list(groups.values())),
+                 "compare-" + "-".join(names)[:100] + ".html")
