@@ -18,7 +18,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from helpers.visdom_fidelity import ALL_DRAWN_JS, DEMOS, DRAWN_JS, differences, env_windows, run_demos
+from helpers.visdom_fidelity import (
+    ALL_DRAWN_JS,
+    DEMOS,
+    DRAWN_JS,
+    differences,
+    env_windows,
+    run_demos,
+    window_facts,
+)
 from helpers.visdom_page import TIMEOUT_MS, open_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
@@ -97,6 +105,19 @@ def test_demo_draws_what_visdom_draws(drawn, name):
         assert diffs, f"{name} is listed as different ({KNOWN[name]}) but draws equal now"
         return
     assert diffs == [], diffs
+
+
+def test_win_data_holds_what_visdom_holds(drawn):
+    """/win_data of every demo window: Visdom's top-level keys (the opts each /update copies there) and integer
+    axes (appended integers stay integers)."""
+    diffs = {}
+    for name, wins in drawn["touched"].items():
+        for (env, win), exp in zip(wins, VISDOM[name], strict=False):
+            if exp is not None and win in drawn["windows"][env]:
+                ours = window_facts(drawn["windows"][env][win])
+                if ours != exp["facts"]:
+                    diffs[f"{name}/{win}"] = {k: (ours[k], exp["facts"][k]) for k in ours if ours[k] != exp["facts"][k]}
+    assert diffs == {}, json.dumps(diffs, indent=None)
 
 
 def test_no_page_errors(drawn):
