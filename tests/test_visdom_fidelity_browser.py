@@ -48,6 +48,7 @@ def drawn(tmp_path_factory, server_types, chromium):
         touched = run_demos(viz)
         windows = env_windows(viz)
         pictures: dict[tuple[str, str], dict | None] = {}
+        mathjax: dict[str, tuple[bool, bool]] = {}  # env -> (MathJax loaded, a window holds "$")
         context = chromium.new_context(viewport={"width": 1400, "height": 7000})  # every card in view: all draw
         errors: list[str] = []
         try:
@@ -67,9 +68,11 @@ def drawn(tmp_path_factory, server_types, chromium):
                         errors.append(f"{env}: no TeX label was typeset")
                 for win in wins:
                     pictures[(env, win)] = pg.evaluate(DRAWN_JS, win)
+                mathjax[env] = (pg.evaluate("() => !!document.querySelector('script[src*=\"mathjax\"]')"),
+                                any("$" in json.dumps(w.get("content", ""))[:100000] for w in wins.values()))
         finally:
             context.close()
-        yield {"touched": touched, "windows": windows, "pictures": pictures, "errors": errors}
+        yield {"touched": touched, "windows": windows, "pictures": pictures, "errors": errors, "mathjax": mathjax}
     finally:
         viz.use_socket = False
         if getattr(viz, "socket", None) is not None:
@@ -118,6 +121,12 @@ def test_win_data_holds_what_visdom_holds(drawn):
                 if ours != exp["facts"]:
                     diffs[f"{name}/{win}"] = {k: (ours[k], exp["facts"][k]) for k in ours if ours[k] != exp["facts"][k]}
     assert diffs == {}, json.dumps(diffs, indent=None)
+
+
+def test_mathjax_loads_only_for_tex(drawn):
+    """The 2 MB MathJax bundle is fetched by pages whose figures hold TeX, and only by those."""
+    assert drawn["mathjax"] and all(loaded == tex for loaded, tex in drawn["mathjax"].values()), drawn["mathjax"]
+    assert sum(tex for _, tex in drawn["mathjax"].values()) == 1  # misc: the two LaTeX demos
 
 
 def test_no_page_errors(drawn):
