@@ -32,8 +32,6 @@ from helpers.visdom_page import TIMEOUT_MS, open_env
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 VISDOM = json.loads((Path(__file__).parent / "helpers" / "visdom_demo_pictures.json").read_text())["demos"]
-# Demos whose picture differs on purpose, with the reason (the report lists them); empty means none.
-KNOWN: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +70,10 @@ def drawn(tmp_path_factory, server_types, chromium):
                                 any("$" in json.dumps(w.get("content", ""))[:100000] for w in wins.values()))
         finally:
             context.close()
-        yield {"touched": touched, "windows": windows, "pictures": pictures, "errors": errors, "mathjax": mathjax}
+        result = {"touched": touched, "windows": windows, "pictures": pictures, "errors": errors, "mathjax": mathjax}
+        if os.environ.get("PANEBOARD_DEMO_REPORT"):
+            write_report(result, os.environ["PANEBOARD_DEMO_REPORT"])
+        yield result
     finally:
         viz.use_socket = False
         if getattr(viz, "socket", None) is not None:
@@ -97,17 +98,24 @@ def demo_report(drawn: dict, name: str) -> list[str]:
     return out
 
 
+def write_report(drawn: dict, path: str) -> None:
+    """The per-demo table (drawn-equal / different) as Markdown, for PANEBOARD_DEMO_REPORT=path."""
+    rows = ["| demo | drawn | windows | notes |", "|---|---|---|---|"]
+    for _, name in DEMOS:
+        diffs = demo_report(drawn, name)
+        wins = [w for e, w in drawn["touched"][name] if w in drawn["windows"][e]]
+        rows.append(f"| `{name}` | {'different' if diffs else 'equal'} | {len(wins)} | {'; '.join(diffs)} |")
+    with open(path, "w") as f:
+        f.write("\n".join(rows) + "\n")
+
+
 def test_all_62_demos_ran():
     assert len(DEMOS) == 62, [n for _, n in DEMOS]
 
 
 @pytest.mark.parametrize("name", [n for _, n in DEMOS])
 def test_demo_draws_what_visdom_draws(drawn, name):
-    diffs = demo_report(drawn, name)
-    if name in KNOWN:
-        assert diffs, f"{name} is listed as different ({KNOWN[name]}) but draws equal now"
-        return
-    assert diffs == [], diffs
+    assert demo_report(drawn, name) == []
 
 
 def test_win_data_holds_what_visdom_holds(drawn):
@@ -131,18 +139,3 @@ def test_mathjax_loads_only_for_tex(drawn):
 
 def test_no_page_errors(drawn):
     assert drawn["errors"] == []
-
-
-def test_report_written(drawn):
-    """PANEBOARD_DEMO_REPORT=path writes the per-demo table (drawn-equal / different) as Markdown."""
-    path = os.environ.get("PANEBOARD_DEMO_REPORT")
-    if not path:
-        return
-    rows = ["| demo | drawn | windows | notes |", "|---|---|---|---|"]
-    for _, name in DEMOS:
-        diffs = demo_report(drawn, name)
-        wins = [w for e, w in drawn["touched"][name] if w in drawn["windows"][e]]
-        note = KNOWN.get(name, "") or "; ".join(diffs)
-        rows.append(f"| `{name}` | {'different' if diffs else 'equal'} | {len(wins)} | {note} |")
-    with open(path, "w") as f:
-        f.write("\n".join(rows) + "\n")
