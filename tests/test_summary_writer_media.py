@@ -215,7 +215,7 @@ def test_embeddings_from_two_writers_are_kept(server, tmp_path: Path) -> None:
     wins = sorted(p["win"] for p in server.get_json("/api/v1/envs/proj")["panes"])
     assert wins == ["projector/cols/x/00000", "projector/default/00003", "projector/other/00000"]
     pane = server.get_json(f"/api/v1/envs/proj/panes/{q('projector/default/00003')}")
-    assert pane["kind"] == "projector" and pane["title"] == "default:00003"
+    assert pane["kind"] == "projector" and pane["title"] == "projector/default/00003"  # as the importer titles it
     # The sprite equals torch's sprite.png pixel for pixel (ceil(√10) = 4 cells per side).
     make_sprite(imgs, str(tmp_path))
     data, dim = ts.make_sprite(imgs)

@@ -18,14 +18,20 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from helpers.visdom_fidelity import ALL_DRAWN_JS, DEMOS, DRAWN_JS, differences, env_windows, run_demos
+from helpers.visdom_fidelity import (
+    ALL_DRAWN_JS,
+    DEMOS,
+    DRAWN_JS,
+    differences,
+    env_windows,
+    run_demos,
+    window_facts,
+)
 from helpers.visdom_page import TIMEOUT_MS, open_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 VISDOM = json.loads((Path(__file__).parent / "helpers" / "visdom_demo_pictures.json").read_text())["demos"]
-# Demos whose picture differs on purpose, with the reason (the report lists them); empty means none.
-KNOWN: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +46,7 @@ def drawn(tmp_path_factory, server_types, chromium):
         touched = run_demos(viz)
         windows = env_windows(viz)
         pictures: dict[tuple[str, str], dict | None] = {}
+        mathjax: dict[str, tuple[bool, bool]] = {}  # env -> (MathJax loaded, a window holds "$")
         context = chromium.new_context(viewport={"width": 1400, "height": 7000})  # every card in view: all draw
         errors: list[str] = []
         try:
@@ -59,9 +66,14 @@ def drawn(tmp_path_factory, server_types, chromium):
                         errors.append(f"{env}: no TeX label was typeset")
                 for win in wins:
                     pictures[(env, win)] = pg.evaluate(DRAWN_JS, win)
+                mathjax[env] = (pg.evaluate("() => !!document.querySelector('script[src*=\"mathjax\"]')"),
+                                any("$" in json.dumps(w.get("content", ""))[:100000] for w in wins.values()))
         finally:
             context.close()
-        yield {"touched": touched, "windows": windows, "pictures": pictures, "errors": errors}
+        result = {"touched": touched, "windows": windows, "pictures": pictures, "errors": errors, "mathjax": mathjax}
+        if os.environ.get("PANEBOARD_DEMO_REPORT"):
+            write_report(result, os.environ["PANEBOARD_DEMO_REPORT"])
+        yield result
     finally:
         viz.use_socket = False
         if getattr(viz, "socket", None) is not None:
@@ -86,33 +98,44 @@ def demo_report(drawn: dict, name: str) -> list[str]:
     return out
 
 
+def write_report(drawn: dict, path: str) -> None:
+    """The per-demo table (drawn-equal / different) as Markdown, for PANEBOARD_DEMO_REPORT=path."""
+    rows = ["| demo | drawn | windows | notes |", "|---|---|---|---|"]
+    for _, name in DEMOS:
+        diffs = demo_report(drawn, name)
+        wins = [w for e, w in drawn["touched"][name] if w in drawn["windows"][e]]
+        rows.append(f"| `{name}` | {'different' if diffs else 'equal'} | {len(wins)} | {'; '.join(diffs)} |")
+    with open(path, "w") as f:
+        f.write("\n".join(rows) + "\n")
+
+
 def test_all_62_demos_ran():
     assert len(DEMOS) == 62, [n for _, n in DEMOS]
 
 
 @pytest.mark.parametrize("name", [n for _, n in DEMOS])
 def test_demo_draws_what_visdom_draws(drawn, name):
-    diffs = demo_report(drawn, name)
-    if name in KNOWN:
-        assert diffs, f"{name} is listed as different ({KNOWN[name]}) but draws equal now"
-        return
-    assert diffs == [], diffs
+    assert demo_report(drawn, name) == []
+
+
+def test_win_data_holds_what_visdom_holds(drawn):
+    """/win_data of every demo window: Visdom's top-level keys (the opts each /update copies there) and integer
+    axes (appended integers stay integers)."""
+    diffs = {}
+    for name, wins in drawn["touched"].items():
+        for (env, win), exp in zip(wins, VISDOM[name], strict=False):
+            if exp is not None and win in drawn["windows"][env]:
+                ours = window_facts(drawn["windows"][env][win])
+                if ours != exp["facts"]:
+                    diffs[f"{name}/{win}"] = {k: (ours[k], exp["facts"][k]) for k in ours if ours[k] != exp["facts"][k]}
+    assert diffs == {}, json.dumps(diffs, indent=None)
+
+
+def test_mathjax_loads_only_for_tex(drawn):
+    """The 2 MB MathJax bundle is fetched by pages whose figures hold TeX, and only by those."""
+    assert drawn["mathjax"] and all(loaded == tex for loaded, tex in drawn["mathjax"].values()), drawn["mathjax"]
+    assert sum(tex for _, tex in drawn["mathjax"].values()) == 1  # misc: the two LaTeX demos
 
 
 def test_no_page_errors(drawn):
     assert drawn["errors"] == []
-
-
-def test_report_written(drawn):
-    """PANEBOARD_DEMO_REPORT=path writes the per-demo table (drawn-equal / different) as Markdown."""
-    path = os.environ.get("PANEBOARD_DEMO_REPORT")
-    if not path:
-        return
-    rows = ["| demo | drawn | windows | notes |", "|---|---|---|---|"]
-    for _, name in DEMOS:
-        diffs = demo_report(drawn, name)
-        wins = [w for e, w in drawn["touched"][name] if w in drawn["windows"][e]]
-        note = KNOWN.get(name, "") or "; ".join(diffs)
-        rows.append(f"| `{name}` | {'different' if diffs else 'equal'} | {len(wins)} | {note} |")
-    with open(path, "w") as f:
-        f.write("\n".join(rows) + "\n")

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import base64
-import functools
 import os
-import re
 import socket
 from collections.abc import Mapping
 from datetime import datetime
@@ -17,15 +15,6 @@ import numpy as np
 from ..client import Client
 from . import convert as tc
 from . import summaries as ts
-
-_INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w.]")
-
-
-@functools.lru_cache(maxsize=4096)  # add_scalar is the hot path; a run has few distinct tags
-def clean_tag(tag: str) -> str:
-    """tensorboardX's _clean_tag: characters other than letters, digits, "_-/." become "_", leading "/" go, so a
-    live pane is named as tensorboardX's event files name it ("train loss" -> "train_loss")."""
-    return _INVALID_TAG_CHARACTERS.sub("_", tag).lstrip("/")
 
 
 class SummaryWriter:
@@ -44,8 +33,8 @@ class SummaryWriter:
       * `max_queue`, `flush_secs` and `filename_suffix` are accepted and ignored: there are no files, and events
         are sent as they come (the client's own buffer holds 100,000 events while the server is away).
       * Scalars are stored as float64 whatever `new_style`/`double_precision` say (torch's default is float32).
-      * Tags are cleaned as tensorboardX cleans them ("train loss" is pane `train_loss`), and `log_dir` is
-        normalised ("./runs/x/" is env `runs/x`), so live panes are named as imported event files name them.
+      * `log_dir` is normalised ("./runs/x/" is env `runs/x`), as the importer names a run; tags are kept as
+        given, as torch writes them ("train loss" stays "train loss"; tensorboardX would write "train_loss").
       * `add_scalars` makes one pane `main_tag` with one trace per key, not one run per key.
       * `add_hparams` logs into this env (session `run_name`, default "."), not a child run; bools stay bools.
       * Images and videos: only floats (and bools) are scaled ×255; integer images 0..255 are kept as they are.
@@ -112,7 +101,6 @@ class SummaryWriter:
         step = global_step if type(global_step) is int else tc.step_of(global_step)
         if type(tag) is not str:
             raise TypeError(f"tag must be a string, got {type(tag).__name__}")
-        tag = clean_tag(tag)
         self._put({"t": _now() if walltime is None else float(walltime), "op": "update", "env": self.env,
                    "win": tag, "kind": "line", "mode": "append", "name": tag, "opts": {"title": tag},
                    "traces": [{"name": tag, "x": [step], "y": [v]}]})
@@ -122,7 +110,6 @@ class SummaryWriter:
         """One line pane `main_tag` with one trace per key (torch makes a run per key); one shared walltime."""
         if type(main_tag) is not str:
             raise TypeError(f"main_tag must be a string, got {type(main_tag).__name__}")
-        main_tag = clean_tag(main_tag)
         if not isinstance(tag_scalar_dict, Mapping):
             raise TypeError(f"tag_scalar_dict must be a dict, got {type(tag_scalar_dict).__name__}")
         t = _now() if walltime is None else float(walltime)
@@ -139,7 +126,6 @@ class SummaryWriter:
     def _record(self, kind: str, tag: Any, record: dict[str, Any], global_step: Any, walltime: Any) -> None:
         if not isinstance(tag, str):
             raise TypeError(f"tag must be a string, got {type(tag).__name__}")
-        tag = clean_tag(tag)
         t = _now() if walltime is None else float(walltime)
         record["step"] = tc.step_of(global_step)
         record["wall"] = t
@@ -251,7 +237,6 @@ class SummaryWriter:
         """
         if not isinstance(tag, str):
             raise TypeError(f"tag must be a string, got {type(tag).__name__}")
-        tag = clean_tag(tag)
         fig = ts.mesh_figure(vertices, colors, faces)
         opts: dict[str, Any] = {"title": tag, "step": tc.step_of(global_step)}
         if config_dict is not None:

@@ -142,7 +142,7 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
     data = body.get("data")
     data = [t for t in data if isinstance(t, dict)] if isinstance(data, list) else []
     opts = {k: v for k, v in opts_of(body).items() if v is not None}
-    if opts and pane.kind != "text":  # text panes: update_window is not called for them (the content grows)
+    if opts and pane.kind in ("line", "scatter", "figure"):  # Visdom's text/image_history updates skip update_window
         opts[WINDOW_KEY] = {**(pane.opts.get(WINDOW_KEY) or {}), **opts}
     layout = body.get("layout") if isinstance(body.get("layout"), dict) else {}
     ev: dict[str, Any] = {"op": "update", "env": env, "win": win, "kind": pane.kind, "name": name, "opts": opts}

@@ -73,8 +73,19 @@ def env_windows(viz: Any) -> dict[str, dict[str, dict]]:
 
 def pictures(touched: dict[str, list[tuple[str, str]]], windows: dict[str, dict[str, dict]]) -> dict[str, list]:
     """Per demo, the expected picture of each window it touched that exists at the end (None: gone), in order."""
-    return {name: [expected(windows[env][win]) if win in windows.get(env, {}) else None for env, win in wins]
+    return {name: [{**expected(windows[env][win]), "facts": window_facts(windows[env][win])}
+                   if win in windows.get(env, {}) else None for env, win in wins]
             for name, wins in touched.items()}
+
+
+def window_facts(window: dict) -> dict:
+    """The parts of a /win_data window a get_window_data user reads besides the picture: its top-level keys
+    (Visdom copies every opt of an /update there) and which trace axes hold only integers."""
+    content = window.get("content")
+    data = content.get("data", []) if window.get("type") == "plot" and isinstance(content, dict) else []
+    ints = [[a for a in ("x", "y") if isinstance(t.get(a), list) and t[a] and
+             all(type(v) is int for v in t[a] if v is not None)] for t in data]
+    return {"keys": sorted(k for k in window if k != "contentID"), "ints": ints}
 
 
 def _title(v: Any) -> str | None:
