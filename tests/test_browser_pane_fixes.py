@@ -1,5 +1,6 @@
 """Pane fixes (Chromium, one real server for the module): OFFSET histograms label only real steps, image grids fill
-their card with nearest-neighbour scaling, and a t-SNE projection is drawn while it forms."""
+their card with nearest-neighbour scaling, a t-SNE projection is drawn while it forms, and the model graph fits with
+legible labels (also fullscreen), shows a clicked op's details and finds nodes."""
 
 from __future__ import annotations
 
@@ -45,6 +46,13 @@ def server(tmp_path_factory, server_types) -> Iterator:
     c.image(grid, win="kernels", opts={"title": "kernels: 0"})
     assert c.flush(timeout=10)
     c.close_connection(timeout=5)
+    import torch
+    from helpers.model_graph import Net
+
+    w = paneboard.SummaryWriter("graph", server="http://127.0.0.1", port=srv.port)
+    w.add_graph(Net(), torch.randn(2, 3, 32, 32))
+    assert w.flush(timeout=10)
+    w.close()
     try:
         yield srv
     finally:
@@ -89,4 +97,52 @@ def test_tsne_is_drawn_while_it_forms(server, tab):
     assert iters and iters == sorted(iters) and iters[0] < 750, iters
     assert tab.js(f"() => document.querySelector('{pane}').dataset.iteration") == ""
     assert tab.js(f"() => document.querySelector('{pane} .js-plotly-plot').data[0].x.length") == 500
+    assert tab.errors == []
+
+
+GRAPH = '[data-win="graph"]'
+# Every node box inside the graph's view (across only: "x"), and the smallest label's rendered height in px.
+INSIDE = f"""(across) => {{ const v = document.querySelector('{GRAPH} .mg-view').getBoundingClientRect();
+  const boxes = [...document.querySelectorAll('{GRAPH} .mg-node rect')].map((r) => r.getBoundingClientRect());
+  return boxes.length > 0 && boxes[0].top >= v.top && boxes.every((b) => b.left >= v.left - 1 && b.right <= v.right + 1
+    && (across === 'x' || (b.top >= v.top - 1 && b.bottom <= v.bottom + 1))); }}"""
+LABEL_PX = f"""() => Math.min(...[...document.querySelectorAll('{GRAPH} .mg-node text:first-of-type')].map(
+  (t) => t.getBoundingClientRect().height))"""
+
+
+def test_model_graph_fits_readably_shows_details_and_finds_nodes(server, tab):
+    tab.open(server.env_url("graph"))
+    tab.wait(f"() => document.querySelectorAll('{GRAPH} .mg-group').length === 3")
+    # On open the graph fits across the pane from its input down, with labels of a readable size (they were ~6 px);
+    # this 6-layer graph is taller than the pane at that size (pan for the rest; fullscreen below fits it whole).
+    tab.wait(INSIDE, "x")
+    assert tab.js(LABEL_PX) >= 9
+
+    # Search opens the module around a match, marks it and says how many.
+    tab.page.locator(f"{GRAPH} .mg-search").fill("conv")
+    tab.page.locator(f"{GRAPH} .mg-search").press("Enter")
+    marked = tab.js(f"() => [...document.querySelectorAll('{GRAPH} .mg-match')].map((n) => n.dataset.op)")
+    assert marked and all(op == "aten::_convolution" for op in marked), marked
+    assert tab.js(f"() => document.querySelector('{GRAPH} .mg-count').textContent") == f"{len(marked)} found"
+    assert tab.js(LABEL_PX) >= 9
+
+    # A click on an op shows what it is; Escape closes the panel.
+    tab.page.locator(f"{GRAPH} .mg-match").first.click()
+    details = tab.page.locator(f"{GRAPH} .mg-details")
+    assert details.is_visible()
+    text = details.text_content()
+    assert "aten::_convolution" in text and "shape" in text and "[2, 8, " in text and "module" in text
+    tab.page.keyboard.press("Escape")
+    assert not details.is_visible()
+
+    # Fullscreen: the view grows and the graph is fitted to it again.
+    tab.page.locator(f"{GRAPH} .mg-search").fill("")
+    tab.page.locator(f"{GRAPH} .mg-search").press("Enter")
+    small = tab.page.locator(f"{GRAPH} .mg-view").bounding_box()
+    tab.page.locator(f"{GRAPH} .pane-menu-btn").click()
+    tab.page.locator(".menu-list .m-full").click()
+    tab.wait("() => !!document.fullscreenElement")
+    tab.wait(f"() => document.querySelector('{GRAPH} .mg-view').getBoundingClientRect().height > {small['height'] + 100}")
+    tab.wait(INSIDE, "xy")
+    assert tab.js(LABEL_PX) >= 9
     assert tab.errors == []
