@@ -47,6 +47,7 @@ def server(tmp_path_factory, server_types) -> Iterator:
     assert c.flush(timeout=10)
     c.close_connection(timeout=5)
     import torch
+
     from helpers.model_graph import Net
 
     w = paneboard.SummaryWriter("graph", server="http://127.0.0.1", port=srv.port)
