@@ -21,8 +21,10 @@ def server(tmp_path_factory, server_types) -> Iterator:
     srv = server_types.InProcessServer(db=tmp_path_factory.mktemp("sctools") / "paneboard.db").start()
 
     def line(env, win, title, xs, ys, t):
+        # style mode "lines": what a Visdom-style line() call stores, and what a lone point must override
         return {"op": "set", "env": env, "win": win, "kind": "line", "t": t, "opts": {"title": title},
-                "traces": [{"name": None, "x": [float(x) for x in xs], "y": [float(y) for y in ys]}]}
+                "traces": [{"name": None, "x": [float(x) for x in xs], "y": [float(y) for y in ys],
+                            "style": {"mode": "lines"}}]}
 
     events = [line("run_a", "loss", "train/loss", range(10), [1 / (i + 1) for i in range(10)], T0),
               line("run_b", "loss", "train/loss", range(10), [2 / (i + 1) for i in range(10)], T0 + 5),

@@ -119,3 +119,15 @@ def test_one_section_shows_no_headers(server, sdk, tab):
     tab.open(server.env_url("plain"))
     assert tab.js(SECTIONS) == [["panes", "2", False]]
     assert tab.errors == []
+
+
+def test_repack_forgets_stored_layouts_from_the_browser(server, env, tab):
+    for win in ("acc", "tloss"):
+        server.http("PUT", f"/api/v1/envs/{env}/panes/{win}/layout", {"x": 6, "y": 0, "w": 6, "h": 6})
+    tab.open(server.env_url(env))
+    tab.wait("() => document.querySelector('[data-win=\"tloss\"]').dataset.layout === '6,0,6,6'")
+    tab.page.locator(".act-repack").click()  # PUTs a null layout for every placed pane
+    tab.wait("() => ['acc', 'tloss'].every((w) => document.querySelector(`[data-win=\"${w}\"]`).dataset.layout === '')")
+    assert tab.js("() => document.getElementById('notice').hidden")  # no error reported
+    assert server.get_json(f"/api/v1/envs/{env}/panes/tloss")["layout"] is None
+    assert tab.errors == []

@@ -281,3 +281,25 @@ def test_randomized_pca_of_a_large_sample_matches_the_exact_svd() -> None:
     picked = pj.sample_indices(100_000, 500)
     assert len(set(picked.tolist())) == 500 and (np.diff(picked) > 0).all()
     assert (pj.sample_indices(100_000, 500) == picked).all()  # seeded: every request shows the same points
+
+
+def test_tsne_streams_its_embedding_while_it_forms(srv) -> None:
+    x, labels = two_clusters(BUDGET, 32, seed=5)
+    post(srv, event(x, "stream"))
+    path = "/api/v1/envs/stream/panes/projector/emb/00000/projection?method=tsne&dims=2&iterations=500"
+    partials: list[dict] = []
+    deadline = time.monotonic() + 120
+    status, body = 202, {}
+    while status == 202 and time.monotonic() < deadline:
+        status, body = request(srv, path + "&wait=0.2")
+        if status == 202 and "coords" in body:
+            partials.append(body)
+    assert status == 200 and body["status"] == "done", body
+    assert partials, "no partial embedding was answered while t-SNE ran"
+    iterations = [p["iteration"] for p in partials]
+    assert iterations == sorted(iterations) and all(0 < i <= p["of"] for i, p in zip(iterations, partials, strict=True))
+    assert partials[-1]["of"] == 250 + 500  # early exaggeration, then the requested iterations
+    first = partials[0]
+    assert first["indices"] == body["indices"] and len(first["coords"]) == 2 and len(first["coords"][0]) == BUDGET
+    assert np.isfinite(np.array(first["coords"])).all()
+    separated(np.array(body["coords"]).T, labels[np.array(body["indices"])])

@@ -1,6 +1,6 @@
 """Embedding projections (PCA, t-SNE, UMAP, neighbours) with a bounded cache and job queue."""
 
-from .jobs import Busy, cached_or_run, matrix
+from .jobs import Busy, cached_or_run, matrix, partial
 from .methods import (
     MAX_NEIGHBORS,
     PCA_COMPONENTS,
@@ -20,4 +20,4 @@ from .methods import (
 
 __all__ = ["MAX_NEIGHBORS", "PCA_COMPONENTS", "PCA_FIT_POINTS", "PCA_POINTS", "TSNE_POINTS", "UMAP_POINTS", "Busy",
            "MissingDependency", "ProjectionError", "cached_or_run", "default_perplexity", "fit_pca", "matrix",
-           "neighbors", "pca", "tsne", "umap"]
+           "neighbors", "partial", "pca", "tsne", "umap"]

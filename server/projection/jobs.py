@@ -62,6 +62,7 @@ _jobs_lock = threading.Lock()
 # A daemon thread (not a ThreadPoolExecutor, whose workers are joined at exit): a stopping server must not wait
 # minutes for a t-SNE nobody will read.
 _queue: queue.SimpleQueue = queue.SimpleQueue()
+_partials: dict[tuple, dict] = {}  # running progressive jobs' latest partial results
 _worker: threading.Thread | None = None
 
 
@@ -81,11 +82,12 @@ def result_bytes(result: dict) -> int:
     return int(result["coords"].nbytes + result["indices"].nbytes) + 1024
 
 
-def cached_or_run(key: tuple, compute: Callable[[], dict], wait: float) -> dict | None:
+def cached_or_run(key: tuple, compute: Callable[..., dict], wait: float, progressive: bool = False) -> dict | None:
     """The cached result of `key`, or run compute() on the projection thread and wait up to `wait` seconds for it.
 
     None means "still computing": the caller answers 202 and the browser asks again (a long t-SNE must not hold
-    a request open for tens of seconds). Identical requests share one job.
+    a request open for tens of seconds). Identical requests share one job. A progressive compute is called as
+    compute(report): each report(partial) makes `partial` the one partial(key) answers while the job runs.
     """
     hit = _results.get(key)
     if hit is not None:
@@ -101,7 +103,7 @@ def cached_or_run(key: tuple, compute: Callable[[], dict], wait: float) -> dict 
             job = Future()
             _jobs[key] = job
             _start_worker()
-            _queue.put((key, compute, job))
+            _queue.put((key, compute, job, progressive))
     try:
         return job.result(timeout=wait)
     except FutureTimeout:
@@ -115,11 +117,25 @@ def _start_worker() -> None:
         _worker.start()
 
 
+def partial(key: tuple) -> dict | None:
+    """The latest partial result a progressive job reported (its iterations so far), or None."""
+    with _jobs_lock:
+        return _partials.get(key)
+
+
+def _reporter(key: tuple) -> Callable[[dict], None]:
+    def report(part: dict) -> None:
+        with _jobs_lock:
+            if key in _jobs:
+                _partials[key] = part
+    return report
+
+
 def _work() -> None:
     while True:
-        key, compute, job = _queue.get()
+        key, compute, job, progressive = _queue.get()
         try:
-            result = compute()
+            result = compute(_reporter(key)) if progressive else compute()
             _results.put(key, result, result_bytes(result))
             job.set_result(result)
         except BaseException as exc:  # the waiting request reports it; the worker goes on with the next job
@@ -127,3 +143,4 @@ def _work() -> None:
         finally:
             with _jobs_lock:
                 _jobs.pop(key, None)
+                _partials.pop(key, None)

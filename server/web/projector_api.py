@@ -74,9 +74,9 @@ def _components(dims: int, available: int) -> list[int]:
     return picked
 
 
-def _job(key: tuple, compute, wait: float) -> dict | None:
+def _job(key: tuple, compute, wait: float, progressive: bool = False) -> dict | None:
     try:
-        return projection.cached_or_run(key, compute, wait)
+        return projection.cached_or_run(key, compute, wait, progressive)
     except projection.ProjectionError as exc:
         raise ApiError(400, str(exc)) from None
     except projection.MissingDependency as exc:
@@ -113,7 +113,8 @@ def get_projection(env: str, win: str) -> Response:
         perplexity = _number("perplexity", projection.default_perplexity(used), 1, 100)
         iterations = int(_number("iterations", 500, 50, 5000, integer=True))
         key = (sha, "tsne", dims, perplexity, iterations)
-        result = _job(key, lambda: projection.tsne(x, dims, perplexity, iterations), wait)
+        result = _job(key, lambda report: projection.tsne(x, dims, perplexity, iterations, report), wait,
+                      progressive=True)
         extra = {"perplexity": perplexity, "iterations": iterations}
     else:
         neighbors = int(_number("neighbors", 15, 2, 200, integer=True))
@@ -124,6 +125,10 @@ def get_projection(env: str, win: str) -> Response:
         extra = {"neighbors": neighbors, "min_dist": min_dist, "epochs": epochs}
     head = {"method": method, "dims": dims, "n": n, "used": used, "sampled": used < n}
     if result is None:
+        part = projection.partial(key)
+        if part is not None:  # a t-SNE's embedding so far: the browser draws it while it forms
+            head = {**head, **extra, "iteration": part["iteration"], "of": part["of"], "indices": part["indices"],
+                    "coords": [np.ascontiguousarray(part["coords"][:, j]) for j in range(dims)]}
         resp = json_response({**head, "status": "computing"}, 202)
         resp.headers["Retry-After"] = "1"
         return resp

@@ -7,6 +7,12 @@ const BUDGET_MS = 8;
 const FRAME_MS = 1000 / 60;
 const HIDDEN_TICK_MS = 250; // hidden tabs get no animation frames
 
+// Chromium tells whether input waits behind this task (navigator.scheduling.isInputPending); elsewhere: never.
+const inputPending = () => {
+  const sched = navigator.scheduling;
+  return !!(sched && sched.isInputPending && sched.isInputPending());
+};
+
 /**
  * A frame-budgeted queue. mark(key) queues key (once; a key marked again keeps its place); every animation frame
  * calls run(key) for the keys waiting longest, while the budget lasts. run(key) returns the milliseconds it took
@@ -25,7 +31,7 @@ export function frameQueue(run, { budget = BUDGET_MS } = {}) {
     credit = Math.min(budget, credit + budget * Math.max(1, (now - last) / FRAME_MS));
     last = now;
     for (const key of [...waiting]) {
-      if (credit <= 0) break;
+      if (credit <= 0 || inputPending()) break; // typing and clicks go first; the panes catch up next frame
       waiting.delete(key);
       const spent = run(key);
       if (spent !== null && spent !== undefined) credit -= Math.max(0, spent);

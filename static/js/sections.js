@@ -114,7 +114,7 @@ export function sections({ env, container, onShow }) {
     const sec = byKey.get(key) || make(key);
     const parent = note ? sec.notes : sec.grid;
     slot.card.classList.toggle("card-note", note);
-    slot.card.dataset.section = key === PINNED ? "pinned" : key;
+    slot.card.dataset.paneSection = key === PINNED ? "pinned" : key;
     slot.card.dataset.pinned = pins.has(slot.win) ? "1" : "";
     if (slot.pinBtn) {
       slot.pinBtn.setAttribute("aria-pressed", String(pins.has(slot.win)));

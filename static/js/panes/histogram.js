@@ -1,5 +1,6 @@
 // panes/histogram.js — histogram panes as TensorBoard draws them: OFFSET ridgelines by step, OVERLAY by recency, DISTRIBUTION bands.
 import { loadPlotly } from "../plotly_loader.js";
+import { isDark } from "../theme.js";
 
 const BINS = 30; // TensorBoard's DEFAULT_BIN_COUNT: every step re-binned to 30 equal bins over the union range
 const MODES = [["offset", "Offset"], ["overlay", "Overlay"], ["distribution", "Distribution"]];
@@ -80,11 +81,16 @@ function offsetFigure(hists) {
     type: "scatter", mode: "lines", name: `step ${r.step}`,
     x: [lo, ...r.x, hi], y: [r.step, ...r.counts.map((c) => r.step - c * k), r.step],
     customdata: [0, ...r.counts, 0], hovertemplate: `step ${r.step}<br>%{x:.4g}: %{customdata:.4g}<extra></extra>`,
-    fill: "toself", fillcolor: "rgba(255,255,255,0.85)", line: { width: 1.2, color: recency(i, rows.length) },
+    fill: "toself", fillcolor: isDark() ? "rgba(22,27,34,0.85)" : "rgba(255,255,255,0.85)", line: { width: 1.2, color: recency(i, rows.length) },
     meta: { mode: "offset", step: r.step },
   }));
   const layout = baseLayout("value", "step");
   layout.yaxis.autorange = "reversed"; // later steps lower, in front: each ridge rises towards the older ones
+  // The depth axis is made of steps, but ridges rise above the first one: label the real steps only (2 steps 0 and
+  // 100 would otherwise read -150...100).
+  const every = Math.ceil(steps.length / 8);
+  const ticks = steps.filter((_, i) => i % every === 0 || i === steps.length - 1);
+  Object.assign(layout.yaxis, { tickmode: "array", tickvals: ticks, ticktext: ticks.map((v) => String(v)) });
   return { traces, layout };
 }
 

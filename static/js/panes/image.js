@@ -4,6 +4,9 @@
 import { reportKeys, sendEvent } from "./visdom_events.js";
 
 const SMALL = 256; // images narrower than this are scaled up by an integer factor, pixelated (MNIST-sized grids)
+// Pictures up to this size are drawn with nearest-neighbour filtering when a pane card scales them up to fill it
+// (kernels, feature maps, first-batch grids): blurred, a 4x4 kernel is unreadable.
+const PIXEL_ART = 512;
 
 /** Give `img` its natural size; small pictures are scaled up by an integer factor, pixelated (MNIST grids). */
 export function sizeImage(img, width, height) {
@@ -14,7 +17,22 @@ export function sizeImage(img, width, height) {
   img.height = h;
   const k = w < SMALL ? Math.max(1, Math.floor(SMALL / w)) : 1;
   img.style.width = k > 1 ? `${w * k}px` : "";
-  img.classList.toggle("pixelated", k > 1);
+  img.classList.toggle("pixelated", k > 1 || (w <= PIXEL_ART && h <= PIXEL_ART));
+}
+
+/** Where a click at (offsetX, offsetY) falls in the image's own pixels, for an <img> drawn with object-fit: contain. */
+export function imagePixel(img, offsetX, offsetY) {
+  const w = img.naturalWidth || img.width;
+  const h = img.naturalHeight || img.height;
+  const cw = img.clientWidth || 1;
+  const ch = img.clientHeight || 1;
+  const fit = getComputedStyle(img).objectFit === "contain";
+  const scale = fit ? Math.min(cw / w, ch / h) : cw / w;
+  const sy = fit ? scale : ch / h;
+  const left = fit ? (cw - w * scale) / 2 : 0;
+  const top = fit ? (ch - h * scale) / 2 : 0;
+  const clamp = (v, n) => Math.max(0, Math.min(n - 1, Math.floor(v)));
+  return { x: clamp((offsetX - left) / scale, w), y: clamp((offsetY - top) / sy, h) };
 }
 
 export function render(el, pane, ctx) {
@@ -44,11 +62,7 @@ export function render(el, pane, ctx) {
 
   const unkeys = reportKeys(fig, ctx);
   img.addEventListener("click", (e) => {
-    const w = img.naturalWidth || img.width;
-    const h = img.naturalHeight || img.height;
-    const x = Math.floor((e.offsetX / (img.clientWidth || 1)) * w);
-    const y = Math.floor((e.offsetY / (img.clientHeight || 1)) * h);
-    sendEvent(ctx, { event_type: "Click", image_coord: { x, y } });
+    sendEvent(ctx, { event_type: "Click", image_coord: imagePixel(img, e.offsetX, e.offsetY) });
   });
 
   let history = [];

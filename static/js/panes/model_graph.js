@@ -1,6 +1,8 @@
 // panes/model_graph.js — model graphs (TensorBoard's Graphs): a layered DAG, top to bottom, of traced ops grouped
 // by module scope. Modules start collapsed to the top level (box = module, with the shapes it outputs); a click
 // expands one, its frame's title collapses it again. Edges carry tensor shapes. SVG built with DOM calls (CSP-safe).
+import { button, detailsPanel, findNodes, fitView, scopesToOpen } from "./model_graph_tools.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const LAYER_GAP = 84;
 const NODE_GAP = 28;
@@ -210,10 +212,10 @@ function drawUnits(g, nodeLayer, units) {
     const tip = u.group ? `${u.scope}\n${u.members} nodes — click to expand${u.out.size ? `\noutputs ${[...u.out].join(", ")}` : ""}`
       : `${u.node.op}${u.scope ? `\n${u.scope}` : ""}${u.node.shape ? `\nshape ${u.node.shape}` : ""}${u.node.attr ? `\n${u.node.attr}` : ""}`;
     node.append(svg("title", {}, tip));
-    if (u.group) {
-      node.style.cursor = "pointer";
-      node.addEventListener("click", (ev) => { ev.stopPropagation(); if (!g.dragged) toggle(g, u.scope, true); });
-    }
+    node.style.cursor = "pointer";
+    if (u.group) node.addEventListener("click", (ev) => { ev.stopPropagation(); if (!g.dragged) toggle(g, u.scope, true); });
+    else node.addEventListener("click", (ev) => { ev.stopPropagation(); if (!g.dragged) g.details.show(u.node); });
+    if (g.matches.has(u.key)) node.classList.add("mg-match");
     nodeLayer.append(node);
   }
 }
@@ -247,26 +249,35 @@ function toggle(g, scope, open) {
 
 const applyView = (g) => g.world.setAttribute("transform", `translate(${g.view.x},${g.view.y}) scale(${g.view.k})`);
 
-/** Whole graph in view; `readable` keeps text legible for tall graphs instead (top part shown, pan for more). */
-function fit(g, readable = false) {
+/** The whole graph in view, or its top at a legible zoom when the whole would make labels unreadable. */
+function fit(g) {
   const { bounds } = g;
   if (!bounds) return;
-  const W = g.box.clientWidth || 600;
-  const H = g.box.clientHeight || 400;
-  let k = Math.min(1.5, Math.max(0.05, Math.min(W / (bounds.w + 40), H / (bounds.h + 40))));
-  if (readable) k = Math.max(k, Math.min(0.6, W / (bounds.w + 40)));
-  g.view = { k, x: W / 2 - k * (bounds.x + bounds.w / 2), y: Math.max(20, (H - k * bounds.h) / 2) - k * bounds.y };
+  g.moved = false;
+  g.view = fitView(bounds, g.box.clientWidth || 600, g.box.clientHeight || 400);
   applyView(g);
 }
 
-function button(text, title, onclick) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = "btn mg-btn";
-  b.textContent = text;
-  b.title = title;
-  b.addEventListener("click", onclick);
-  return b;
+/** Open the modules around the nodes matching `text`, mark them and bring the first into view. */
+function search(g, text, count) {
+  const found = findNodes(g.nodes.filter((n) => g.showParams || n.op !== "parameter"), text);
+  for (const n of found) for (const sc of scopesToOpen(n.scope, g.top)) g.expanded.add(sc);
+  g.matches = new Set(found.map((n) => `n:${n.id}`));
+  draw(g);
+  count.textContent = text.trim() ? `${found.length} found` : "";
+  const first = found.length ? g.world.querySelector(`.mg-node[data-unit="${CSS.escape(`n:${found[0].id}`)}"]`) : null;
+  if (!first) {
+    if (!text.trim()) fit(g);
+    return;
+  }
+  const m = /translate\(([-\d.e]+),([-\d.e]+)\)/.exec(first.getAttribute("transform"));
+  const k = Math.max(g.view.k, 0.9);
+  const W = g.box.clientWidth || 600;
+  const H = g.box.clientHeight || 400;
+  const w = Number(first.querySelector("rect").getAttribute("width"));
+  g.view = { k, x: W / 2 - k * (Number(m[1]) + w / 2), y: H / 2 - k * (Number(m[2]) + NODE_H / 2) };
+  g.moved = true;
+  applyView(g);
 }
 
 /** fit / expand all / collapse all buttons and the "parameters" checkbox. */
@@ -276,7 +287,15 @@ function fillToolbar(g, bar) {
   paramsBox.addEventListener("change", () => { g.showParams = paramsBox.checked; draw(g); });
   const paramsLabel = document.createElement("label");
   paramsLabel.append(paramsBox, " parameters");
-  bar.append(button("fit", "fit the graph to the pane", () => fit(g)),
+  const find = document.createElement("input");
+  find.type = "search";
+  find.className = "mg-search";
+  find.placeholder = "find node";
+  find.setAttribute("aria-label", "find a node by name, op or module");
+  const count = document.createElement("span");
+  count.className = "mg-count";
+  find.addEventListener("change", () => search(g, find.value, count)); // Enter or leaving the box
+  bar.append(find, count, button("fit", "fit the graph to the pane", () => fit(g)),
     button("expand all", "open every module", () => { g.expanded = moduleScopes(g.nodes, g.top); draw(g); fit(g); }),
     button("collapse all", "back to the top-level modules", () => { g.expanded = new Set(); draw(g); fit(g); }), paramsLabel);
 }
@@ -294,6 +313,7 @@ function wirePanZoom(g, root) {
     if (!drag.moved && Math.hypot(dx, dy) < 3) return; // a click, not a drag
     drag.moved = true;
     g.view.x = drag.vx + dx; g.view.y = drag.vy + dy;
+    g.moved = true;
     applyView(g);
   });
   root.addEventListener("pointerup", () => { g.dragged = Boolean(drag && drag.moved); drag = null; });
@@ -305,6 +325,7 @@ function wirePanZoom(g, root) {
     const { view } = g;
     const k = Math.min(4, Math.max(0.03, view.k * Math.exp(-ev.deltaY * 0.0015)));
     g.view = { k, x: px - (px - view.x) * (k / view.k), y: py - (py - view.y) * (k / view.k) };
+    g.moved = true;
     applyView(g);
   }, { passive: false });
 }
@@ -326,10 +347,26 @@ export function render(el, pane, ctx) {
   el.append(bar, box);
 
   // dragged: the click that ends a pan must not expand the module under the pointer
+  // moved: the user panned or zoomed, so a resize keeps their view; matches: units the search marked
   const g = { ctx, box, world, marker, nodes: [], name: "", top: null, expanded: new Set(), showParams: false,
-    view: { k: 1, x: 0, y: 0 }, bounds: null, dragged: false };
+    view: { k: 1, x: 0, y: 0 }, bounds: null, dragged: false, moved: false, matches: new Set() };
+  g.details = detailsPanel(box, (id) => {
+    const n = g.nodes.find((m) => m.id === id);
+    return n ? String(n.label || n.op) : id;
+  });
   fillToolbar(g, bar);
   wirePanZoom(g, root);
+  // Fit again when the pane gets its size (first layout, a resized card, fullscreen) unless the user moved the view.
+  let size = "";
+  const resized = new ResizeObserver(() => {
+    const now = `${box.clientWidth}x${box.clientHeight}`;
+    if (now === size || !box.clientWidth || !box.clientHeight) return;
+    size = now;
+    if (!g.moved) fit(g);
+  });
+  resized.observe(box);
+  const onFullscreen = () => { g.moved = false; size = ""; fit(g); };
+  document.addEventListener("fullscreenchange", onFullscreen);
 
   async function update(p) {
     const d = p.data || {};
@@ -340,8 +377,9 @@ export function render(el, pane, ctx) {
     g.expanded = new Set([...g.expanded].filter((s) => known.has(s))); // a new graph keeps what still exists open
     const h = Number((p.opts || {}).height);
     box.style.height = h >= 120 && h <= 2000 ? `${h}px` : "";
+    g.matches = new Set();
     draw(g);
-    fit(g, true);
+    if (!g.moved) fit(g);
   }
 
   return {
@@ -349,6 +387,8 @@ export function render(el, pane, ctx) {
     update,
     extend: () => ctx.refetch(),
     destroy() {
+      resized.disconnect();
+      document.removeEventListener("fullscreenchange", onFullscreen);
       el.replaceChildren();
     },
   };

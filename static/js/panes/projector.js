@@ -125,7 +125,8 @@ async function project(pj) {
   const { st } = pj;
   const my = ++pj.gen;
   setComponents(pj);
-  const q = new URLSearchParams({ method: st.method, dims: String(st.dims), wait: "5" });
+  // t-SNE answers every ~0.4 s with its embedding so far (drawn as it forms); the others hold until done.
+  const q = new URLSearchParams({ method: st.method, dims: String(st.dims), wait: st.method === "tsne" ? "0.4" : "5" });
   if (st.method === "pca") {
     q.set("components", st.comps.slice(0, st.dims).join(","));
     if (st.sphereize) q.set("sphereize", "1");
@@ -143,10 +144,18 @@ async function project(pj) {
     if (my !== pj.gen || pj.destroyed) return;
     if (res.status !== "computing") { pj.proj = res; break; }
     const secs = Math.round((performance.now() - t0) / 1000);
-    setState(pj, "computing", `computing ${NAMES[st.method]} on ${fmtInt(res.used)} of ${fmtInt(res.n)} points… ${secs} s`);
+    const step = res.coords ? `, iteration ${fmtInt(res.iteration)} of ${fmtInt(res.of)}` : "";
+    setState(pj, "computing", `computing ${NAMES[st.method]} on ${fmtInt(res.used)} of ${fmtInt(res.n)} points${step}… ${secs} s`);
+    if (res.coords && res.indices) await show(pj, res); // a partial embedding: shown while the rest is computed
   }
-  pj.posOf = new Int32Array(pj.proj.n).fill(-1);
-  pj.proj.indices.forEach((orig, j) => { pj.posOf[orig] = j; });
+  await show(pj, pj.proj);
+}
+
+/** Draw projection `res` (final, or a t-SNE's partial embedding). */
+async function show(pj, res) {
+  pj.proj = res;
+  pj.posOf = new Int32Array(res.n).fill(-1);
+  res.indices.forEach((orig, j) => { pj.posOf[orig] = j; });
   setComponents(pj);
   await draw(pj);
 }
@@ -266,14 +275,17 @@ async function draw(pj) {
   const traces = tracesOf(pj, found);
   const axis = { zeroline: false, showticklabels: false, title: "" };
   const layout = { autosize: true, showlegend: false, hovermode: "closest", margin: { l: 4, r: 4, t: 4, b: 4 },
-    paper_bgcolor: "#fff", uirevision: `${p.method}-${st.dims}-${st.comps.join()}`, xaxis: axis, yaxis: axis };
+    uirevision: `${p.method}-${st.dims}-${st.comps.join()}`, xaxis: axis, yaxis: axis };
   if (three) layout.scene = { xaxis: axis, yaxis: axis, zaxis: axis, uirevision: layout.uirevision };
   await Plotly.react(plot, traces, layout, CONFIG);
   if (pj.destroyed) return;
   root.dataset.method = p.method;
   root.dataset.used = String(p.used);
   root.dataset.matches = found ? String(found.length) : "";
-  setState(pj, "ready", summary(p) + (found ? ` · ${fmtInt(found.length)} match${found.length === 1 ? "" : "es"}` : ""));
+  const partial = p.status === "computing"; // a t-SNE still forming: the state stays "computing"
+  root.dataset.iteration = partial ? String(p.iteration) : "";
+  if (partial) setState(pj, "computing", `${NAMES[p.method]} on ${fmtInt(p.used)} points: iteration ${fmtInt(p.iteration)} of ${fmtInt(p.of)}…`);
+  else setState(pj, "ready", summary(p) + (found ? ` · ${fmtInt(found.length)} match${found.length === 1 ? "" : "es"}` : ""));
   pj.ctx.setInfo(`${fmtInt(data.n)} × ${fmtInt(data.d)}`, `step ${data.step}`);
   if (!plot.dataset.wired) {
     plot.dataset.wired = "1";

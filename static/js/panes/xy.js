@@ -22,8 +22,7 @@ function plotlyTrace(t, i, pane) {
     type: "scatter",
     x: Array.isArray(t.x) ? t.x : [],
     y: Array.isArray(t.y) ? t.y : [],
-    // A lone point draws no line: it gets a marker (Plotly shows nothing for a one-point line).
-    mode: scatter ? "markers" : opts.markers || (Array.isArray(t.y) && t.y.length === 1) ? "lines+markers" : "lines",
+    mode: scatter ? "markers" : opts.markers ? "lines+markers" : "lines",
     connectgaps: false, // null y values are gaps
     line: { width: 1.5 },
     marker: { size: scatter ? 5 : 4 },
@@ -39,6 +38,8 @@ function plotlyTrace(t, i, pane) {
       tr[k] = isObj(v) && isObj(tr[k]) ? { ...tr[k], ...v } : v;
     }
   }
+  // A lone point draws no line: it gets a marker (Plotly shows nothing for a one-point line), whatever the style says.
+  if (tr.mode === "lines" && tr.y.length === 1) tr.mode = "lines+markers";
   return tr;
 }
 
