@@ -10,6 +10,7 @@ from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live import Hub
 from .peers import Peers
+from .runs.index import RunIndex
 from .runs.watch import RunWatch
 from .settings import Settings
 from .store import Store, open_store
@@ -29,6 +30,7 @@ class Services:
     tb_watcher: Any = None       # tensorboard.importer.TbWatcher when settings.logdir is set
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
+    run_index: RunIndex | None = None  # the runs listing in memory, marked stale by the hub's messages
     started: bool = False
 
     @classmethod
@@ -42,7 +44,11 @@ class Services:
         writer = Writer(store, publish)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
         runs = RunWatch(writer, store, grace=settings.run_crash_grace_s)
-        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs)
+        run_index = RunIndex(store)
+        hub.listeners.append(run_index.note)
+        writer.on_commit.append(run_index.touched)
+        return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
+                   run_index=run_index)
 
     def start(self) -> None:
         if not self.started:
