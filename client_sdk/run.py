@@ -72,11 +72,12 @@ class RunMethods:
                                 "client": self.transport.client_id})
 
     def set_config(self, config: Mapping[str, Any], replace: bool = False) -> None:
-        """Merge `config` into the run's config (replace=True: make it the whole config). JSON values."""
+        """Merge `config` into the run's config (replace=True: make it the whole config). Values are kept as JSON
+        (nested dicts stay nested; numpy scalars become numbers, other objects their str())."""
         if not isinstance(config, Mapping):
             raise TypeError(f"config must be a dict, got {type(config).__name__}")
         self.transport.put({"t": time.time(), "op": "run_config", "env": self.env, "win": None,
-                            "config": {str(k): v for k, v in config.items()}, "replace": bool(replace)})
+                            "config": _json_safe(dict(config)), "replace": bool(replace)})
 
     def add_tags(self, *tags: str) -> None:
         """Tag the run (no spaces, commas or quotes in a tag)."""
@@ -104,6 +105,22 @@ class RunMethods:
             raise ValueError('direction must be "min", "max" or None')
         self.transport.put({"t": time.time(), "op": "run_best", "env": self.env, "win": None, "series": series,
                             "direction": direction})
+
+
+def _json_safe(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    if depth < 20 and isinstance(value, Mapping):
+        return {str(k): _json_safe(v, depth + 1) for k, v in value.items()}
+    if depth < 20 and isinstance(value, (list, tuple)):
+        return [_json_safe(v, depth + 1) for v in value]
+    item = getattr(value, "item", None)  # numpy / torch scalars
+    if callable(item) and getattr(value, "ndim", 1) == 0:
+        try:
+            return _json_safe(item(), depth + 1)
+        except Exception:
+            pass
+    return str(value)
 
 
 def _send_start(ref: weakref.ref[RunMethods], run: _RunStart, transport: Transport) -> None:

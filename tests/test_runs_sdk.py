@@ -54,14 +54,20 @@ def test_client_records_config_tags_and_finishes_on_close(server):
     import paneboard
 
     c3 = paneboard.Client(port=server.port, env="plain", capture=False, spool_dir=False)
-    c.set_config({"lr": 0.1, "optim": {"name": "adam"}})
+    from pathlib import Path
+
+    import numpy as np
+
+    c.set_config({"lr": np.float32(0.1).item(), "optim": {"name": "adam"}})
+    c.set_config({"steps": np.int64(3), "out": Path("/tmp/o")})  # numpy scalars and objects: numbers and text
     c.add_tags("baseline", "cifar")
     c.note("first **note**")
     c.line(X=[0, 1], Y=[0.5, 0.25], win="loss")
     c3.line(X=[0], Y=[1.0], win="loss")
     assert c.flush(30) and c2.flush(30) and c3.flush(30)
     run = run_of(server, "exp")
-    assert run["status"] == "running" and run["config"] == {"lr": 0.1, "optim": {"name": "adam"}}
+    assert run["status"] == "running"
+    assert run["config"] == {"lr": np.float32(0.1).item(), "optim": {"name": "adam"}, "steps": 3, "out": "/tmp/o"}
     assert run["tags"] == ["baseline", "cifar"] and "<strong>note</strong>" in run["notes_html"]
     prov = run["provenance"]
     assert prov["pid"] == os.getpid() and prov["host"] and prov["python"] == ".".join(map(str, sys.version_info[:3]))
