@@ -43,7 +43,8 @@ class Services:
         publish = peers.publish if peers else hub.publish_threadsafe
         writer = Writer(store, publish)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
-        runs = RunWatch(writer, store, grace=settings.run_crash_grace_s)
+        runs = RunWatch(writer, store, grace=settings.run_crash_grace_s, announce=peers.publish if peers else None)
+        hub.listeners.append(runs.note)
         run_index = RunIndex(store)
         hub.listeners.append(run_index.note)
         writer.on_commit.append(run_index.touched)

@@ -123,3 +123,24 @@ def test_job_killed_with_sigkill_shows_crashed(make_server, tmp_path):
         if job.poll() is None:
             job.kill()
             job.wait()
+
+
+def test_two_servers_on_postgresql_share_their_clients(postgres, make_server_process, tmp_path):
+    url = postgres.new_database()
+    a = make_server_process("a", db_url=url, extra_args=["--crash-grace", "1.5"]).start()
+    job = subprocess.Popen([sys.executable, "-c", JOB, str(a.port), "shared", "hang"], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert job.stdout.readline().strip() == "ready"
+        # B starts with the run already running: its client is A's, which tells B so within the grace.
+        b = make_server_process("b", db_url=url, extra_args=["--crash-grace", "1.5"]).start()
+        time.sleep(4)
+        assert run_of(b, "shared")["status"] == "running", b.log()[-2000:]
+        job.send_signal(signal.SIGKILL)
+        job.wait(30)
+        run = wait_for(lambda: (r := run_of(b, "shared"))["status"] == "crashed" and r, timeout=30)
+        assert run and run["status"] == "crashed"
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
