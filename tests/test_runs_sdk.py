@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.parse
 
 import pytest
 
@@ -80,6 +81,21 @@ def test_client_records_config_tags_and_finishes_on_close(server):
     assert run["status"] == "finished" and run["ended"] >= run["started"]
     c3.close_connection(10)
     assert run_of(server, "plain")["status"] is None  # capture=False: no run record of a job
+
+
+def test_summary_writer_is_a_run_and_add_hparams_feeds_its_config(server):
+    import paneboard
+
+    with paneboard.SummaryWriter(log_dir="runs/tb", server="http://127.0.0.1", port=server.port) as w:
+        w.add_scalar("train/loss", 0.5, 0)
+        w.add_scalar("train/loss", 0.25, 1)
+        w.add_hparams({"lr": 0.01, "bs": 64, "amp": True}, {"hparam/acc": 0.9})
+        assert w.client.flush(30)
+        assert run_of(server, "runs/tb")["status"] == "running"
+    run = run_of(server, "runs/tb")
+    assert run["status"] == "finished" and run["config"] == {"lr": 0.01, "bs": 64, "amp": True}
+    found = server.get_json("/api/v1/runs?q=" + urllib.parse.quote("amp = true and train/loss.min <= 0.25"))
+    assert [r["env"] for r in found["runs"]] == ["runs/tb"]
 
 
 def test_job_in_a_git_repo_finishes_at_exit_with_its_commit(server, tmp_path):
