@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .transport import Transport
@@ -24,6 +25,7 @@ class _RunStart:
         self.sent = threading.Event()
         self.cancelled = False
         self.thread: threading.Thread | None = None
+        self.at_exit: Callable[[], None] | None = None
 
 
 class RunMethods:
@@ -46,7 +48,10 @@ class RunMethods:
         run.thread = threading.Thread(target=_send_start, args=(weakref.ref(self), run, self.transport),
                                       name="paneboard-provenance", daemon=True)
         run.thread.start()
-        atexit.register(_end_at_exit, weakref.ref(self))  # after the transport's: runs first (LIFO)
+        # Registered after the transport's exit flush, so it runs first (LIFO); its own partial, so that ending
+        # this client unregisters it alone (a long job opening many clients keeps no list of dead ones).
+        run.at_exit = functools.partial(_end_at_exit, weakref.ref(self))
+        atexit.register(run.at_exit)
 
     def _await_start(self, timeout: float | None) -> None:
         """Once connected, the run's start counts as sent by the constructor: wait for it to be enqueued."""
@@ -65,6 +70,11 @@ class RunMethods:
         if run is None or self._run_ended:
             return
         self._run_ended = True
+        if run.at_exit is not None:
+            try:
+                atexit.unregister(run.at_exit)
+            except Exception:  # interpreter shutdown
+                pass
         self._await_start(START_WAIT)
         run.cancelled = True
         if run.sent.is_set():
