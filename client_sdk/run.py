@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .transport import Transport
@@ -24,6 +25,7 @@ class _RunStart:
         self.sent = threading.Event()
         self.cancelled = False
         self.thread: threading.Thread | None = None
+        self.at_exit: Callable[[], None] | None = None
 
 
 class RunMethods:
@@ -46,7 +48,10 @@ class RunMethods:
         run.thread = threading.Thread(target=_send_start, args=(weakref.ref(self), run, self.transport),
                                       name="paneboard-provenance", daemon=True)
         run.thread.start()
-        atexit.register(_end_at_exit, weakref.ref(self))  # after the transport's: runs first (LIFO)
+        # Registered after the transport's exit flush, so it runs first (LIFO); its own partial, so that ending
+        # this client unregisters it alone (a long job opening many clients keeps no list of dead ones).
+        run.at_exit = functools.partial(_end_at_exit, weakref.ref(self))
+        atexit.register(run.at_exit)
 
     def _await_start(self, timeout: float | None) -> None:
         """Once connected, the run's start counts as sent by the constructor: wait for it to be enqueued."""
@@ -65,6 +70,11 @@ class RunMethods:
         if run is None or self._run_ended:
             return
         self._run_ended = True
+        if run.at_exit is not None:
+            try:
+                atexit.unregister(run.at_exit)
+            except Exception:  # interpreter shutdown
+                pass
         self._await_start(START_WAIT)
         run.cancelled = True
         if run.sent.is_set():
@@ -72,11 +82,12 @@ class RunMethods:
                                 "client": self.transport.client_id})
 
     def set_config(self, config: Mapping[str, Any], replace: bool = False) -> None:
-        """Merge `config` into the run's config (replace=True: make it the whole config). JSON values."""
+        """Merge `config` into the run's config (replace=True: make it the whole config). Values are kept as JSON
+        (nested dicts stay nested; numpy scalars become numbers, other objects their str())."""
         if not isinstance(config, Mapping):
             raise TypeError(f"config must be a dict, got {type(config).__name__}")
         self.transport.put({"t": time.time(), "op": "run_config", "env": self.env, "win": None,
-                            "config": {str(k): v for k, v in config.items()}, "replace": bool(replace)})
+                            "config": _json_safe(dict(config)), "replace": bool(replace)})
 
     def add_tags(self, *tags: str) -> None:
         """Tag the run (no spaces, commas or quotes in a tag)."""
@@ -104,6 +115,22 @@ class RunMethods:
             raise ValueError('direction must be "min", "max" or None')
         self.transport.put({"t": time.time(), "op": "run_best", "env": self.env, "win": None, "series": series,
                             "direction": direction})
+
+
+def _json_safe(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    if depth < 20 and isinstance(value, Mapping):
+        return {str(k): _json_safe(v, depth + 1) for k, v in value.items()}
+    if depth < 20 and isinstance(value, (list, tuple)):
+        return [_json_safe(v, depth + 1) for v in value]
+    item = getattr(value, "item", None)  # numpy / torch scalars
+    if callable(item) and getattr(value, "ndim", 1) == 0:
+        try:
+            return _json_safe(item(), depth + 1)
+        except Exception:
+            pass
+    return str(value)
 
 
 def _send_start(ref: weakref.ref[RunMethods], run: _RunStart, transport: Transport) -> None:

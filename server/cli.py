@@ -42,6 +42,9 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--stall-after", type=float, default=60.0, metavar="SECONDS",
                    help="alert when a connected job sends nothing for this long and 10x its usual interval "
                         "(default 60; 0 turns the server-side stall alert off)")
+    p.add_argument("--crash-grace", type=float, default=30.0, metavar="SECONDS",
+                   help="a run whose job's connection dropped without a clean end and stayed away this long is "
+                        "shown as crashed (default 30)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
@@ -155,5 +158,5 @@ def main(argv: list[str] | None = None) -> int:
     return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
-                          stall_after_s=args.stall_after,
+                          stall_after_s=args.stall_after, run_crash_grace_s=args.crash_grace,
                           allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))

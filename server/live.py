@@ -44,12 +44,16 @@ class Hub:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.subscribers: set[Subscriber] = set()
+        # Told every batch on the publishing thread, before the browsers (the runs index marks envs stale).
+        self.listeners: list[Callable[[list[dict[str, Any]]], None]] = []
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
 
     def publish_threadsafe(self, messages: list[dict[str, Any]]) -> None:
         """Called by the writer thread after a commit."""
+        for listener in self.listeners:
+            listener(messages)
         loop = self.loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._publish, messages)

@@ -10,6 +10,7 @@ from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live import Hub
 from .peers import Peers
+from .runs.index import RunIndex
 from .runs.watch import RunWatch
 from .settings import Settings
 from .sharing.tokens import Resolver
@@ -31,6 +32,7 @@ class Services:
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
     shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
+    run_index: RunIndex | None = None  # the runs listing in memory, marked stale by the hub's messages
     started: bool = False
 
     @classmethod
@@ -43,9 +45,13 @@ class Services:
         publish = peers.publish if peers else hub.publish_threadsafe
         writer = Writer(store, publish)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
-        runs = RunWatch(writer, store, grace=settings.run_crash_grace_s)
+        runs = RunWatch(writer, store, grace=settings.run_crash_grace_s, announce=peers.publish if peers else None)
+        hub.listeners.append(runs.note)
+        run_index = RunIndex(store)
+        hub.listeners.append(run_index.note)
+        writer.on_commit.append(run_index.touched)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   shares=Resolver(store))
+                   run_index=run_index, shares=Resolver(store))
 
     def start(self) -> None:
         if not self.started:

@@ -141,6 +141,23 @@ def test_queries_select_the_right_runs(api):
         assert set(runs(api, q)) == want, q
 
 
+def test_sorted_windows_with_every_env_and_the_columns(api):
+    for i, loss in enumerate([0.5, 0.1, 0.9, None]):
+        env = f"r{i}"
+        events(api, {"op": "run_config", "env": env, "config": {"lr": i / 10, **({"odd": True} if i % 2 else {})}})
+        if loss is not None:
+            append(api, env, "val/loss", [0, 1], [1.0, loss])
+    page = api.get("/api/v1/runs?q=lr < 1&sort=series:val/loss.min&order=asc&offset=1&limit=2").get_json()
+    assert page["total"] == 4 and page["envs"] == ["r1", "r0", "r2", "r3"]  # a run without the series is last
+    assert [r["env"] for r in page["runs"]] == ["r0", "r2"]
+    assert page["columns"] == {"config": ["lr", "odd"], "series": {"val/loss": "min"}}
+    desc = api.get("/api/v1/runs?sort=config:lr&order=desc").get_json()
+    assert [r["env"] for r in desc["runs"]] == ["r3", "r2", "r1", "r0"] and "envs" not in desc
+    for bad in ("sort=nosuch", "sort=series:loss", "order=up", "limit=-1", "offset=x"):
+        r = api.get(f"/api/v1/runs?{bad}")
+        assert r.status_code == 400 and r.get_json()["error"], bad
+
+
 @pytest.mark.parametrize("q, pos", [("lr <", 4), ("(lr < 1", 7), ("lr % 3", 3), ('name ~ "["', 7), ("lr < 1 lr", 7)])
 def test_bad_query_is_a_400_with_the_position(api, q, pos):
     body = runs(api, q, status=400)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.parse
 
 import pytest
 
@@ -54,14 +55,20 @@ def test_client_records_config_tags_and_finishes_on_close(server):
     import paneboard
 
     c3 = paneboard.Client(port=server.port, env="plain", capture=False, spool_dir=False)
-    c.set_config({"lr": 0.1, "optim": {"name": "adam"}})
+    from pathlib import Path
+
+    import numpy as np
+
+    c.set_config({"lr": np.float32(0.1).item(), "optim": {"name": "adam"}})
+    c.set_config({"steps": np.int64(3), "out": Path("/tmp/o")})  # numpy scalars and objects: numbers and text
     c.add_tags("baseline", "cifar")
     c.note("first **note**")
     c.line(X=[0, 1], Y=[0.5, 0.25], win="loss")
     c3.line(X=[0], Y=[1.0], win="loss")
     assert c.flush(30) and c2.flush(30) and c3.flush(30)
     run = run_of(server, "exp")
-    assert run["status"] == "running" and run["config"] == {"lr": 0.1, "optim": {"name": "adam"}}
+    assert run["status"] == "running"
+    assert run["config"] == {"lr": np.float32(0.1).item(), "optim": {"name": "adam"}, "steps": 3, "out": "/tmp/o"}
     assert run["tags"] == ["baseline", "cifar"] and "<strong>note</strong>" in run["notes_html"]
     prov = run["provenance"]
     assert prov["pid"] == os.getpid() and prov["host"] and prov["python"] == ".".join(map(str, sys.version_info[:3]))
@@ -74,6 +81,21 @@ def test_client_records_config_tags_and_finishes_on_close(server):
     assert run["status"] == "finished" and run["ended"] >= run["started"]
     c3.close_connection(10)
     assert run_of(server, "plain")["status"] is None  # capture=False: no run record of a job
+
+
+def test_summary_writer_is_a_run_and_add_hparams_feeds_its_config(server):
+    import paneboard
+
+    with paneboard.SummaryWriter(log_dir="runs/tb", server="http://127.0.0.1", port=server.port) as w:
+        w.add_scalar("train/loss", 0.5, 0)
+        w.add_scalar("train/loss", 0.25, 1)
+        w.add_hparams({"lr": 0.01, "bs": 64, "amp": True}, {"hparam/acc": 0.9})
+        assert w.client.flush(30)
+        assert run_of(server, "runs/tb")["status"] == "running"
+    run = run_of(server, "runs/tb")
+    assert run["status"] == "finished" and run["config"] == {"lr": 0.01, "bs": 64, "amp": True}
+    found = server.get_json("/api/v1/runs?q=" + urllib.parse.quote("amp = true and train/loss.min <= 0.25"))
+    assert [r["env"] for r in found["runs"]] == ["runs/tb"]
 
 
 def test_job_in_a_git_repo_finishes_at_exit_with_its_commit(server, tmp_path):
@@ -113,6 +135,27 @@ def test_job_killed_with_sigkill_shows_crashed(make_server, tmp_path):
         assert run and run["status"] == "crashed", run_of(srv, "killed")
         assert time.monotonic() - killed_at < 60
         assert run["ended"] is not None
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
+
+
+def test_two_servers_on_postgresql_share_their_clients(postgres, make_server_process, tmp_path):
+    url = postgres.new_database()
+    a = make_server_process("a", db_url=url, extra_args=["--crash-grace", "1.5"]).start()
+    job = subprocess.Popen([sys.executable, "-c", JOB, str(a.port), "shared", "hang"], cwd=tmp_path,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert job.stdout.readline().strip() == "ready"
+        # B starts with the run already running: its client is A's, which tells B so within the grace.
+        b = make_server_process("b", db_url=url, extra_args=["--crash-grace", "1.5"]).start()
+        time.sleep(4)
+        assert run_of(b, "shared")["status"] == "running", b.log()[-2000:]
+        job.send_signal(signal.SIGKILL)
+        job.wait(30)
+        run = wait_for(lambda: (r := run_of(b, "shared"))["status"] == "crashed" and r, timeout=30)
+        assert run and run["status"] == "crashed"
     finally:
         if job.poll() is None:
             job.kill()

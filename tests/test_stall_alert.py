@@ -70,6 +70,16 @@ def test_a_frozen_job_raises_the_stall_alert(stall_server):
         assert "<b>stalled</b>" in html and "may be hung" in html, stall_server.log()[-2000:]
         assert time.monotonic() - stopped >= 1.0  # not before the configured silence
         assert html.count("stalled") == 1  # once per silence, not every check
+        run_status = lambda: stall_server.get_json("/api/v1/envs/frozen/run")["status"]  # noqa: E731
+        deadline = time.monotonic() + 10
+        while run_status() != "stalled" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert run_status() == "stalled"  # the run record says so too
+        job.send_signal(signal.SIGCONT)   # it logs again: running again
+        deadline = time.monotonic() + 15
+        while run_status() != "running" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert run_status() == "running"
     finally:
         job.send_signal(signal.SIGCONT)
         job.kill()
@@ -82,3 +92,4 @@ def test_a_healthy_job_that_ends_cleanly_raises_nothing(stall_server):
     wait_points(stall_server, "healthy", 40)
     time.sleep(2.5)  # well past the 1 s stall threshold: the closed socket means the job ended
     assert alerts_html(stall_server, "healthy") == ""
+    assert stall_server.get_json("/api/v1/envs/healthy/run")["status"] == "finished"

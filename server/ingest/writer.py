@@ -93,6 +93,7 @@ class Writer:
         self._dirty_envs: dict[str, float] = {}   # env -> when it last changed
         self._sent_envs: dict[str, float] = {}    # env -> when its summary was last published
         self._trimmer = Trimmer()
+        self.on_commit: list[Callable[[set[str]], None]] = []  # told the envs each commit touched (runs index)
         self._blobs = BlobSweeper(store)
 
     # -- producer side ----------------------------------------------------------------------------
@@ -177,8 +178,7 @@ class Writer:
                 messages += job_deltas
             self._finish(jobs, results, messages)
             return
-        for env in envs:
-            self._dirty_envs[env] = time.time()
+        self._touched(envs)
         self._finish(jobs, results, deltas.messages)
 
     def _commit(self, jobs: list[Job]) -> tuple[list[JobResult], Deltas, set[str]]:
@@ -261,8 +261,13 @@ class Writer:
             return None
         result.errors += res[0].errors
         messages += deltas.messages
-        self._dirty_envs.update(dict.fromkeys(envs, time.time()))
+        self._touched(envs)
         return None
+
+    def _touched(self, envs: set[str]) -> None:
+        self._dirty_envs.update(dict.fromkeys(envs, time.time()))
+        for listener in self.on_commit:
+            listener(envs)
 
     def _finish(self, jobs: list[Job], results: list[JobResult], messages: list[dict]) -> None:
         for job, result in zip(jobs, results, strict=False):

@@ -261,8 +261,9 @@ class Store(ABC):
     def get_run(self, env: str) -> RunRecord | None:
         """The env's run record, None if it has none (or the env is missing)."""
     @abstractmethod
-    def list_runs(self) -> list[RunRow]:
-        """Every env with its run record (if any), config and best directions, newest update first."""
+    def list_runs(self, envs: list[str] | None = None) -> list[RunRow]:
+        """Every env (of the given ones; None: all) with its run record (if any), config and best directions,
+        newest update first."""
     @abstractmethod
     def list_series(self, envs: list[str] | None = None) -> list[SeriesRow]:
         """The summary of every trace of every line pane (of the given envs; None: all), in pane order."""

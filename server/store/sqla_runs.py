@@ -75,9 +75,11 @@ def active_runs(conn: Connection) -> list[RunRecord]:
     return [run_from_row(r, r.name) for r in conn.execute(q)]
 
 
-def list_runs(conn: Connection) -> list[RunRow]:
+def list_runs(conn: Connection, envs: list[str] | None) -> list[RunRow]:
     q = (select(env_t.c.name, env_t.c.created, env_t.c.updated, env_t.c.meta, *_LIGHT)
          .join(run_t, run_t.c.env_id == env_t.c.id, isouter=True).order_by(env_t.c.updated.desc()))
+    if envs is not None:
+        q = q.where(env_t.c.name.in_(envs))
     out = []
     for r in conn.execute(q):
         meta = r.meta or {}

@@ -111,15 +111,19 @@ class SqlStore(SqlShareTokens, Store):
         with self.engine.connect() as conn:
             return sqla_runs.get_run(conn, env)
 
-    def list_runs(self) -> list[RunRow]:
+    def list_runs(self, envs: list[str] | None = None) -> list[RunRow]:
         with self.engine.connect() as conn:
-            return sqla_runs.list_runs(conn)
+            if envs is None or len(envs) > PREFETCH_BATCH:  # (IN lists stay under SQLite's parameter limit)
+                rows = sqla_runs.list_runs(conn, None)
+                return rows if envs is None else [r for r in rows if r.env in set(envs)]
+            return sqla_runs.list_runs(conn, envs)
 
     def list_series(self, envs: list[str] | None = None) -> list[SeriesRow]:
         with self.engine.connect() as conn:
             if envs is None or len(envs) > PREFETCH_BATCH:
                 rows = sqla_runs.list_series(conn, None)
-                return rows if envs is None else [r for r in rows if r.env in set(envs)]
+                wanted = None if envs is None else set(envs)
+                return rows if wanted is None else [r for r in rows if r.env in wanted]
             return sqla_runs.list_series(conn, envs)
 
     def active_run_clients(self) -> dict[str, list[str]]:

@@ -147,7 +147,11 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Every run (one per env) with status, tags, config, series summaries and provenance",
         "errors": ("400",), "params": [_query("q", {"type": "string"}, "a run query, e.g. "
                                              "`lr < 0.01 and tags:baseline`, `loss.min < 0.3`; 400 with the "
-                                             "error's position when malformed")]},
+                                             "error's position when malformed"),
+            _query("sort", {"type": "string"}, "a run field, config:<key> or series:<name>.<stat>"),
+            _query("order", {"type": "string", "enum": ["asc", "desc"]}),
+            _query("offset", {"type": "integer", "minimum": 0}),
+            _query("limit", {"type": "integer", "minimum": 0}, "one window of the order; adds envs and columns")]},
     ("/api/v1/runs/delete", "POST"): {
         "summary": "Delete the finished/crashed runs matching a query (their envs); dry_run only counts",
         "errors": ("400", "503"), "body": _body({"query": {"type": "string"}, "older_than_days": {"type": "number"},

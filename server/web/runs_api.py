@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from ..runs.listing import list_runs
+from ..runs.listing import columns_of, list_runs, sort_runs
 from ..runs.query import QueryError
 from ..runs.record import run_json
 from ..runs.retention import delete_envs, select_runs
@@ -20,17 +20,56 @@ bp = Blueprint("runs_api", __name__, url_prefix="/api/v1")
 
 
 def _query_runs(query: str | None) -> list[dict[str, Any]]:
+    svc = services()
     try:
-        return list_runs(services().store, query)
+        return svc.run_index.runs(query) if svc.run_index is not None else list_runs(svc.store, query)
     except QueryError as exc:
         raise ApiError(400, str(exc), position=exc.position) from None
 
 
+MAX_LIMIT = 100_000
+
+
+def _int_param(name: str, default: int | None) -> int | None:
+    raw = request.args.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, f"{name} must be an integer") from None
+    if not 0 <= value <= MAX_LIMIT:
+        raise ApiError(400, f"{name} must be between 0 and {MAX_LIMIT}")
+    return value
+
+
 @bp.get("/runs")
 def runs() -> Response:
-    """Every run (one per env), or those matching ?q=<query>: {"runs": [...], "query"}."""
+    """Every run (one per env), or those matching ?q=<query>: {"runs": [...], "query", "total"}.
+
+    ?sort=<column>&order=asc|desc orders them (a run field, config:<key> or series:<name>.<stat>), and
+    ?offset=&limit= returns one window of that order; with a limit the answer also lists every matching env
+    ("envs", in order) and the optional columns ("columns": config keys, series and their directions).
+    """
     query = request.args.get("q")
-    return json_response({"runs": _query_runs(query), "query": query or ""})
+    found = _query_runs(query)
+    sort, order = request.args.get("sort"), request.args.get("order", "asc")
+    if order not in ("asc", "desc"):
+        raise ApiError(400, "order must be asc or desc")
+    if sort:
+        try:
+            found = sort_runs(found, sort, order == "desc")
+        except ValueError as exc:
+            raise ApiError(400, str(exc)) from None
+    offset, limit = _int_param("offset", 0) or 0, _int_param("limit", None)
+    out: dict[str, Any] = {"query": query or "", "total": len(found)}
+    if limit is None:
+        out["runs"] = found[offset:]
+    else:
+        out["runs"] = found[offset:offset + limit]
+        out["envs"] = [r["env"] for r in found]
+        out["columns"] = columns_of(found)
+    return json_response(out)
 
 
 def _run_of(env: str) -> dict[str, Any]:

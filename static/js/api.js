@@ -89,6 +89,9 @@ export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join("
 export const scalarsPageUrl = (envs) => url(envs.length ? `scalars?envs=${envs.map(enc).join(",")}` : "scalars");
 /** The HParams view of these envs (every env with hparams when `envs` is empty). */
 export const runsPageUrl = (q) => url(q ? `runs?q=${enc(q)}` : "runs");
-/** GET api/v1/runs?q= -> {runs: [...], query} (400 with {error, position} for a malformed query) */
-export const listRuns = (q, opts) => get(q ? `api/v1/runs?q=${enc(q)}` : "api/v1/runs", opts);
+/** GET api/v1/runs?q=&sort=&order=&offset=&limit= -> {runs, total, envs, columns} (400 {error, position} for a bad query) */
+export function listRuns(q, params = {}) {
+  const qs = new URLSearchParams({ ...(q ? { q } : {}), ...params }).toString();
+  return get(qs ? `api/v1/runs?${qs}` : "api/v1/runs");
+}
 export const hparamsPageUrl = (envs) => url(envs.length ? `hparams?envs=${envs.map(enc).join(",")}` : "hparams");

@@ -26,6 +26,8 @@ export function runPanel({ env, notice }) {
   const toggle = h("button", { type: "button", class: "btn-small act-run", onclick: () => { el.hidden = !el.hidden; } }, "run");
   const el = h("section", { class: "run-panel", hidden: true, "aria-label": "run" });
   let run = null;
+  // Drafts survive a redraw (live messages redraw the panel): null when the notes editor is closed.
+  const draft = { notes: null, tag: "" };
 
   async function load() {
     try {
@@ -89,9 +91,14 @@ export function runPanel({ env, notice }) {
 
   function tagEditor() {
     const input = h("input", { type: "text", class: "tag-input", placeholder: "add tag", "aria-label": "add tag",
+      oninput: () => { draft.tag = input.value; },
       onkeydown: (ev) => {
-        if (ev.key === "Enter" && input.value.trim()) save("tags", { add: input.value.trim().split(/[\s,]+/).filter(Boolean) });
+        if (ev.key !== "Enter" || !input.value.trim()) return;
+        const add = input.value.trim().split(/[\s,]+/).filter(Boolean);
+        draft.tag = "";
+        save("tags", { add });
       } });
+    input.value = draft.tag;
     return h("div", { class: "run-tags" }, (run.tags || []).map((t) => h("span", { class: "tag" }, t,
       h("button", { type: "button", class: "tag-x", title: `remove ${t}`, "aria-label": `remove tag ${t}`,
         onclick: () => save("tags", { remove: [t] }) }, "×"))), input);
@@ -101,12 +108,25 @@ export function runPanel({ env, notice }) {
     const shown = h("div", { class: "run-notes" });
     shown.innerHTML = run.notes_html || ""; // rendered and sanitized by the server (nh3), like text panes
     if (!run.notes) shown.append(h("span", { class: "muted", text: "no notes" }));
-    const area = h("textarea", { class: "notes-input", rows: 6, "aria-label": "notes (Markdown)" });
-    area.value = run.notes || "";
-    const editor = h("div", { class: "notes-edit", hidden: true }, area,
-      h("div", null, h("button", { type: "button", class: "btn-small act-save-notes", onclick: () => save("notes", { notes: area.value }) }, "save"),
-        " ", h("button", { type: "button", class: "btn-small", onclick: () => { editor.hidden = true; shown.hidden = false; } }, "cancel")));
-    const edit = h("button", { type: "button", class: "btn-small act-edit-notes", onclick: () => { editor.hidden = false; shown.hidden = true; area.focus(); } }, "edit");
+    const area = h("textarea", { class: "notes-input", rows: 6, "aria-label": "notes (Markdown)",
+      oninput: () => { draft.notes = area.value; } });
+    const editing = draft.notes !== null;
+    area.value = editing ? draft.notes : run.notes || "";
+    const close = () => { draft.notes = null; editor.hidden = true; shown.hidden = false; edit.hidden = false; };
+    const editor = h("div", { class: "notes-edit", hidden: !editing }, area,
+      h("div", null, h("button", { type: "button", class: "btn-small act-save-notes", onclick: () => {
+        const notes = area.value;
+        close();
+        save("notes", { notes });
+      } }, "save"), " ", h("button", { type: "button", class: "btn-small", onclick: close }, "cancel")));
+    const edit = h("button", { type: "button", class: "btn-small act-edit-notes", hidden: editing, onclick: () => {
+      draft.notes = area.value;
+      editor.hidden = false;
+      shown.hidden = true;
+      edit.hidden = true;
+      area.focus();
+    } }, "edit");
+    shown.hidden = editing;
     return h("div", null, shown, editor, edit);
   }
 

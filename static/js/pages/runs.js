@@ -3,13 +3,14 @@
 // ticked runs opened in Compare or Scalars. Data: GET api/v1/runs?q= (WIRE: server/runs/query.py).
 import * as api from "../api.js";
 import { h, throttled } from "../dom.js";
-import { ROW_H, columnsOf, defaultVisible, drawBody, drawHead, sorted } from "./runs_table.js";
+import { ROW_H, columnsOf, defaultVisible, drawBody, drawHead, windowOf } from "./runs_table.js";
 
 const $ = (id) => document.getElementById(id);
 const COLS_KEY = "paneboard.runs.columns";
 const FILTERS_KEY = "paneboard.runs.filters";
 const TYPE_MS = 250;      // the query runs once typing pauses this long
 const REFRESH_MS = 1000;  // live changes refetch at most this often
+const PAGE = 200;         // runs per fetched window (the first covers a tall screen)
 
 function stored(key, fallback) {
   try {
@@ -23,16 +24,19 @@ const store = (key, v) => { try { localStorage.setItem(key, JSON.stringify(v)); 
 
 export function runsPage({ connect, notice }) {
   const params = new URLSearchParams(window.location.search);
-  const t = { runs: [], rows: [], cols: [], visible: null, sort: { key: "updated", dir: "desc" }, selected: new Set(),
-    query: params.get("q") || "", seq: 0 };
+  // rows: one slot per matching run in the server's order, filled a window (PAGE) at a time; envs: all of them.
+  const t = { rows: [], envs: [], cols: [], visible: null, sort: { key: "updated", dir: "desc" }, selected: new Set(),
+    query: params.get("q") || "", seq: 0, pages: new Set() };
   buildChrome(t);
+
+  const pageQuery = (offset) => ({ sort: t.sort.key, order: t.sort.dir, offset: String(offset), limit: String(PAGE) });
 
   async function load() {
     const seq = ++t.seq;
     const t0 = performance.now();
     let res;
     try {
-      res = await api.listRuns(t.query);
+      res = await api.listRuns(t.query, pageQuery(0));
     } catch (err) {
       if (err.status !== 400) throw err;
       if (seq === t.seq) showError(t, err);
@@ -41,11 +45,14 @@ export function runsPage({ connect, notice }) {
     if (seq !== t.seq) return; // a newer query answered first
     const t1 = performance.now();
     showError(t, null);
-    t.runs = res.runs || [];
-    t.cols = columnsOf(t.runs);
+    t.envs = res.envs || [];
+    t.rows = new Array(res.total || 0);
+    (res.runs || []).forEach((r, i) => { t.rows[i] = r; });
+    t.pages = new Set([0]);
+    t.cols = columnsOf(res.columns);
     const saved = stored(COLS_KEY, null);
     t.visible = new Set(saved ? t.cols.filter((c) => c.fixed || saved.includes(c.key)).map((c) => c.key) : defaultVisible(t.cols));
-    const known = new Set(t.runs.map((r) => r.env));
+    const known = new Set(t.envs);
     for (const env of [...t.selected]) if (!known.has(env)) t.selected.delete(env);
     redraw(t);
     drawPicker(t);
@@ -56,6 +63,29 @@ export function runsPage({ connect, notice }) {
     document.body.dataset.runsShown = String(t.rows.length);
   }
   t.load = () => load().catch((err) => notice(`cannot load runs: ${err.message}`, "error"));
+
+  /** Fetch the windows of rows in view that are still placeholders, then draw them. */
+  t.fill = async () => {
+    const [first, last] = windowOf(t);
+    const seq = t.seq;
+    const wanted = [];
+    for (let p = Math.floor(first / PAGE); p * PAGE < last; p++) if (!t.pages.has(p)) wanted.push(p);
+    if (!wanted.length) return;
+    wanted.forEach((p) => t.pages.add(p));
+    try {
+      const answers = await Promise.all(wanted.map((p) => api.listRuns(t.query, pageQuery(p * PAGE))));
+      if (seq !== t.seq) return;
+      answers.forEach((res, k) => (res.runs || []).forEach((r, i) => { t.rows[wanted[k] * PAGE + i] = r; }));
+      drawBody(t, (env, on) => pick(t, env, on));
+    } catch (err) {
+      wanted.forEach((p) => t.pages.delete(p));
+      notice(`cannot load runs: ${err.message}`, "error");
+    }
+  };
+  t.resort = (key) => {
+    t.sort = { key, dir: t.sort.key === key && t.sort.dir === "asc" ? "desc" : "asc" };
+    t.load();
+  };
 
   const typed = throttled(() => {
     const q = t.input.value.trim();
@@ -87,14 +117,10 @@ function showError(t, err) {
 }
 
 function redraw(t) {
-  const col = t.cols.find((c) => c.key === t.sort.key);
-  t.rows = sorted(t.runs, col, t.sort.dir);
   const onPick = (env, on) => pick(t, env, on);
-  drawHead(t, (key) => {
-    t.sort = { key, dir: t.sort.key === key && t.sort.dir === "asc" ? "desc" : "asc" };
-    redraw(t);
-  }, onPick);
+  drawHead(t, t.resort, onPick);
   drawBody(t, onPick);
+  t.fill();
   t.count.textContent = `${t.rows.length.toLocaleString("en-US")} run${t.rows.length === 1 ? "" : "s"}` +
     (t.selected.size ? ` · ${t.selected.size} selected` : "");
   t.compareBtn.disabled = t.selected.size < 2;
@@ -102,7 +128,7 @@ function redraw(t) {
 }
 
 function pick(t, env, on) {
-  const envs = env === null ? t.rows.map((r) => r.env) : [env];
+  const envs = env === null ? t.envs : [env];
   for (const e of envs) if (on) t.selected.add(e); else t.selected.delete(e);
   redraw(t);
 }
@@ -180,7 +206,10 @@ function buildChrome(t) {
       frame = 0;
       const [first, last] = t.window || [0, 0];
       const top = Math.floor(t.wrap.scrollTop / ROW_H);
-      if (top < first + 5 || top + t.wrap.clientHeight / ROW_H > last - 5) drawBody(t, (env, on) => pick(t, env, on));
+      if (top < first + 5 || top + t.wrap.clientHeight / ROW_H > last - 5) {
+        drawBody(t, (env, on) => pick(t, env, on));
+        t.fill();
+      }
     });
   });
   $("main").replaceChildren(h("div", { class: "runs-head" }, t.input, columns, t.saved, t.count, t.error), t.wrap);
