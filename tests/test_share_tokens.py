@@ -87,6 +87,11 @@ def test_share_token_reads_only_its_envs(guarded):
         status, body = call(guarded, "GET", path, token=share)
         assert status == 404 and "not found" in body["error"], path
     assert call(guarded, "GET", "/api/v1/compare?envs=pub", token=share)[0] == 200
+    status, runs = call(guarded, "GET", "/api/v1/runs", token=share)
+    assert status == 200 and [r["env"] for r in runs["runs"]] == ["pub"]
+    assert [r["env"] for r in call(guarded, "GET", "/api/v1/runs")[1]["runs"]] == ["pub", "secret"]
+    for path in ("/api/v1/envs/secret/run", "/api/v1/envs/secret/config", "/api/v1/envs/secret/snapshot.html"):
+        assert call(guarded, "GET", path, token=share)[0] == 404, path
     assert call(guarded, "GET", "/env/pub", token=share)[0] == 200
     # Unknown or revoked tokens get nothing.
     assert call(guarded, "GET", "/api/v1/envs", token="pbs_not-a-token")[0] == 401

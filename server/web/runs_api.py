@@ -13,7 +13,7 @@ from ..runs.query import QueryError
 from ..runs.record import run_json
 from ..runs.retention import delete_envs, select_runs
 from .api import _env_or_404
-from .common import ApiError, json_response, services
+from .common import ApiError, env_visible, json_response, services
 from .envs_api import _body, submit
 
 bp = Blueprint("runs_api", __name__, url_prefix="/api/v1")
@@ -22,9 +22,10 @@ bp = Blueprint("runs_api", __name__, url_prefix="/api/v1")
 def _query_runs(query: str | None) -> list[dict[str, Any]]:
     svc = services()
     try:
-        return svc.run_index.runs(query) if svc.run_index is not None else list_runs(svc.store, query)
+        found = svc.run_index.runs(query) if svc.run_index is not None else list_runs(svc.store, query)
     except QueryError as exc:
         raise ApiError(400, str(exc), position=exc.position) from None
+    return [run for run in found if env_visible(run["env"])]  # a share link lists only the runs it may read
 
 
 MAX_LIMIT = 100_000
