@@ -18,6 +18,10 @@ log = logging.getLogger("paneboard")
 
 SDK_VERSION = "0.1.0"
 SPILL_EVERY = 0.05  # seconds between spool writes while the server is away
+# At most one frame per FRAME_INTERVAL while events keep coming: a paced 500 events/s then costs the server 50
+# frames, transactions and acks a second instead of 500. A call after a pause still goes out within `linger`;
+# a full batch, a replay from the spool and flush() never wait.
+FRAME_INTERVAL = 0.02
 
 
 def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
@@ -52,6 +56,8 @@ class Sender:
         self.on_drop = on_drop  # told how many events were just dropped (the client shows it as an alert)
         self.wake = threading.Event()  # wakes the sender; set by callers only when it is idle
         self.idle = False
+        self.last_frame = 0.0  # monotonic time the last frame was sent
+        self.frames_sent = 0  # batches sent so far (diagnostics, tests)
         self.stop = False
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
@@ -183,6 +189,7 @@ class Sender:
                 if self.stop or not self.conn_ok:
                     return
                 self.wake.clear()
+                self.pace_stream()
                 batch = ob.take_batch()
                 if batch is None:
                     with ob.lock:  # put() reads `idle` under this lock: no wake-up is lost in between
@@ -197,6 +204,8 @@ class Sender:
                         time.sleep(self.linger)
                     continue
                 data = frame(batch.items)
+                self.last_frame = time.monotonic()
+                self.frames_sent += 1
                 if send_text:
                     ws.send(data, text=True)
                 else:
@@ -207,6 +216,15 @@ class Sender:
             except Exception:
                 pass
             reader.join(timeout=2.0)
+
+    def pace_stream(self) -> None:
+        """Wait until FRAME_INTERVAL after the last frame so that queued calls pile up into one batch; a full
+        batch, a spill or spool replay, flush() and close() do not wait (the latter two set `wake`)."""
+        ob = self.outbox
+        hold = self.last_frame + FRAME_INTERVAL - time.monotonic()
+        if hold > 0 and 0 < len(ob.queue) < ob.batch_events and not ob.to_spill \
+                and (ob.spool is None or not len(ob.spool)) and not self.stop:
+            self.wake.wait(hold)
 
     def disconnect(self) -> None:
         with self.outbox.lock:

@@ -15,6 +15,7 @@ from .models import chunk_t
 CHUNK_POINTS = 2048        # points per full chunk row
 ROWS_PER_INSERT = 256      # chunk rows per INSERT statement
 MAX_TAIL_PIECES = 16       # small trailing chunk rows allowed before they are merged into full ones
+INSERT_CHUNK = insert(chunk_t)  # built once: the writer inserts chunk rows on every commit
 
 
 @dataclass
@@ -60,8 +61,13 @@ def load_tail(conn: Connection, trace_id: int) -> TailState:
     return state
 
 
-def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
-    """Write new points after the trace's tail, merging small trailing rows into full chunks."""
+def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray, y: np.ndarray, w: np.ndarray,
+                 small_rows: list[dict[str, Any]] | None = None) -> None:
+    """Write new points after the trace's tail, merging small trailing rows into full chunks.
+
+    With `small_rows`, an append that makes a single row adds it there instead: the caller inserts the rows
+    of every trace of a commit in one executemany.
+    """
     start = tail.next_seq
     pending = sum(n for _, n in tail.partial)
     if tail.partial and (len(tail.partial) >= MAX_TAIL_PIECES or pending + len(x) >= CHUNK_POINTS):
@@ -86,7 +92,10 @@ def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray
             rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS],
                                   w[i:i + CHUNK_POINTS]))
             seq += 1
-        conn.execute(insert(chunk_t), rows)
+        if small_rows is not None and len(rows) == 1:
+            small_rows.append(rows[0])
+        else:
+            conn.execute(INSERT_CHUNK, rows)
         last = rows[-1]
     if last["n"] < CHUNK_POINTS:
         tail.partial.append((last["seq"], last["n"]))

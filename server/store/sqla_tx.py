@@ -16,8 +16,9 @@ from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
-from .chunks import TailState, load_tail, write_points
-from .dialect import insert_ignore, upsert
+from .chunks import INSERT_CHUNK, TailState, load_tail, write_points
+from .dialect import insert_ignore
+from .hot_statements import BUMP_NPOINTS, SET_ENV_UPDATED, SET_PANE_VERSION, client_seq_upsert
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 
 _SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
@@ -77,8 +78,7 @@ class SqlTx(StoreTx):
         return self.cache.client_seqs[client_id]
 
     def set_client_last_seq(self, client_id: str, seq: int) -> None:
-        self.conn.execute(upsert(self.conn, client_t, ["client_id"], ["last_seq", "updated"]),
-                          {"client_id": client_id, "last_seq": seq, "updated": self.now})
+        self.conn.execute(client_seq_upsert(self.conn), {"client_id": client_id, "last_seq": seq, "updated": self.now})
         self.cache.client_seqs[client_id] = seq
 
     # -- envs -------------------------------------------------------------------------------------
@@ -373,7 +373,12 @@ class SqlTx(StoreTx):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))
         return len(dead)
     def flush(self) -> None:
-        """Write what was buffered in this transaction (called just before commit)."""
+        """Write what was buffered in this transaction (called just before commit).
+
+        One executemany per kind of row for every trace, pane and env touched: a commit that groups a paced
+        stream of many panes costs a few statements, not a few per pane.
+        """
+        chunk_rows: list[dict[str, Any]] = []
         for trace_id, parts in self._points.items():
             if len(parts) == 1:  # one big append: no copy (20M points would cost 480 MB more)
                 x, y, w = parts[0]
@@ -381,18 +386,18 @@ class SqlTx(StoreTx):
                 x = np.concatenate([p[0] for p in parts])
                 y = np.concatenate([p[1] for p in parts])
                 w = np.concatenate([p[2] for p in parts])
-            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w)
-        for trace_id, n in self._npoints.items():
-            self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(npoints=trace_t.c.npoints + n))
-        for pane_id, version in self._versions.items():
-            self.conn.execute(update(pane_t).where(pane_t.c.id == pane_id).values(version=version, updated=self.now))
-        for env in self._touched_envs:
-            env_id = self._env_id(env)
-            if env_id is not None:
-                self.conn.execute(update(env_t).where(env_t.c.id == env_id).values(updated=self.now))
+            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
+        if chunk_rows:
+            self.conn.execute(INSERT_CHUNK, chunk_rows)
+        if self._npoints:
+            self.conn.execute(BUMP_NPOINTS, [{"tid": t, "k": n} for t, n in self._npoints.items()])
+        if self._versions:
+            self.conn.execute(SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
+        env_ids = [env_id for env in self._touched_envs if (env_id := self._env_id(env)) is not None]
+        if env_ids:
+            self.conn.execute(SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
         self._points.clear()
         self._npoints.clear()
         self._versions.clear()
-
 
 __all__ = ["SqlTx", "WriterCache", "StoreError"]
