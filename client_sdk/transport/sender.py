@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .outbox import Batch, Item, Outbox
+from .outbox import Batch, Outbox
+from .points import frame
 
 log = logging.getLogger("paneboard")
 
@@ -36,11 +37,6 @@ def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
             host in ("localhost", "::1") or host.startswith("127.")):
         kw["proxy"] = None  # websockets >= 15 honours *_PROXY env vars; loopback must never go through one
     return kw
-
-
-def frame(items: list[Item]) -> bytes:
-    """`{"batch":[...]}` with each event's `s` spliced in front of its pre-encoded fields."""
-    return b'{"batch":[' + b",".join(b'{"s":%d,%s' % (s, d[1:]) for s, d in items) + b"]}"
 
 
 class Sender:

@@ -14,7 +14,7 @@ from sqlalchemy.exc import DataError, DBAPIError
 from .. import envops
 from ..deltas import Deltas
 from ..events import Command, EventError, PaneCommand
-from ..panes import coalesce, kind_module
+from ..panes import coalesce, kind_module, skip_stored
 from ..store import Store, StoreTx
 from .blob_sweep import SWEEP_EVERY, BlobSweeper
 from .memtrim import Trimmer
@@ -65,6 +65,13 @@ def _describe(exc: BaseException) -> str:
     """One short line: SQLAlchemy's own text repeats the statement and its (maybe megabytes of) parameters."""
     lines = str(getattr(exc, "orig", None) or exc).splitlines()
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+
+
+def _first_seq(cmd: Command) -> int | None:
+    """The first producer call a command stands for (a coalesced append stands for first_seq..seq)."""
+    if isinstance(cmd, PaneCommand) and cmd.first_seq is not None:
+        return cmd.first_seq
+    return cmd.seq
 
 
 def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
@@ -206,9 +213,10 @@ class Writer:
             return JobResult(failed=job.stream.broken)  # nothing of it: see Stream
         result = JobResult()
         last = tx.client_last_seq(job.client_id) if job.client_id else 0
-        fresh = [cmd for cmd in job.commands
-                 # a seq at or below `last` was committed by an earlier delivery of the same event
-                 if not (job.client_id and cmd.seq is not None and cmd.seq <= last)]
+        # A seq at or below `last` was committed by an earlier delivery of the same event (of a coalesced
+        # append's calls, those at or below it).
+        fresh = [c for cmd in job.commands if (c := skip_stored(cmd, last)) is not None] if job.client_id \
+            else job.commands
         # Merge only after that filter, so a replay that overlaps a committed batch stays exact.
         for cmd in coalesce(fresh):
             try:
@@ -239,7 +247,7 @@ class Writer:
         if job.client_id and job.ack_seq is not None:
             # Past the events rejected for good (also those rejected before the writer): all of the job, or
             # up to just below the failed command (rejected events may sit there), never beyond it.
-            upto = job.ack_seq if failed is None else (failed.seq or 1) - 1
+            upto = job.ack_seq if failed is None else (_first_seq(failed) or 1) - 1
             try:
                 with self.store.transaction() as tx:
                     if upto > tx.client_last_seq(job.client_id):
