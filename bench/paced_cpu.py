@@ -28,15 +28,7 @@ import numpy as np
 import paneboard
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import free_port, start_server, stop  # noqa: E402
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of every thread of the process (/proc/<pid>/stat fields 14 and 15)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+from common import cpu_seconds, free_port, start_server, stop  # noqa: E402
 
 
 class Subscriber:
