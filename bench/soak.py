@@ -92,9 +92,15 @@ def subscriber(port: int, stop_ev: threading.Event, counts: list[int], idx: int,
                     counts[idx] += sum(len(t["x"]) for t in msg["traces"])
 
 
-def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, subscribers: int,
-             env: str = "soak") -> dict:
-    """Writers (own processes) and subscribers against the server at port/pid; checks every pane at the end."""
+def run_soak(port: int | list[int], pid: int | list[int], writers: int, rate: float, seconds: float,
+             subscribers: int, env: str = "soak") -> dict:
+    """Writers (own processes) and subscribers against the server at port/pid; checks every pane at the end.
+
+    With lists of ports and pids (several servers on one database), writer k uses ports[k % len(ports)],
+    subscribers follow the first server and the server CPU is summed over the pids."""
+    ports = port if isinstance(port, list) else [port]
+    pids = pid if isinstance(pid, list) else [pid]
+    port = ports[0]
     stop_ev = threading.Event()
     counts = [0] * subscribers
     subs = [threading.Thread(target=subscriber, args=(port, stop_ev, counts, i, env), daemon=True)
@@ -103,15 +109,16 @@ def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, sub
         t.start()
     ctx = mp.get_context("spawn")  # no fork of a process that already runs threads
     out = ctx.Queue()
-    procs = [ctx.Process(target=writer, args=(port, k, rate, seconds, out, env)) for k in range(writers)]
-    t0, cpu0 = time.perf_counter(), cpu_seconds(pid)
+    procs = [ctx.Process(target=writer, args=(ports[k % len(ports)], k, rate, seconds, out, env))
+             for k in range(writers)]
+    t0, cpu0 = time.perf_counter(), sum(map(cpu_seconds, pids))
     for p in procs:
         p.start()
     samples, results = [], []
     next_sample = 0.0
     while len(results) < len(procs):  # drain the queue before joining (a child blocks until it is read)
         if time.perf_counter() - t0 >= next_sample:
-            samples.append((time.perf_counter() - t0, rss_mb(pid)))
+            samples.append((time.perf_counter() - t0, sum(map(rss_mb, pids))))
             next_sample += min(10.0, seconds / 10)
         try:
             results.append(out.get(timeout=0.5))
@@ -121,7 +128,7 @@ def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, sub
     results.sort(key=lambda r: r[0])
     for p in procs:
         p.join(10)
-    elapsed, server_cpu = time.perf_counter() - t0, cpu_seconds(pid) - cpu0
+    elapsed, server_cpu = time.perf_counter() - t0, sum(map(cpu_seconds, pids)) - cpu0
     time.sleep(1.0)  # the last extends of the final flush are still on their way to the subscribers
     stop_ev.set()
     for t in subs:
