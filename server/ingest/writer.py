@@ -51,6 +51,7 @@ class Job:
     ack_seq: int | None = None  # highest producer seq this job covers (incl. rejected events)
     done: Callable[[JobResult], None] | None = None
     stream: Stream | None = None
+    size: int = 1 << 20  # bytes it arrived as (a socket frame); unknown: counted as big (see Trimmer)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -180,7 +181,7 @@ class Writer:
                 for job in jobs:
                     self._blobs.note(job.commands)
                 self._blobs.maybe_sweep()
-                self._trimmer.note_work()
+                self._trimmer.note_work(sum(job.size for job in jobs))
                 if self._queue.empty():  # the burst is over (for now): give its heap pages back
                     self._trimmer.maybe_trim()
         self._publish_env_summaries(force=True)

@@ -15,7 +15,6 @@ from .models import chunk_t
 CHUNK_POINTS = 2048        # points per full chunk row
 ROWS_PER_INSERT = 256      # chunk rows per INSERT statement
 MAX_TAIL_PIECES = 16       # small trailing chunk rows allowed before they are merged into full ones
-INSERT_CHUNK = insert(chunk_t)  # built once: the writer inserts chunk rows on every commit
 
 
 @dataclass
@@ -95,7 +94,7 @@ def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray
         if small_rows is not None and len(rows) == 1:
             small_rows.append(rows[0])
         else:
-            conn.execute(INSERT_CHUNK, rows)
+            conn.execute(insert(chunk_t), rows)
         last = rows[-1]
     if last["n"] < CHUNK_POINTS:
         tail.partial.append((last["seq"], last["n"]))

@@ -16,9 +16,16 @@ from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
-from .chunks import INSERT_CHUNK, TailState, load_tail, write_points
+from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore
-from .hot_statements import BUMP_NPOINTS, SET_ENV_UPDATED, SET_PANE_VERSION, client_seq_upsert
+from .hot_statements import (
+    BUMP_NPOINTS,
+    INSERT_CHUNK,
+    SET_ENV_UPDATED,
+    SET_PANE_VERSION,
+    client_seq_upsert,
+    run,
+)
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 
 _SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
@@ -78,7 +85,7 @@ class SqlTx(StoreTx):
         return self.cache.client_seqs[client_id]
 
     def set_client_last_seq(self, client_id: str, seq: int) -> None:
-        self.conn.execute(client_seq_upsert(self.conn), {"client_id": client_id, "last_seq": seq, "updated": self.now})
+        run(self.conn, client_seq_upsert(self.conn), [{"client_id": client_id, "last_seq": seq, "updated": self.now}])
         self.cache.client_seqs[client_id] = seq
 
     # -- envs -------------------------------------------------------------------------------------
@@ -388,14 +395,14 @@ class SqlTx(StoreTx):
                 w = np.concatenate([p[2] for p in parts])
             write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
         if chunk_rows:
-            self.conn.execute(INSERT_CHUNK, chunk_rows)
+            run(self.conn, INSERT_CHUNK, chunk_rows)
         if self._npoints:
-            self.conn.execute(BUMP_NPOINTS, [{"tid": t, "k": n} for t, n in self._npoints.items()])
+            run(self.conn, BUMP_NPOINTS, [{"tid": t, "k": n} for t, n in self._npoints.items()])
         if self._versions:
-            self.conn.execute(SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
+            run(self.conn, SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
         env_ids = [env_id for env in self._touched_envs if (env_id := self._env_id(env)) is not None]
         if env_ids:
-            self.conn.execute(SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
+            run(self.conn, SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
         self._points.clear()
         self._npoints.clear()
         self._versions.clear()

@@ -96,6 +96,7 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                 decoded = decode_frame(frame, limit)
                 if decoded.events is not None:
                     job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots)
+                    job.size = len(frame)
                     del decoded  # the decoded events die here, before collections resume
             if job is None:
                 msg = decoded.msg
