@@ -16,7 +16,7 @@ import pytest
 from websockets.sync.client import connect
 
 import paneboard
-from paneboard.transport.points import frame, prefix
+from paneboard.transport.points import binary_frame, frame, prefix
 
 pytestmark = pytest.mark.e2e
 
@@ -69,6 +69,41 @@ def test_frames_coalesce_runs_of_points_and_keep_everything_else_as_it_is() -> N
     run = events[0]["traces"][0]
     assert run["x"] == [0.0, 1.0] and run["y"] == [1.0, None] and run["wall"] == [10.0, 11.0]
     assert events[1]["traces"][0] == {"name": "1", "style": {"mode": "lines"}, "x": [0.0], "y": [5.0]}
+
+
+def _hello(ws: Any, client: str, frames: list[str] | None) -> dict:
+    hello: dict[str, Any] = {"client": client, "sdk": "test"}
+    if frames is not None:
+        hello["frames"] = frames
+    ws.send(json.dumps({"hello": hello}))
+    return json.loads(ws.recv(timeout=10))["welcome"]
+
+
+def test_binary_frames_are_agreed_at_the_handshake_and_store_what_json_would(server) -> None:
+    env = {"op": "update", "env": "bin", "win": "w", "kind": "line", "mode": "append", "name": None, "opts": {},
+           "traces": [{"name": "1", "style": {"mode": "lines"}}]}
+    pre = prefix(env)
+    nan = float("nan")
+    with connect(f"ws://127.0.0.1:{server.port}/ingest", open_timeout=5) as old:
+        assert "frames" not in _hello(old, "json-only", None)  # an SDK that offers nothing gets JSON
+    with connect(f"ws://127.0.0.1:{server.port}/ingest", open_timeout=5) as ws:
+        assert _hello(ws, "binary", ["bin9", "bin1"])["frames"] == "bin1"
+        items: list[tuple[int, Any]] = [(1, (pre, 0.0, 1.5, 100.0)), (2, (pre, 1.0, nan, 101.0)),
+                                        (3, (pre, 2.0, -2.0, 102.0)), (4, b'{"t":5.0,"op":"close","env":"bin","win":"x"}')]
+        ws.send(binary_frame(items))
+        assert json.loads(ws.recv(timeout=30)) == {"ack": 4}
+        ws.send(b"PBF1\x01\x00\x00\x00\x01" + b"\x00" * 10)  # a run cut short
+        assert "binary frame is malformed" in json.loads(ws.recv(timeout=30))["error"]
+        bad = bytearray(binary_frame([(6, (pre, 3.0, 3.0, 103.0)), (7, (pre, 4.0, 4.0, 104.0))]))
+        bad[9:17] = (5).to_bytes(8, "little", signed=True)  # s0 (after magic, count, kind) = 5: 3 calls, 2 points
+        ws.send(bytes(bad))
+        reply = json.loads(ws.recv(timeout=30))
+        assert reply["ack"] == 7 and [r["s"] for r in reply["rejected"]] == [7]  # the socket stays open
+        ws.send(binary_frame([(8, (pre, 5.0, 5.0, 105.0))]))
+        assert json.loads(ws.recv(timeout=30)) == {"ack": 8}
+    data = server.get_json("/api/v1/envs/bin/panes/w/export?format=json")["traces"][0]
+    assert data["x"] == [0.0, 1.0, 2.0, 5.0] and data["wall"] == [100.0, 101.0, 102.0, 105.0]
+    assert data["y"][0] == 1.5 and data["y"][1] is None and data["y"][2:] == [-2.0, 5.0]  # NaN: a gap
 
 
 def test_kill9_and_an_absence_with_coalesced_frames_store_every_point_once(tmp_path, make_server_process) -> None:

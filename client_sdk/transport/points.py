@@ -9,6 +9,9 @@ server stores it as the calls s0..s (one point each) and, on a replay, skips the
 
 from __future__ import annotations
 
+import struct
+import sys
+from array import array
 from typing import Any
 
 from ..convert import fast_dumps
@@ -63,3 +66,42 @@ def frame(items: list[tuple[int, Data]]) -> bytes:
                 fast_dumps([p[2] for p in run]), fast_dumps([p[3] for p in run])))
         i = j
     return b'{"batch":[' + b",".join(out) + b"]}"
+
+
+# -- binary frames (docs/WIRE.md §1, "Binary frames"), once the server's welcome agreed to them -----------------
+BINARY_FORMAT = "bin1"
+MAGIC = b"PBF1"
+_HEAD = struct.Struct("<4sI")         # magic, number of events
+_JSON_EVENT = struct.Struct("<BI")    # kind 0, length of the event's JSON (with "s")
+_RUN = struct.Struct("<BqqdII")       # kind 1, s0, s, t, length of the envelope JSON, number of points
+
+
+def binary_frame(items: list[tuple[int, Data]]) -> bytes:
+    """The frame of `items` as binary: runs of points as little-endian float64 columns x, y, wall."""
+    out: list[bytes] = []
+    events = 0
+    i, n = 0, len(items)
+    while i < n:
+        s, d = items[i]
+        events += 1
+        if isinstance(d, bytes):
+            event = b'{"s":%d,%s' % (s, d[1:])
+            out += (_JSON_EVENT.pack(0, len(event)), event)
+            i += 1
+            continue
+        pre = d[0]
+        run = [d]
+        j = i + 1
+        while j < n:
+            s_next, d_next = items[j]
+            if isinstance(d_next, bytes) or d_next[0] != pre or s_next != s + len(run):
+                break
+            run.append(d_next)
+            j += 1
+        envelope = b"{" + pre[:-1] + b"}]}"
+        cols = array("d", [p[1] for p in run] + [p[2] for p in run] + [p[3] for p in run])
+        if sys.byteorder != "little":
+            cols.byteswap()
+        out += (_RUN.pack(1, s, items[j - 1][0], run[-1][3], len(envelope), len(run)), envelope, cols.tobytes())
+        i = j
+    return _HEAD.pack(MAGIC, events) + b"".join(out)

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .outbox import Batch, Outbox
-from .points import frame
+from .points import BINARY_FORMAT, binary_frame, frame
 
 log = logging.getLogger("paneboard")
 
@@ -54,6 +54,8 @@ class Sender:
         self.idle = False
         self.last_frame = 0.0  # monotonic time the last frame was sent
         self.frames_sent = 0  # batches sent so far (diagnostics, tests)
+        self.binary_frames = True  # offer binary frames at the handshake (False: JSON text only)
+        self.binary = False  # this connection's server agreed to them
         self.stop = False
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
@@ -116,8 +118,12 @@ class Sender:
             self.warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")
             return None
         try:
-            ws.send(json.dumps({"hello": {"client": self.client_id, "sdk": SDK_VERSION}}))
+            hello: dict[str, Any] = {"client": self.client_id, "sdk": SDK_VERSION}
+            if self.binary_frames:
+                hello["frames"] = [BINARY_FORMAT]
+            ws.send(json.dumps({"hello": hello}))
             welcome = json.loads(ws.recv(timeout=10.0))["welcome"]
+            self.binary = welcome.get("frames") == BINARY_FORMAT  # older servers answer without it: JSON
             last_seq = int(welcome.get("last_seq") or 0)
             limit = welcome.get("max_event_bytes")
             if isinstance(limit, int) and limit > 0:
@@ -198,6 +204,11 @@ class Sender:
                     if woke and self.linger and not self.stop:
                         # Let a burst of calls pile up into one batch: fewer frames, acks and GIL hand-offs.
                         time.sleep(self.linger)
+                    continue
+                if self.binary:
+                    ws.send(binary_frame(batch.items))
+                    self.last_frame = time.monotonic()
+                    self.frames_sent += 1
                     continue
                 data = frame(batch.items)
                 self.last_frame = time.monotonic()
