@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 
 TRIM_EVERY = 0.25  # seconds between trims at most: one costs about 1 ms after a burst of 100 MB, µs when clean
-# Bytes of input since the last trim that make one worth it: a trim costs ~0.2 ms even when there is little to
-# give back, which a trickle of small frames (10 a second) would pay several times a second.
+# Bytes of input since the last trim that make one worth it: a trim walks the heap even when there is little to
+# give back, which a trickle of small frames would otherwise pay several times a second.
 TRIM_AFTER_BYTES = 1 << 20
 
 

@@ -24,7 +24,7 @@ log = logging.getLogger("paneboard.writer")
 MAX_COMMANDS_PER_TXN = 20_000
 ENV_SUMMARY_INTERVAL = 0.5  # seconds between env-list refreshes for an env that keeps changing
 # Group commit: a job that arrives within BUSY_GAP of the last commit waits up to GROUP_LINGER for others to
-# share its transaction, commit and acks (each commit costs ~0.3 ms of CPU however little it holds); a job that
+# share its transaction, commit and acks (a commit has a fixed CPU cost however little it holds); a job that
 # finds the writer idle is committed at once, so a lone event is not delayed.
 BUSY_GAP = 0.010
 GROUP_LINGER = 0.005
@@ -303,7 +303,7 @@ class Writer:
     def _publish_env_summaries(self, force: bool) -> None:
         """Env list rows change with every append; refresh them at most every ENV_SUMMARY_INTERVAL."""
         if self._dirty_envs and not self.listening():
-            self._dirty_envs.clear()  # nobody to tell; each query costs ~2 ms of CPU
+            self._dirty_envs.clear()  # nobody to tell: spare the summary queries
             return
         now = time.time()
         due = [env for env in self._dirty_envs

@@ -1,8 +1,8 @@
 """Statements the writer runs on every commit: built and compiled once, run on the driver's cursor.
 
-Building a Core statement costs ~6x running it, and SQLAlchemy's execution path ~10x the driver's own
-executemany; these few statements carry plain numbers and bytes (no type processing to skip), so `run` hands
-them to the DBAPI cursor of the transaction's connection directly.
+Building a Core statement costs more than running it, and SQLAlchemy's execution path far more than the
+driver's own executemany; these few statements carry plain numbers and bytes (no type processing to skip), so
+`run` hands them to the DBAPI cursor of the transaction's connection directly.
 """
 
 from __future__ import annotations
