@@ -205,3 +205,9 @@ def guarded(fn: Callable[..., dict[str, Any]], *args: Any, **kw: Any) -> dict[st
         return fn(*args, **kw)
     except Exception as e:  # the reason is reported in the table
         return {"na": f"{type(e).__name__}: {e}"[:300]}
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of every thread of a process so far (/proc/<pid>/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

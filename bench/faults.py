@@ -89,7 +89,9 @@ def outage(tmp: Path, args: argparse.Namespace, sig: int) -> dict[str, Any]:
     t.join()
     flushed = c.flush(timeout=300)
     c.close_connection(timeout=10)
-    out = {**tally(range(total), srv.xs("outage", "w")), "flush": flushed, "sdk_dropped": c.transport.dropped}
+    # Frames that carried the appends: runs of them travel as coalesced events (many calls per frame).
+    out = {**tally(range(total), srv.xs("outage", "w")), "flush": flushed, "sdk_dropped": c.transport.dropped,
+           "frames": c.transport.sender.frames_sent}
     srv.stop()
     return out
 

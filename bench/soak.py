@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import free_port, rss_mb, start_server, stop  # noqa: E402
+from common import cpu_seconds, free_port, rss_mb, start_server, stop  # noqa: E402
 
 ACK_SAMPLE = 50  # every 50th call is timed from the call to the ack that covers it
 
@@ -92,9 +92,15 @@ def subscriber(port: int, stop_ev: threading.Event, counts: list[int], idx: int,
                     counts[idx] += sum(len(t["x"]) for t in msg["traces"])
 
 
-def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, subscribers: int,
-             env: str = "soak") -> dict:
-    """Writers (own processes) and subscribers against the server at port/pid; checks every pane at the end."""
+def run_soak(port: int | list[int], pid: int | list[int], writers: int, rate: float, seconds: float,
+             subscribers: int, env: str = "soak") -> dict:
+    """Writers (own processes) and subscribers against the server at port/pid; checks every pane at the end.
+
+    With lists of ports and pids (several servers on one database), writer k uses ports[k % len(ports)],
+    subscribers follow the first server and the server CPU is summed over the pids."""
+    ports = port if isinstance(port, list) else [port]
+    pids = pid if isinstance(pid, list) else [pid]
+    port = ports[0]
     stop_ev = threading.Event()
     counts = [0] * subscribers
     subs = [threading.Thread(target=subscriber, args=(port, stop_ev, counts, i, env), daemon=True)
@@ -103,15 +109,16 @@ def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, sub
         t.start()
     ctx = mp.get_context("spawn")  # no fork of a process that already runs threads
     out = ctx.Queue()
-    procs = [ctx.Process(target=writer, args=(port, k, rate, seconds, out, env)) for k in range(writers)]
-    t0 = time.perf_counter()
+    procs = [ctx.Process(target=writer, args=(ports[k % len(ports)], k, rate, seconds, out, env))
+             for k in range(writers)]
+    t0, cpu0 = time.perf_counter(), sum(map(cpu_seconds, pids))
     for p in procs:
         p.start()
     samples, results = [], []
     next_sample = 0.0
     while len(results) < len(procs):  # drain the queue before joining (a child blocks until it is read)
         if time.perf_counter() - t0 >= next_sample:
-            samples.append((time.perf_counter() - t0, rss_mb(pid)))
+            samples.append((time.perf_counter() - t0, sum(map(rss_mb, pids))))
             next_sample += min(10.0, seconds / 10)
         try:
             results.append(out.get(timeout=0.5))
@@ -121,7 +128,7 @@ def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, sub
     results.sort(key=lambda r: r[0])
     for p in procs:
         p.join(10)
-    elapsed = time.perf_counter() - t0
+    elapsed, server_cpu = time.perf_counter() - t0, sum(map(cpu_seconds, pids)) - cpu0
     time.sleep(1.0)  # the last extends of the final flush are still on their way to the subscribers
     stop_ev.set()
     for t in subs:
@@ -149,6 +156,7 @@ def run_soak(port: int, pid: int, writers: int, rate: float, seconds: float, sub
             # The SDK drops the oldest events by design when its buffer is full (reported as drops); an error is
             # a point neither stored nor dropped, a duplicate, or a writer that never reported.
             "errors": max(0, lost - sum(st["dropped"] for *_, st in results)) + dup + (writers - len(results)),
+            "server_cpu_s": server_cpu, "server_cpu_us_per_point": 1e6 * server_cpu / stored if stored else None,
             "ack_p50_ms": float(np.percentile(acks, 50)) if acks else None,
             "ack_p99_ms": float(np.percentile(acks, 99)) if acks else None,
             "subscriber_points_min": min(counts, default=0), "subscriber_points_max": max(counts, default=0),
@@ -172,6 +180,8 @@ def main() -> None:
     print(f"writers {args.writers} x {args.rate:,.0f} ev/s for {args.seconds:.0f} s, subscribers {args.subscribers}")
     print(f"events logged {r['events']:,} ({r['committed_per_s']:,.0f}/s stored over {r['span_s']:.0f} s incl. "
           f"final flush); all acked: {r['all_acked']}; ack latency p50 {r['ack_p50_ms']} ms, p99 {r['ack_p99_ms']} ms")
+    print(f"dash-server CPU {r['server_cpu_s']:.1f} s ({r['server_cpu_us_per_point']:.2f} us per stored point; "
+          f"utime+stime from /proc, writers' start-up to their last ack); SDK drops {r['dropped']:,}")
     print(f"lost {r['lost']}, duplicated {r['duplicated']}; points seen per subscriber: "
           f"min {r['subscriber_points_min']:,} max {r['subscriber_points_max']:,}")
     print("server RSS MB over time: " + ", ".join(f"{t:.0f}s {m:.0f}" for t, m in r["rss_mb"]))

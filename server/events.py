@@ -35,6 +35,7 @@ class PaneCommand:
     name: str | None = None          # trace name for updates
     opts: dict = field(default_factory=dict)
     payload: Any = None              # kind-specific, prepared by the kind's validate()
+    first_seq: int | None = None     # a coalesced append stands for the calls first_seq..seq, one point each
 
 
 @dataclass(slots=True)

@@ -50,6 +50,10 @@ class Hub:
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
 
+    def has_subscribers(self) -> bool:
+        """Read by the writer thread (a set's truth value is one atomic read)."""
+        return bool(self.subscribers)
+
     def publish_threadsafe(self, messages: list[dict[str, Any]]) -> None:
         """Called by the writer thread after a commit."""
         for listener in self.listeners:

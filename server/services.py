@@ -43,7 +43,8 @@ class Services:
         engine = getattr(store, "engine", None)
         peers = Peers(engine, hub.publish_threadsafe) if engine is not None and supports_peers(engine) else None
         publish = peers.publish if peers else hub.publish_threadsafe
-        writer = Writer(store, publish)
+        # Other servers may have browsers attached: with peers, always publish.
+        writer = Writer(store, publish, listening=None if peers else hub.has_subscribers)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
         runs = RunWatch(writer, store, grace=settings.run_crash_grace_s, announce=peers.publish if peers else None)
         hub.listeners.append(runs.note)

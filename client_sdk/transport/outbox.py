@@ -13,11 +13,12 @@ import logging
 import threading
 from collections import deque
 
+from .points import Data, size
 from .spool import Spool
 
 log = logging.getLogger("paneboard")
 
-Item = tuple[int, bytes]  # (seq, encoded event)
+Item = tuple[int, Data]  # (seq, encoded event or a single point: see points.py)
 
 
 class Batch:
@@ -61,7 +62,7 @@ class Outbox:
 
     # ------------------------------------------------------------------------------------ callers
 
-    def put_locked(self, data: bytes) -> tuple[int, bool]:
+    def put_locked(self, data: Data) -> tuple[int, bool]:
         """Assign the next seq and enqueue; returns (seq, whether the sender must spill)."""
         s = self.seq + 1
         self.seq = s
@@ -146,10 +147,10 @@ class Outbox:
         if not q or len(self.inflight) >= self.window:
             return None
         items: list[Item] = []
-        size = 0
+        total = 0
         while q and len(items) < self.batch_events:
-            size += len(q[0][1]) + 16
-            if items and size > self.batch_bytes:
+            total += size(q[0][1]) + 16
+            if items and total > self.batch_bytes:
                 break
             items.append(q.popleft())
         batch = Batch(items)

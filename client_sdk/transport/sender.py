@@ -12,12 +12,17 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from .outbox import Batch, Item, Outbox
+from .outbox import Batch, Outbox
+from .points import BINARY_FORMAT, binary_frame, frame
 
 log = logging.getLogger("paneboard")
 
 SDK_VERSION = "0.1.0"
 SPILL_EVERY = 0.05  # seconds between spool writes while the server is away
+# At most one frame per FRAME_INTERVAL while events keep coming: a paced 500 events/s then costs the server 50
+# frames, transactions and acks a second instead of 500. A call after a pause still goes out within `linger`;
+# a full batch, a replay from the spool and flush() never wait.
+FRAME_INTERVAL = 0.02
 
 
 def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
@@ -34,11 +39,6 @@ def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
     return kw
 
 
-def frame(items: list[Item]) -> bytes:
-    """`{"batch":[...]}` with each event's `s` spliced in front of its pre-encoded fields."""
-    return b'{"batch":[' + b",".join(b'{"s":%d,%s' % (s, d[1:]) for s, d in items) + b"]}"
-
-
 class Sender:
     """Moves the outbox's events to the server: one thread sends, one per connection reads acks."""
 
@@ -52,6 +52,10 @@ class Sender:
         self.on_drop = on_drop  # told how many events were just dropped (the client shows it as an alert)
         self.wake = threading.Event()  # wakes the sender; set by callers only when it is idle
         self.idle = False
+        self.last_frame = 0.0  # monotonic time the last frame was sent
+        self.frames_sent = 0  # batches sent so far (diagnostics, tests)
+        self.binary_frames = True  # offer binary frames at the handshake (False: JSON text only)
+        self.binary = False  # this connection's server agreed to them
         self.stop = False
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
@@ -115,8 +119,12 @@ class Sender:
             self.warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")
             return None
         try:
-            ws.send(json.dumps({"hello": {"client": self.client_id, "sdk": SDK_VERSION}}))
+            hello: dict[str, Any] = {"client": self.client_id, "sdk": SDK_VERSION}
+            if self.binary_frames:
+                hello["frames"] = [BINARY_FORMAT]
+            ws.send(json.dumps({"hello": hello}))
             welcome = json.loads(ws.recv(timeout=10.0))["welcome"]
+            self.binary = welcome.get("frames") == BINARY_FORMAT  # older servers answer without it: JSON
             last_seq = int(welcome.get("last_seq") or 0)
             limit = welcome.get("max_event_bytes")
             if isinstance(limit, int) and limit > 0:
@@ -185,6 +193,7 @@ class Sender:
                 if self.stop or not self.conn_ok:
                     return
                 self.wake.clear()
+                self.pace_stream()
                 batch = ob.take_batch()
                 if batch is None:
                     with ob.lock:  # put() reads `idle` under this lock: no wake-up is lost in between
@@ -198,7 +207,14 @@ class Sender:
                         # Let a burst of calls pile up into one batch: fewer frames, acks and GIL hand-offs.
                         time.sleep(self.linger)
                     continue
+                if self.binary:
+                    ws.send(binary_frame(batch.items))
+                    self.last_frame = time.monotonic()
+                    self.frames_sent += 1
+                    continue
                 data = frame(batch.items)
+                self.last_frame = time.monotonic()
+                self.frames_sent += 1
                 if send_text:
                     ws.send(data, text=True)
                 else:
@@ -209,6 +225,15 @@ class Sender:
             except Exception:
                 pass
             reader.join(timeout=2.0)
+
+    def pace_stream(self) -> None:
+        """Wait until FRAME_INTERVAL after the last frame so that queued calls pile up into one batch; a full
+        batch, a spill or spool replay, flush() and close() do not wait (the latter two set `wake`)."""
+        ob = self.outbox
+        hold = self.last_frame + FRAME_INTERVAL - time.monotonic()
+        if hold > 0 and 0 < len(ob.queue) < ob.batch_events and not ob.to_spill \
+                and (ob.spool is None or not len(ob.spool)) and not self.stop:
+            self.wake.wait(hold)
 
     def disconnect(self) -> None:
         with self.outbox.lock:

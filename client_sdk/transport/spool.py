@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import BinaryIO
 
+from .points import Data, encoded
+
 HEADER_KEY = "paneboard_spool"
 
 
@@ -68,7 +70,7 @@ class Spool:
 
     # ------------------------------------------------------------------------------------------- write
 
-    def append(self, items: list[tuple[int, bytes]]) -> int:
+    def append(self, items: list[tuple[int, Data]]) -> int:
         """Write events and fsync; returns how many fit under max_bytes (the rest are not written)."""
         if not items:
             return 0
@@ -83,6 +85,7 @@ class Spool:
         entries = []
         for s, data in items:
             prefix = b"%d\t" % s
+            data = encoded(data)
             line = prefix + data + b"\n"
             if len(line) > budget:
                 break
@@ -114,11 +117,11 @@ class Spool:
 
     # -------------------------------------------------------------------------------------------- read
 
-    def read_after(self, s: int, max_events: int, max_bytes: int) -> list[tuple[int, bytes]]:
+    def read_after(self, s: int, max_events: int, max_bytes: int) -> list[tuple[int, Data]]:
         """Up to max_events events (max_bytes in all, at least one) with seq above `s`, in seq order."""
         index = self._sorted_index()
         i = bisect.bisect_right(index, (s, 1 << 62, 0))
-        out: list[tuple[int, bytes]] = []
+        out: list[tuple[int, Data]] = []  # encoded events only (Data: the outbox's item type)
         size = 0
         last = s
         reader = self._open_reader()
@@ -135,7 +138,7 @@ class Spool:
             last = seq
         return out
 
-    def read(self) -> list[tuple[int, bytes]]:
+    def read(self) -> list[tuple[int, Data]]:
         """Every spooled event, oldest first."""
         return self.read_after(-1, 1 << 62, 1 << 62)
 

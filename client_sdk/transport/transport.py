@@ -17,6 +17,7 @@ from typing import Any
 
 from ..convert import dumps, fast_dumps
 from .outbox import Outbox
+from .points import Data, encoded
 from .sender import Sender
 from .spool import Spool
 from .spool import default_dir as default_spool_dir
@@ -130,6 +131,16 @@ class Transport:
             except Exception as e:  # nothing a caller logs may raise into the training loop
                 self._reject_locally(str(e))
                 return 0
+        return self._enqueue(data)
+
+    def put_point(self, prefix: bytes, x: float, y: float, wall: float) -> int:
+        """Enqueue one point appended to one trace (`prefix`: points.prefix of its event); returns the seq.
+
+        Kept unencoded until sent: a run of them goes out as one columnar event (points.py)."""
+        return self._enqueue((prefix, x, y, wall))
+
+    def _enqueue(self, data: Data) -> int:
+        sender = self.sender
         if sender.thread is None or self._closed:
             self._start()  # first use after a fork, or use after close_connection()
         ob = self.outbox
@@ -178,7 +189,7 @@ class Transport:
         """Decoded copies of every event not yet acknowledged, oldest first (for tests and diagnostics)."""
         with self.outbox.lock:
             items = self.outbox.items_locked()
-        return [{"s": s, **json.loads(d)} for s, d in items]
+        return [{"s": s, **json.loads(encoded(d))} for s, d in items]
 
     def pending_count(self) -> int:
         with self.outbox.lock:

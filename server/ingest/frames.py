@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,8 @@ class Frame:
 
 
 def decode_frame(frame: str | bytes, max_event_bytes: int) -> Frame:
+    if isinstance(frame, bytes) and frame[:4] == BINARY_MAGIC:
+        return decode_binary(frame, max_event_bytes)
     data = frame.encode() if isinstance(frame, str) else frame
     strict = True
     try:
@@ -179,6 +182,68 @@ def _decode_part(part: bytes, max_event_bytes: int) -> Decoded:
     if found.seq is None:
         found.seq = seq
     return found
+
+
+BINARY_FORMAT = "bin1"  # offered by the SDK's hello, agreed in the welcome (docs/WIRE.md §1)
+BINARY_MAGIC = b"PBF1"
+_HEAD = struct.Struct("<4sI")       # magic, number of events
+_JSON_EVENT = struct.Struct("<BI")  # kind 0, length of the event's JSON
+_RUN = struct.Struct("<BqqdII")     # kind 1, s0, s, t, length of the envelope JSON, number of points
+
+
+def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
+    """A binary frame: each event as JSON (kind 0) or a run of points as float64 columns (kind 1).
+
+    A frame whose structure does not add up is refused whole (nothing in it can be attributed to an event);
+    an event whose content is bad is rejected alone, as in a JSON frame.
+    """
+    try:
+        _, count = _HEAD.unpack_from(data)
+        pos, events = _HEAD.size, []
+        for _ in range(count):
+            kind = data[pos]
+            if kind == 0:
+                _, length = _JSON_EVENT.unpack_from(data, pos)
+                pos += _JSON_EVENT.size
+                events.append(_decode_part(_slice(data, pos, length), max_event_bytes))
+                pos += length
+            elif kind == 1:
+                _, s0, s, t, length, n = _RUN.unpack_from(data, pos)
+                pos += _RUN.size
+                envelope = _slice(data, pos, length)
+                pos += length
+                cols = np.frombuffer(_slice(data, pos, 24 * n), dtype="<f8")
+                pos += 24 * n
+                events.append(_point_run(envelope, s0, s, t, cols, max_event_bytes))
+            else:
+                raise ValueError(f"unknown event kind {kind}")
+        if pos != len(data):
+            raise ValueError(f"{len(data) - pos} bytes after the last event")
+    except (struct.error, ValueError, IndexError) as exc:
+        return Frame(error=f"binary frame is malformed: {exc}")
+    return Frame(events=events)
+
+
+def _slice(data: bytes, pos: int, length: int) -> bytes:
+    if pos + length > len(data):
+        raise ValueError("an event runs past the end of the frame")
+    return data[pos:pos + length]
+
+
+def _point_run(envelope: bytes, s0: int, s: int, t: float, cols: np.ndarray, max_event_bytes: int) -> Decoded:
+    """A run of points as the event a JSON frame would carry: the envelope plus x, y, wall and s0..s."""
+    seq = s if 0 <= s <= MAX_SEQ else None
+    found = _decode_part(envelope, max_event_bytes)
+    raw = found.raw
+    if found.error is not None:
+        return Decoded(None, seq, found.error)
+    traces = raw.get("traces") if isinstance(raw, dict) else None
+    if not (isinstance(traces, list) and len(traces) == 1 and isinstance(traces[0], dict)) or seq is None:
+        return Decoded(None, seq, "a point run needs an envelope object with one trace and s in range")
+    n = len(cols) // 3
+    raw.update(s=s, s0=s0, t=t)
+    traces[0].update(x=cols[:n], y=cols[n:2 * n], wall=cols[2 * n:])
+    return Decoded(raw, seq)
 
 
 def _reason(exc: BaseException) -> str:

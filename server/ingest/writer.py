@@ -14,7 +14,7 @@ from sqlalchemy.exc import DataError, DBAPIError
 from .. import envops
 from ..deltas import Deltas
 from ..events import Command, EventError, PaneCommand
-from ..panes import coalesce, kind_module
+from ..panes import coalesce, kind_module, skip_stored
 from ..sharing import env_import
 from ..store import Store, StoreTx
 from .blob_sweep import SWEEP_EVERY, BlobSweeper
@@ -24,6 +24,11 @@ log = logging.getLogger("paneboard.writer")
 
 MAX_COMMANDS_PER_TXN = 20_000
 ENV_SUMMARY_INTERVAL = 0.5  # seconds between env-list refreshes for an env that keeps changing
+# Group commit: a job that arrives within BUSY_GAP of the last commit waits up to GROUP_LINGER for others to
+# share its transaction, commit and acks (a commit has a fixed CPU cost however little it holds); a job that
+# finds the writer idle is committed at once, so a lone event is not delayed.
+BUSY_GAP = 0.010
+GROUP_LINGER = 0.005
 
 
 @dataclass
@@ -47,6 +52,7 @@ class Job:
     ack_seq: int | None = None  # highest producer seq this job covers (incl. rejected events)
     done: Callable[[JobResult], None] | None = None
     stream: Stream | None = None
+    size: int = 1 << 20  # bytes it arrived as (a socket frame); unknown: counted as big (see Trimmer)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -61,6 +67,13 @@ def _describe(exc: BaseException) -> str:
     """One short line: SQLAlchemy's own text repeats the statement and its (maybe megabytes of) parameters."""
     lines = str(getattr(exc, "orig", None) or exc).splitlines()
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
+
+
+def _first_seq(cmd: Command) -> int | None:
+    """The first producer call a command stands for (a coalesced append stands for first_seq..seq)."""
+    if isinstance(cmd, PaneCommand) and cmd.first_seq is not None:
+        return cmd.first_seq
+    return cmd.seq
 
 
 def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
@@ -85,9 +98,16 @@ def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
 
 
 class Writer:
-    def __init__(self, store: Store, publish: Callable[[list[dict]], None]) -> None:
+    def __init__(self, store: Store, publish: Callable[[list[dict]], None],
+                 listening: Callable[[], bool] | None = None) -> None:
         self.store = store
         self.publish = publish
+        # Whether anyone receives what is published (a local browser, or other servers): with nobody, live
+        # messages are not sent and env summaries not computed (a page loads its env list when it opens).
+        self.listening = listening or (lambda: True)
+        self.group_linger, self.busy_gap = GROUP_LINGER, BUSY_GAP
+        self._last_commit = 0.0  # monotonic time the last transaction ended
+        self.commits = 0  # transactions of ingested jobs so far (diagnostics, tests)
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="paneboard-writer", daemon=True)
         self._dirty_envs: dict[str, float] = {}   # env -> when it last changed
@@ -146,9 +166,12 @@ class Writer:
             else:
                 jobs.append(first)
             ncmd = len(first.commands) if first else 0
-            while ncmd < MAX_COMMANDS_PER_TXN:  # group what is already waiting into one transaction
+            busy = time.monotonic() - self._last_commit < self.busy_gap
+            until = time.monotonic() + self.group_linger if busy else 0.0
+            while ncmd < MAX_COMMANDS_PER_TXN and not stopping:  # group waiting jobs into one transaction
                 try:
-                    nxt = self._queue.get_nowait()
+                    left = until - time.monotonic()
+                    nxt = self._queue.get(timeout=left) if left > 0 else self._queue.get_nowait()
                 except queue.Empty:
                     break
                 if nxt is None:
@@ -158,10 +181,12 @@ class Writer:
                 ncmd += len(nxt.commands)
             if jobs:
                 self._process(jobs)
+                self._last_commit = time.monotonic()
+                self.commits += 1
                 for job in jobs:
                     self._blobs.note(job.commands)
                 self._blobs.maybe_sweep()
-                self._trimmer.note_work()
+                self._trimmer.note_work(sum(job.size for job in jobs))
                 if self._queue.empty():  # the burst is over (for now): give its heap pages back
                     self._trimmer.maybe_trim()
         self._publish_env_summaries(force=True)
@@ -193,9 +218,10 @@ class Writer:
             return JobResult(failed=job.stream.broken)  # nothing of it: see Stream
         result = JobResult()
         last = tx.client_last_seq(job.client_id) if job.client_id else 0
-        fresh = [cmd for cmd in job.commands
-                 # a seq at or below `last` was committed by an earlier delivery of the same event
-                 if not (job.client_id and cmd.seq is not None and cmd.seq <= last)]
+        # A seq at or below `last` was committed by an earlier delivery of the same event (of a coalesced
+        # append's calls, those at or below it).
+        fresh = [c for cmd in job.commands if (c := skip_stored(cmd, last)) is not None] if job.client_id \
+            else job.commands
         # Merge only after that filter, so a replay that overlaps a committed batch stays exact.
         for cmd in coalesce(fresh):
             try:
@@ -226,7 +252,7 @@ class Writer:
         if job.client_id and job.ack_seq is not None:
             # Past the events rejected for good (also those rejected before the writer): all of the job, or
             # up to just below the failed command (rejected events may sit there), never beyond it.
-            upto = job.ack_seq if failed is None else (failed.seq or 1) - 1
+            upto = job.ack_seq if failed is None else (_first_seq(failed) or 1) - 1
             try:
                 with self.store.transaction() as tx:
                     if upto > tx.client_last_seq(job.client_id):
@@ -279,12 +305,15 @@ class Writer:
         for msg in messages:
             if msg["type"] == "env_deleted":
                 self._sent_envs.pop(msg["env"], None)  # a re-created env gets its summary at once
-        if messages:
+        if messages and self.listening():
             self.publish(messages)
         self._publish_env_summaries(force=False)
 
     def _publish_env_summaries(self, force: bool) -> None:
         """Env list rows change with every append; refresh them at most every ENV_SUMMARY_INTERVAL."""
+        if self._dirty_envs and not self.listening():
+            self._dirty_envs.clear()  # nobody to tell: spare the summary queries
+            return
         now = time.time()
         due = [env for env in self._dirty_envs
                if force or env not in self._sent_envs or now - self._sent_envs[env] >= ENV_SUMMARY_INTERVAL]

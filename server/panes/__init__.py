@@ -143,4 +143,29 @@ def _parse_event(raw: Any) -> Command:
     cmd = PaneCommand(op=op, env=env, win=win, kind=KindName(kind), seq=seq, wall=float(wall), mode=mode, name=name,
                       opts=opts)
     cmd.payload = module.validate(cmd, raw)
+    if raw.get("s0") is not None:
+        cmd.first_seq = _first_seq(cmd, raw["s0"])
+    return cmd
+
+
+def _first_seq(cmd: PaneCommand, s0: Any) -> int:
+    """`s0` of a coalesced append: the event stands for the calls s0..s of one point each (docs/WIRE.md §1)."""
+    seq = cmd.seq
+    if not isinstance(s0, int) or isinstance(s0, bool) or seq is None or not 0 <= s0 <= seq:
+        raise EventError("s0 must be an integer from 0 to the event's s")
+    if cmd.kind not in xy.KINDS:
+        raise EventError("s0 is only for an append of one line/scatter trace")
+    xy.check_range(cmd, seq - s0 + 1)
+    return s0
+
+
+def skip_stored(cmd: Command, last: int) -> Command | None:
+    """The part of a command its producer has not had stored yet, given the highest seq stored (`last`):
+    a coalesced append straddling `last` keeps only its points after it; None if nothing is left."""
+    if cmd.seq is None:
+        return cmd
+    if cmd.seq <= last:
+        return None
+    if isinstance(cmd, PaneCommand) and cmd.first_seq is not None and cmd.first_seq <= last:
+        return xy.drop_first(cmd, last - cmd.first_seq + 1)
     return cmd

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,6 +73,23 @@ def validate(cmd: PaneCommand, raw: dict) -> list[TraceData]:
     if cmd.op == "update" and cmd.name is not None and len(out) != 1:
         raise EventError("an update of a named trace takes exactly one trace")
     return out
+
+
+def check_range(cmd: PaneCommand, calls: int) -> None:
+    """A coalesced append (WIRE.md §1 `s0`): one trace holding one point per call it stands for."""
+    traces = cmd.payload
+    if not (cmd.op == "update" and cmd.mode == "append" and len(traces) == 1):
+        raise EventError("s0 is only for an append of one line/scatter trace")
+    if len(traces[0].x) != calls:
+        raise EventError(f"s0..s covers {calls} calls but the trace holds {len(traces[0].x)} points")
+
+
+def drop_first(cmd: PaneCommand, k: int) -> PaneCommand:
+    """A coalesced append without the points of its first k calls (already stored by an earlier delivery)."""
+    assert cmd.first_seq is not None
+    td = cmd.payload[0]
+    rest = TraceData(td.name, td.x[k:], td.y[k:], td.style, None if td.wall is None else td.wall[k:])
+    return dataclasses.replace(cmd, payload=[rest], first_seq=cmd.first_seq + k)
 
 
 def _walls(cmd: PaneCommand, td: TraceData) -> np.ndarray:

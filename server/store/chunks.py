@@ -60,8 +60,13 @@ def load_tail(conn: Connection, trace_id: int) -> TailState:
     return state
 
 
-def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
-    """Write new points after the trace's tail, merging small trailing rows into full chunks."""
+def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray, y: np.ndarray, w: np.ndarray,
+                 small_rows: list[dict[str, Any]] | None = None) -> None:
+    """Write new points after the trace's tail, merging small trailing rows into full chunks.
+
+    With `small_rows`, an append that makes a single row adds it there instead: the caller inserts the rows
+    of every trace of a commit in one executemany.
+    """
     start = tail.next_seq
     pending = sum(n for _, n in tail.partial)
     if tail.partial and (len(tail.partial) >= MAX_TAIL_PIECES or pending + len(x) >= CHUNK_POINTS):
@@ -86,7 +91,10 @@ def write_points(conn: Connection, tail: TailState, trace_id: int, x: np.ndarray
             rows.append(chunk_row(trace_id, seq, x[i:i + CHUNK_POINTS], y[i:i + CHUNK_POINTS],
                                   w[i:i + CHUNK_POINTS]))
             seq += 1
-        conn.execute(insert(chunk_t), rows)
+        if small_rows is not None and len(rows) == 1:
+            small_rows.append(rows[0])
+        else:
+            conn.execute(insert(chunk_t), rows)
         last = rows[-1]
     if last["n"] < CHUNK_POINTS:
         tail.partial.append((last["seq"], last["n"]))

@@ -18,7 +18,17 @@ from .. import jsonio
 from . import sqla_runs
 from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
-from .dialect import insert_ignore, upsert
+from .dialect import insert_ignore
+from .hot_statements import (
+    BUMP_NPOINTS,
+    BUMP_NPOINTS_SUMMARY,
+    INSERT_CHUNK,
+    SET_ENV_UPDATED,
+    SET_PANE_VERSION,
+    SUMMARY_COLUMNS,
+    client_seq_upsert,
+    run,
+)
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 from .summary import Summary
 from .summary import update as update_summary
@@ -81,8 +91,7 @@ class SqlTx(StoreTx):
         return self.cache.client_seqs[client_id]
 
     def set_client_last_seq(self, client_id: str, seq: int) -> None:
-        self.conn.execute(upsert(self.conn, client_t, ["client_id"], ["last_seq", "updated"]),
-                          {"client_id": client_id, "last_seq": seq, "updated": self.now})
+        run(self.conn, client_seq_upsert(self.conn), [{"client_id": client_id, "last_seq": seq, "updated": self.now}])
         self.cache.client_seqs[client_id] = seq
 
     # -- envs -------------------------------------------------------------------------------------
@@ -403,7 +412,12 @@ class SqlTx(StoreTx):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))
         return len(dead)
     def flush(self) -> None:
-        """Write what was buffered in this transaction (called just before commit)."""
+        """Write what was buffered in this transaction (called just before commit).
+
+        One executemany per kind of row for every trace, pane and env touched: a commit that groups a paced
+        stream of many panes costs a few statements, not a few per pane.
+        """
+        chunk_rows: list[dict[str, Any]] = []
         for trace_id, parts in self._points.items():
             if len(parts) == 1:  # one big append: no copy (20M points would cost 480 MB more)
                 x, y, w = parts[0]
@@ -411,22 +425,29 @@ class SqlTx(StoreTx):
                 x = np.concatenate([p[0] for p in parts])
                 y = np.concatenate([p[1] for p in parts])
                 w = np.concatenate([p[2] for p in parts])
-            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w)
+            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
             self.cache.summaries[trace_id] = update_summary(self._summary(trace_id), x, y)
+        if chunk_rows:
+            run(self.conn, INSERT_CHUNK, chunk_rows)
+        bumps, summarized = [], []
         for trace_id, n in self._npoints.items():
             summary = self.cache.summaries.get(trace_id)
-            extra = sqla_runs.summary_values(summary) if summary is not None else {}
-            self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(
-                npoints=trace_t.c.npoints + n, **extra))
-        for pane_id, version in self._versions.items():
-            self.conn.execute(update(pane_t).where(pane_t.c.id == pane_id).values(version=version, updated=self.now))
-        for env in self._touched_envs:
-            env_id = self._env_id(env)
-            if env_id is not None:
-                self.conn.execute(update(env_t).where(env_t.c.id == env_id).values(updated=self.now))
+            if summary is None:
+                bumps.append({"tid": trace_id, "k": n})
+            else:
+                values = sqla_runs.summary_values(summary)
+                summarized.append({"tid": trace_id, "k": n, **{"v_" + c: values[c] for c in SUMMARY_COLUMNS}})
+        if bumps:
+            run(self.conn, BUMP_NPOINTS, bumps)
+        if summarized:
+            run(self.conn, BUMP_NPOINTS_SUMMARY, summarized)
+        if self._versions:
+            run(self.conn, SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
+        env_ids = [env_id for env in self._touched_envs if (env_id := self._env_id(env)) is not None]
+        if env_ids:
+            run(self.conn, SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
         self._points.clear()
         self._npoints.clear()
         self._versions.clear()
-
 
 __all__ = ["SqlTx", "WriterCache", "StoreError"]

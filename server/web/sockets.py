@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import __version__, jsonio
 from ..events import EventError, check_name
-from ..ingest.frames import Decoded, decode_frame
+from ..ingest.frames import BINARY_FORMAT, Decoded, decode_frame
 from ..ingest.writer import Job, JobResult, Stream
 from ..panes import parse_event
 from ..services import Services
@@ -96,6 +96,7 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                 decoded = decode_frame(frame, limit)
                 if decoded.events is not None:
                     job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots)
+                    job.size = len(frame)
                     del decoded  # the decoded events die here, before collections resume
             if job is None:
                 msg = decoded.msg
@@ -116,8 +117,12 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                     services.runs.connected(cid)
                 client_id = cid
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
-                say({"welcome": {"server": "paneboard", "version": __version__, "last_seq": last,
-                                 "max_event_bytes": limit}})
+                welcome: dict[str, Any] = {"server": "paneboard", "version": __version__, "last_seq": last,
+                                           "max_event_bytes": limit}
+                offered = hello.get("frames")
+                if isinstance(offered, list) and BINARY_FORMAT in offered:
+                    welcome["frames"] = BINARY_FORMAT  # the SDK may send binary frames from now on
+                say({"welcome": welcome})
                 continue
             await slots.acquire()  # released by the batch's ack: bounds the batches waiting for the writer
             services.writer.submit(job)

@@ -1,0 +1,107 @@
+"""Single-point appends kept unencoded until sent, so that a run of them to one trace goes out as one event.
+
+`line(X=[step], Y=[v], update='append')` queues `(prefix, x, y, t)` instead of a whole JSON event: `prefix` is
+the event's encoded envelope up to its trace's points (env, win, opts, trace name and style). When a frame is
+built, consecutive points with the same prefix and consecutive sequence numbers become one columnar event
+`{"s": last, "s0": first, ..., "traces": [{..., "x": [..], "y": [..], "wall": [..]}]}` (docs/WIRE.md §1): the
+server stores it as the calls s0..s (one point each) and, on a replay, skips the points it already has.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from array import array
+from typing import Any
+
+from ..convert import fast_dumps
+
+Point = tuple[bytes, float, float, float]  # (prefix, x, y, wall time)
+Data = bytes | Point  # what an outbox item holds: an encoded event (without "s"), or a point
+
+
+def prefix(envelope: dict[str, Any]) -> bytes:
+    """The encoded envelope (its one trace without points) as the fields a point's event starts with."""
+    raw = fast_dumps(envelope)  # b'{"op":..,"traces":[{"name":..,"style":{..}}]}'; TypeError: not plain JSON
+    return raw[1:-3] + b","
+
+
+def encoded(data: Data) -> bytes:
+    """An item's event as JSON without "s" (the spool's lines, pending_events)."""
+    if isinstance(data, bytes):
+        return data
+    pre, x, y, t = data
+    return b'{"t":%s,%s"x":%s,"y":%s}]}' % (fast_dumps(t), pre, fast_dumps([x]), fast_dumps([y]))
+
+
+def size(data: Data) -> int:
+    """About how many bytes the item takes on the wire (batch size limits)."""
+    return len(data) if isinstance(data, bytes) else len(data[0]) + 64
+
+
+def frame(items: list[tuple[int, Data]]) -> bytes:
+    """`{"batch":[...]}` with each event's `s` spliced in; runs of points to one trace as one event each."""
+    out: list[bytes] = []
+    i, n = 0, len(items)
+    while i < n:
+        s, d = items[i]
+        if isinstance(d, bytes):
+            out.append(b'{"s":%d,%s' % (s, d[1:]))
+            i += 1
+            continue
+        pre = d[0]
+        run = [d]
+        j = i + 1
+        while j < n:
+            s_next, d_next = items[j]
+            if isinstance(d_next, bytes) or d_next[0] != pre or s_next != s + len(run):
+                break
+            run.append(d_next)
+            j += 1
+        if len(run) == 1:
+            out.append(b'{"s":%d,%s' % (s, encoded(d)[1:]))
+        else:
+            out.append(b'{"s":%d,"s0":%d,"t":%s,%s"x":%s,"y":%s,"wall":%s}]}' % (
+                items[j - 1][0], s, fast_dumps(run[-1][3]), pre, fast_dumps([p[1] for p in run]),
+                fast_dumps([p[2] for p in run]), fast_dumps([p[3] for p in run])))
+        i = j
+    return b'{"batch":[' + b",".join(out) + b"]}"
+
+
+# -- binary frames (docs/WIRE.md §1, "Binary frames"), once the server's welcome agreed to them -----------------
+BINARY_FORMAT = "bin1"
+MAGIC = b"PBF1"
+_HEAD = struct.Struct("<4sI")         # magic, number of events
+_JSON_EVENT = struct.Struct("<BI")    # kind 0, length of the event's JSON (with "s")
+_RUN = struct.Struct("<BqqdII")       # kind 1, s0, s, t, length of the envelope JSON, number of points
+
+
+def binary_frame(items: list[tuple[int, Data]]) -> bytes:
+    """The frame of `items` as binary: runs of points as little-endian float64 columns x, y, wall."""
+    out: list[bytes] = []
+    events = 0
+    i, n = 0, len(items)
+    while i < n:
+        s, d = items[i]
+        events += 1
+        if isinstance(d, bytes):
+            event = b'{"s":%d,%s' % (s, d[1:])
+            out += (_JSON_EVENT.pack(0, len(event)), event)
+            i += 1
+            continue
+        pre = d[0]
+        run = [d]
+        j = i + 1
+        while j < n:
+            s_next, d_next = items[j]
+            if isinstance(d_next, bytes) or d_next[0] != pre or s_next != s + len(run):
+                break
+            run.append(d_next)
+            j += 1
+        envelope = b"{" + pre[:-1] + b"}]}"
+        cols = array("d", [p[1] for p in run] + [p[2] for p in run] + [p[3] for p in run])
+        if sys.byteorder != "little":
+            cols.byteswap()
+        out += (_RUN.pack(1, s, items[j - 1][0], run[-1][3], len(envelope), len(run)), envelope, cols.tobytes())
+        i = j
+    return _HEAD.pack(MAGIC, events) + b"".join(out)

@@ -1,0 +1,124 @@
+"""Group commit at low rates: jobs arriving while the writer is busy share a transaction; a lone one does not wait.
+
+The writer runs on real services over a temp SQLite file; the SDK side streams through the real server.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paneboard.server.ingest.writer import Job, JobResult
+from paneboard.server.panes import parse_event
+from paneboard.server.services import Services
+from paneboard.server.settings import Settings
+
+
+def _append(s: int, win: str, x: float) -> Any:
+    return parse_event({"s": s, "t": time.time(), "op": "update", "env": "gc", "win": win, "kind": "line",
+                        "mode": "append", "name": None, "opts": {}, "traces": [{"x": [x], "y": [x * 2]}]})
+
+
+@pytest.fixture
+def services(tmp_path: Path):
+    svc = Services.open(Settings(db=str(tmp_path / "gc.db")))
+    svc.start()
+    yield svc
+    svc.stop()
+
+
+def _submit(svc: Services, client: str, seq: int, win: str, x: float) -> tuple[threading.Event, list[JobResult]]:
+    done, box = threading.Event(), []
+
+    def finish(result: JobResult) -> None:
+        box.append(result)
+        done.set()
+
+    svc.writer.submit(Job([_append(seq, win, x)], client_id=client, ack_seq=seq, done=finish))
+    return done, box
+
+
+def test_jobs_of_a_busy_writer_share_one_commit_and_a_lone_job_waits_for_none(services: Services) -> None:
+    writer = services.writer
+    writer.group_linger = 0.3  # long enough that the test's own scheduling never splits the group
+    first, _ = _submit(services, "a", 1, "w", 0.0)
+    assert first.wait(10)
+
+    # Idle (nothing committed for longer than busy_gap): committed at once, not after the linger.
+    time.sleep(writer.busy_gap * 5)
+    t0, before = time.monotonic(), writer.commits
+    lone, _ = _submit(services, "a", 2, "w", 1.0)
+    assert lone.wait(10)
+    assert time.monotonic() - t0 < writer.group_linger * 2 / 3
+    assert writer.commits == before + 1
+
+    # Busy: three producers' jobs arriving within the linger share one transaction (and its acks).
+    writer.busy_gap = 60.0
+    before = writer.commits
+    waits = [_submit(services, "a", 3, "w", 2.0)]
+    time.sleep(0.05)
+    waits += [_submit(services, "b", 1, "w", 3.0), _submit(services, "c", 1, "v", 4.0)]
+    for done, box in waits:
+        assert done.wait(10)
+        assert box[0].failed is None and box[0].errors == []
+    assert writer.commits == before + 1
+    for client, seq in (("a", 3), ("b", 1), ("c", 1)):
+        assert services.store.client_last_seq(client) == seq
+    pane = services.store.get_pane("gc", "w")
+    assert pane is not None
+    (trace,) = services.store.list_traces(pane)
+    assert trace.total == 4  # x = 0, 1, 2, 3: each stored once
+
+
+def test_a_paced_stream_goes_out_in_few_frames_and_arrives_whole(server) -> None:
+    """500 appends over ~0.5 s from one client: frames while streaming are at least FRAME_INTERVAL apart."""
+    from paneboard.transport.sender import FRAME_INTERVAL
+
+    client = server.client("paced")
+    client.line(X=[0], Y=[0.0], win="w")
+    assert client.flush(timeout=30)
+    sender = client.transport.sender
+    before = sender.frames_sent
+    n, rate = 500, 1000.0
+    t0 = time.perf_counter()
+    for i in range(1, n + 1):
+        delay = t0 + i / rate - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        client.line(X=[i], Y=[float(i)], win="w", update="append")
+    took = time.perf_counter() - t0
+    assert client.flush(timeout=30)
+    frames = sender.frames_sent - before
+    # One frame per event before; now about one per FRAME_INTERVAL of the stream (+ the first and the flush).
+    assert frames <= took / FRAME_INTERVAL + 5, (frames, took)
+    points = server.series("paced", "w")["1"]
+    assert [x for x, _ in points] == list(range(n + 1))  # every point once, in order
+    client.close_connection(timeout=10)
+
+
+def test_live_env_summaries_reach_a_subscriber_but_cost_nothing_without_one(server) -> None:
+    """The writer skips env summaries while no browser listens; one that subscribes still gets them."""
+    from websockets.sync.client import connect
+
+    client = server.client("quiet")
+    client.line(X=[0], Y=[0.0], win="w")
+    assert client.flush(timeout=30)
+    services = server.app.services
+    assert not services.hub.has_subscribers()
+    assert services.writer._dirty_envs == {}  # nobody listening: nothing is queued for a summary
+    with connect(f"ws://127.0.0.1:{server.port}/ws", open_timeout=10) as ws:
+        ws.send(json.dumps({"subscribe": "quiet"}))
+        deadline = time.monotonic() + 10
+        seen: list[dict] = []
+        client.line(X=[1], Y=[1.0], win="w", update="append")
+        while time.monotonic() < deadline and not any(m["type"] == "env" for m in seen):
+            seen += json.loads(ws.recv(timeout=10))
+        envs = [m for m in seen if m["type"] == "env"]
+        assert envs and envs[-1]["env"]["name"] == "quiet"
+        assert any(m["type"] == "extend" for m in seen)
+    client.close_connection(timeout=10)
