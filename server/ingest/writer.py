@@ -203,7 +203,7 @@ class Writer:
                 messages += job_deltas
             self._finish(jobs, results, messages)
             return
-        self._touched(envs)
+        self._touched(envs, deltas.messages)
         self._finish(jobs, results, deltas.messages)
 
     def _commit(self, jobs: list[Job]) -> tuple[list[JobResult], Deltas, set[str]]:
@@ -287,13 +287,18 @@ class Writer:
             return None
         result.errors += res[0].errors
         messages += deltas.messages
-        self._touched(envs)
+        self._touched(envs, deltas.messages)
         return None
 
-    def _touched(self, envs: set[str]) -> None:
+    def _touched(self, envs: set[str], messages: list[dict]) -> None:
         self._dirty_envs.update(dict.fromkeys(envs, time.time()))
-        for listener in self.on_commit:
-            listener(envs)
+        if self.on_commit:
+            # A deleted or renamed env leaves the transaction's touched set (nothing of it to stamp), and live
+            # messages are not published while nobody listens: the listeners hear of it here.
+            changed = envs | {name for m in messages if m["type"] in ("env_deleted", "env_renamed")
+                              for name in (m["env"], m.get("to")) if isinstance(name, str)}
+            for listener in self.on_commit:
+                listener(changed)
 
     def _finish(self, jobs: list[Job], results: list[JobResult], messages: list[dict]) -> None:
         for job, result in zip(jobs, results, strict=False):
