@@ -30,6 +30,35 @@ function setMenu(bar, open) {
   if (btn) btn.setAttribute("aria-expanded", String(open));
 }
 
+const NARROW = 760; // px: below this the tools are always in the menu
+
+/** Fold the tools into the menu (data-crowded) on a narrow screen, or whenever they would squeeze the page's
+ * name (an env page's many actions at laptop widths), and unfold them once the header is wide enough again. */
+function watchCrowding(bar) {
+  let needed = 0; // the header width the unfolded tools needed when they last folded
+  const check = () => {
+    const narrow = window.innerWidth <= NARROW;
+    if (bar.dataset.crowded === "1") {
+      if (!narrow && bar.clientWidth >= needed) {
+        bar.dataset.crowded = "";
+        requestAnimationFrame(check); // measure the unfolded header once it is laid out
+      }
+      return;
+    }
+    const name = bar.querySelector(".crumb-current");
+    const squeezed = name ? name.scrollWidth - name.clientWidth : 0;
+    const over = bar.scrollWidth - bar.clientWidth;
+    if (narrow || squeezed > 1 || over > 1) {
+      needed = bar.clientWidth + Math.max(squeezed, 0) + Math.max(over, 0);
+      bar.dataset.crowded = "1";
+    }
+  };
+  new ResizeObserver(check).observe(bar);
+  // Pages fill the header after setup (the env name, the tools): measure again when its content changes.
+  new MutationObserver(() => requestAnimationFrame(check)).observe(bar, { childList: true, subtree: true });
+  check();
+}
+
 /** Add the theme button and the narrow-screen menu button to the top bar; Escape closes floating things. */
 export function setupChrome() {
   const bar = document.querySelector(".topbar");
@@ -53,6 +82,7 @@ export function setupChrome() {
       if (bar.dataset.menu === "open" && !tools.contains(e.target)) setMenu(bar, false);
     });
     bar.insertBefore(themeButton(), document.getElementById("live"));
+    watchCrowding(bar);
   }
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && !e.defaultPrevented && closeFloating()) e.preventDefault();
