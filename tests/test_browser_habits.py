@@ -96,21 +96,27 @@ def test_no_sideways_scrolling_at_390_px(server, open_tab, path):
     assert t.errors == []
 
 
-def test_env_header_folds_its_tools_rather_than_squeeze_the_env_name(server, open_tab):
-    name_fits = "() => { const n = document.querySelector('.crumb-current'); return n.scrollWidth <= n.clientWidth; }"
+def test_env_header_folds_its_buttons_rather_than_squeeze_the_env_name(server, open_tab):
+    name_fits = """() => { const n = document.querySelector('.crumb-current');
+        return n.scrollWidth <= n.clientWidth
+            && n.getBoundingClientRect().right <= n.closest('.crumbs').getBoundingClientRect().right + 1; }"""
+    repack = "#tools button:text-is('repack')"
     wide = open_tab(server.env_url("proj_run1"), width=1900)
     wide.wait("() => document.querySelector('.crumb-current')?.textContent === 'proj_run1'")
-    assert wide.page.locator("#tools").is_visible() and wide.js(name_fits)
-    # An env page's dozen actions do not fit beside a long env name at laptop width: they fold into the menu.
-    t = open_tab(server.env_url("proj_run1"), width=1000)
+    assert wide.page.locator(repack).is_visible() and wide.js(name_fits)
+    # An env page's dozen actions do not fit beside its name at 820 px: the buttons fold into the menu, the pane
+    # filter stays in the header.
+    t = open_tab(server.env_url("proj_run1"), width=820)
     t.wait("() => document.querySelector('.topbar').dataset.crowded === '1'")
-    assert t.js(name_fits) and not t.page.locator("#tools").is_visible()
+    assert t.js(name_fits) and not t.page.locator(repack).is_visible()
+    assert t.page.locator("input.filter").is_visible()
     t.page.locator(".tools-toggle").click()
-    assert t.page.locator("#tools").is_visible()
-    # Wide again: the tools come back into the header.
+    assert t.page.locator(repack).is_visible()
+    t.page.keyboard.press("Escape")
+    # Wide again: the buttons come back into the header.
     t.page.set_viewport_size({"width": 1900, "height": 800})
     t.wait("() => document.querySelector('.topbar').dataset.crowded === ''")
-    assert t.js(name_fits) and t.errors == []
+    assert t.js(name_fits) and t.page.locator(repack).is_visible() and t.errors == []
 
 
 def test_escape_closes_the_pane_menu(server, open_tab):

@@ -61,7 +61,7 @@ def check_bands(t: Tab) -> None:
         p: r.dataset.p, text: r.textContent }))""")
     assert len(rows) == 1 and float(rows[0]["p"]) < 1e-3 and "significant" in rows[0]["text"]
     assert "n=5" in t.js("() => document.querySelector('.ab-box summary').textContent")
-    assert "5 aligned on 60 steps" in t.js("() => document.querySelector('[data-grouped=\"1\"] .card-info').textContent")
+    assert "n=5, 5 · all aligned on 60 steps" in t.js("() => document.querySelector('[data-grouped=\"1\"] .card-info').textContent")
 
 
 def test_scalars_groups_seeds_into_bands(server, tab: Tab) -> None:

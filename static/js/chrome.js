@@ -32,8 +32,8 @@ function setMenu(bar, open) {
 
 const NARROW = 760; // px: below this the tools are always in the menu
 
-/** Fold the tools into the menu (data-crowded) on a narrow screen, or whenever they would squeeze the page's
- * name (an env page's many actions at laptop widths), and unfold them once the header is wide enough again. */
+/** Fold the header's buttons into the menu (data-crowded) on a narrow screen, or whenever they would squeeze the
+ * page's name (an env page's many actions beside a long name), and unfold them once the header is wide enough. */
 function watchCrowding(bar) {
   let needed = 0; // the header width the unfolded tools needed when they last folded
   const check = () => {
@@ -45,8 +45,11 @@ function watchCrowding(bar) {
       }
       return;
     }
-    const name = bar.querySelector(".crumb-current");
-    const squeezed = name ? name.scrollWidth - name.clientWidth : 0;
+    // The name and the run's status do not shrink (CSS): squeezed, they run past the end of their crumbs.
+    const kept = [...bar.querySelectorAll(".crumbs .crumb-current, .crumbs .run-badge")];
+    const crumbs = kept.length ? kept[0].closest(".crumbs") : null;
+    const squeezed = crumbs ? Math.max(...kept.map((el) => el.getBoundingClientRect().right))
+      - crumbs.getBoundingClientRect().right : 0;
     const over = bar.scrollWidth - bar.clientWidth;
     if (narrow || squeezed > 1 || over > 1) {
       needed = bar.clientWidth + Math.max(squeezed, 0) + Math.max(over, 0);

@@ -66,7 +66,13 @@ export function bandTraces(res, series, smoothFn = (ys) => ys) {
 /** "2 groups · n=5 (5 aligned on 50 steps), ..." for a card's info line. */
 export function bandInfo(res, series) {
   const band = Object.fromEntries(BANDS)[res.band] || res.band;
-  const parts = series.groups.map((e) => `n=${e.n}: ${e.aligned} aligned on ${e.steps} steps${e.downsampled ? " (binned)" : ""}`);
+  const groups = series.groups;
+  const binned = (e) => (e.downsampled ? " (binned)" : "");
+  // The usual case in one short phrase, so the card keeps room for its title.
+  if (groups.length && groups.every((e) => e.aligned === e.n && e.steps === groups[0].steps && binned(e) === binned(groups[0]))) {
+    return `${band} · n=${groups.map((e) => e.n).join(", ")} · all aligned on ${groups[0].steps} steps${binned(groups[0])}`;
+  }
+  const parts = groups.map((e) => `n=${e.n}: ${e.aligned} aligned on ${e.steps} steps${binned(e)}`);
   return `${band} · ${parts.join(" · ")}`;
 }
 
