@@ -17,12 +17,12 @@ from sqlalchemy.sql.elements import ClauseElement
 
 from .dialect import upsert
 from .models import chunk_t, client_t, env_t, pane_t, trace_t
+from .sqla_runs import SUMMARY_COLUMNS
 
 # Bind names differ from the column names: SQLAlchemy reserves those for the SET clause of an executemany.
 BUMP_NPOINTS = update(trace_t).where(trace_t.c.id == bindparam("tid")).values(
     npoints=trace_t.c.npoints + bindparam("k"))
 # The same with the trace's ingest-time summary (store.summary), written in the one UPDATE per trace and commit.
-SUMMARY_COLUMNS = ("s_count", "s_last_x", "s_last_y", "s_min_x", "s_min_y", "s_max_x", "s_max_y")
 BUMP_NPOINTS_SUMMARY = update(trace_t).where(trace_t.c.id == bindparam("tid")).values(
     npoints=trace_t.c.npoints + bindparam("k"), **{c: bindparam("v_" + c) for c in SUMMARY_COLUMNS})
 SET_PANE_VERSION = update(pane_t).where(pane_t.c.id == bindparam("pid")).values(

@@ -25,7 +25,6 @@ from .hot_statements import (
     INSERT_CHUNK,
     SET_ENV_UPDATED,
     SET_PANE_VERSION,
-    SUMMARY_COLUMNS,
     client_seq_upsert,
     run,
 )
@@ -436,7 +435,7 @@ class SqlTx(StoreTx):
                 bumps.append({"tid": trace_id, "k": n})
             else:
                 values = sqla_runs.summary_values(summary)
-                summarized.append({"tid": trace_id, "k": n, **{"v_" + c: values[c] for c in SUMMARY_COLUMNS}})
+                summarized.append({"tid": trace_id, "k": n, **{"v_" + c: values[c] for c in sqla_runs.SUMMARY_COLUMNS}})
         if bumps:
             run(self.conn, BUMP_NPOINTS, bumps)
         if summarized:
