@@ -15,17 +15,10 @@ from sqlalchemy import Integer, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
+from . import hot_statements as hot
 from .base import PaneRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore
-from .hot_statements import (
-    BUMP_NPOINTS,
-    INSERT_CHUNK,
-    SET_ENV_UPDATED,
-    SET_PANE_VERSION,
-    client_seq_upsert,
-    run,
-)
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 
 _SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
@@ -85,7 +78,7 @@ class SqlTx(StoreTx):
         return self.cache.client_seqs[client_id]
 
     def set_client_last_seq(self, client_id: str, seq: int) -> None:
-        run(self.conn, client_seq_upsert(self.conn), [{"client_id": client_id, "last_seq": seq, "updated": self.now}])
+        hot.run(self.conn, hot.client_seq_upsert(self.conn), [{"client_id": client_id, "last_seq": seq, "updated": self.now}])
         self.cache.client_seqs[client_id] = seq
 
     # -- envs -------------------------------------------------------------------------------------
@@ -380,11 +373,7 @@ class SqlTx(StoreTx):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))
         return len(dead)
     def flush(self) -> None:
-        """Write what was buffered in this transaction (called just before commit).
-
-        One executemany per kind of row for every trace, pane and env touched: a commit that groups a paced
-        stream of many panes costs a few statements, not a few per pane.
-        """
+        """Write what was buffered in this transaction (just before commit): one executemany per kind of row."""
         chunk_rows: list[dict[str, Any]] = []
         for trace_id, parts in self._points.items():
             if len(parts) == 1:  # one big append: no copy (20M points would cost 480 MB more)
@@ -395,14 +384,14 @@ class SqlTx(StoreTx):
                 w = np.concatenate([p[2] for p in parts])
             write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
         if chunk_rows:
-            run(self.conn, INSERT_CHUNK, chunk_rows)
+            hot.run(self.conn, hot.INSERT_CHUNK, chunk_rows)
         if self._npoints:
-            run(self.conn, BUMP_NPOINTS, [{"tid": t, "k": n} for t, n in self._npoints.items()])
+            hot.run(self.conn, hot.BUMP_NPOINTS, [{"tid": t, "k": n} for t, n in self._npoints.items()])
         if self._versions:
-            run(self.conn, SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
+            hot.run(self.conn, hot.SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
         env_ids = [env_id for env in self._touched_envs if (env_id := self._env_id(env)) is not None]
         if env_ids:
-            run(self.conn, SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
+            hot.run(self.conn, hot.SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
         self._points.clear()
         self._npoints.clear()
         self._versions.clear()
