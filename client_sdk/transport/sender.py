@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .outbox import Batch, Outbox
-from .points import BINARY_FORMAT, binary_frame, frame
+from .points import BINARY_FORMAT, binary_frame, frame, size
 
 log = logging.getLogger("paneboard")
 
@@ -25,6 +25,7 @@ SPILL_EVERY = 0.05  # seconds between spool writes while the server is away
 FRAME_INTERVAL = 0.02
 # While no browser watches (the server's acks say so), nobody sees the latency: one frame per QUIET_INTERVAL.
 QUIET_INTERVAL = 1.0
+PACED_EVENT_BYTES = 64 << 10  # pacing is for trickles of small events: a bigger one (bulk data) goes at once
 
 
 def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
@@ -230,11 +231,12 @@ class Sender:
 
     def pace_stream(self) -> None:
         """Wait until FRAME_INTERVAL (QUIET_INTERVAL while unwatched) after the last frame so that queued calls
-        pile up into one batch; a full batch, a spill or spool replay, flush() and close() do not wait (the latter
-        two set `wake`)."""
+        pile up into one batch; a full batch, a big event, a spill or spool replay, flush() and close() do not
+        wait (the latter two set `wake`)."""
         ob = self.outbox
         hold = self.last_frame + (FRAME_INTERVAL if self.watched else QUIET_INTERVAL) - time.monotonic()
-        if hold > 0 and 0 < len(ob.queue) < ob.batch_events and not ob.to_spill \
+        q = ob.queue
+        if hold > 0 and 0 < len(q) < ob.batch_events and size(q[0][1]) < PACED_EVENT_BYTES and not ob.to_spill \
                 and (ob.spool is None or not len(ob.spool)) and not self.stop and not self.flushing:
             self.wake.wait(hold)
 
