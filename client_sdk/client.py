@@ -16,7 +16,7 @@ from .convert import as_float_array, encode_image, fast_floats, float_list, imag
 from .protocol import new_win_id
 from .run import RunMethods
 from .transport import Transport
-from .transport.points import prefix as point_prefix
+from .transport.points import Prefixes
 from .visdom_media import VisdomMediaMethods
 from .visdom_methods import VisdomMethods
 
@@ -166,8 +166,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
         self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir,
                                    token=token or os.environ.get("PANEBOARD_TOKEN") or None)
         self.transport.on_drop = _drop_reporter(self)
-        # (env, win, name, trace name, markers) -> the encoded envelope of a single-point append without opts
-        self._point_prefixes: dict[tuple[str, str, str | None, str, bool], bytes] = {}
+        self._point_prefixes = Prefixes()
         self._start_run(config, tags, capture)
 
     @property
@@ -203,8 +202,10 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                 style = {"mode": "lines+markers" if opts and opts.get("markers") else "lines"}
                 if row is None:
                     tname = name if name is not None else str(legend[0]) if legend else "1"
-                    if ys is not None and len(ys) == 1 and self._put_point(env, win, name, tname, opts, style, xs[0],
-                                                                          ys[0]):
+                    pre = self._point_prefixes.get(self.env if env is None else env, win, name, tname, opts, style) \
+                        if ys is not None and len(ys) == 1 else None
+                    if pre is not None and ys is not None:  # one point: queued as such (points.py)
+                        self.transport.put_point(pre, xs[0], ys[0], _now())
                         return win
                     traces = [{"name": tname, "x": xs, "y": ys, "style": style}]
                 else:
@@ -218,25 +219,6 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
         if mode == "remove":
             return self._emit_xy("line", win, env, opts, mode, name, [])
         return self._emit_xy("line", win, env, opts, mode, name, self._line_traces(Y, X, opts, mode, name))
-
-    def _put_point(self, env: str | None, win: str, name: str | None, tname: str, opts: dict | None, style: dict,
-                   x: float, y: float) -> bool:
-        """One point to one trace: queued as a point (a run of them is sent as one event); False: not plain JSON."""
-        env = self.env if env is None else env
-        key = (env, win, name, tname, len(style["mode"]) > 5) if not opts else None
-        pre = self._point_prefixes.get(key) if key is not None else None
-        if pre is None:
-            try:
-                pre = point_prefix({"op": "update", "env": env, "win": win, "kind": "line", "mode": "append",
-                                    "name": name, "opts": opts or {}, "traces": [{"name": tname, "style": style}]})
-            except TypeError:  # numpy values in opts ...: the general encoder of the event path
-                return False
-            if key is not None:
-                if len(self._point_prefixes) >= 4096:
-                    self._point_prefixes.clear()
-                self._point_prefixes[key] = pre
-        self.transport.put_point(pre, x, y, _now())
-        return True
 
     def scatter(self, X: Any, Y: Any = None, win: str | None = None, env: str | None = None,
                 opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:

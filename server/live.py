@@ -40,15 +40,34 @@ def env_of(msg: dict[str, Any]) -> str:
     return str(env.get("name", "")) if isinstance(env, dict) else str(env)
 
 
+class Producer:
+    """An /ingest connection that asked to hear when a browser starts following one of its envs."""
+
+    def __init__(self, notify: Callable[[], None]) -> None:
+        self.notify = notify  # tells the SDK at once (loop thread), cutting short its quiet pacing
+        self.envs: set[str] = set()  # of its latest batch
+
+
 class Hub:
     def __init__(self) -> None:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.subscribers: set[Subscriber] = set()
         # Told every batch on the publishing thread, before the browsers (the runs index marks envs stale).
         self.listeners: list[Callable[[list[dict[str, Any]]], None]] = []
+        self.producers: set[Producer] = set()
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+
+    def watching(self, envs: set[str]) -> bool:
+        """Whether a browser follows one of these envs (loop thread): their producer should send promptly."""
+        return any(sub.env in envs for sub in self.subscribers)
+
+    def subscribed(self, env: str) -> None:
+        """A browser now follows `env` (loop thread): its producers send promptly from now on."""
+        for producer in list(self.producers):
+            if env in producer.envs:
+                producer.notify()
 
     def has_subscribers(self) -> bool:
         """Read by the writer thread (a set's truth value is one atomic read)."""

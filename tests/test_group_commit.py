@@ -122,3 +122,55 @@ def test_live_env_summaries_reach_a_subscriber_but_cost_nothing_without_one(serv
         assert envs and envs[-1]["env"]["name"] == "quiet"
         assert any(m["type"] == "extend" for m in seen)
     client.close_connection(timeout=10)
+
+
+def test_a_producer_hears_at_once_when_a_browser_starts_watching_its_env(server) -> None:
+    """Acks say whether a browser follows the batch's envs (the SDK paces quietly while none does), and a
+    subscribe tells the producer at once; a hello that does not ask gets plain acks."""
+    from websockets.sync.client import connect
+
+    def batch(ws: Any, s: int) -> dict:
+        ws.send(json.dumps({"batch": [{"s": s, "t": time.time(), "op": "update", "env": "watched", "win": "w",
+                                       "kind": "line", "mode": "append", "name": None, "opts": {},
+                                       "traces": [{"x": [float(s)], "y": [1.0]}]}]}))
+        return json.loads(ws.recv(timeout=30))
+
+    url = f"ws://127.0.0.1:{server.port}"
+    with connect(url + "/ingest", open_timeout=5) as plain, connect(url + "/ingest", open_timeout=5) as ws:
+        plain.send(json.dumps({"hello": {"client": "plain", "sdk": "test"}}))
+        json.loads(plain.recv(timeout=10))
+        ws.send(json.dumps({"hello": {"client": "asks", "sdk": "test", "watched": True}}))
+        json.loads(ws.recv(timeout=10))
+        assert batch(plain, 1) == {"ack": 1}
+        assert batch(ws, 1) == {"ack": 1, "watched": False}
+        with connect(url + "/ws", open_timeout=5) as browser:
+            browser.send(json.dumps({"subscribe": "other"}))
+            browser.recv(timeout=10)
+            browser.send(json.dumps({"subscribe": "watched"}))
+            assert json.loads(ws.recv(timeout=10)) == {"watched": True}  # pushed, before any new batch
+            assert batch(ws, 2) == {"ack": 2, "watched": True}
+            assert batch(plain, 2) == {"ack": 2}
+
+
+def test_the_sdk_paces_quietly_until_a_browser_watches(server) -> None:
+    from websockets.sync.client import connect
+
+    client = server.client("quiet_sdk")
+    client.line(X=[0], Y=[0.0], win="w")
+    assert client.flush(timeout=30)
+    sender = client.transport.sender
+    assert sender.watched is False  # nobody follows the env: frames go out once per QUIET_INTERVAL
+    with connect(f"ws://127.0.0.1:{server.port}/ws", open_timeout=5) as browser:
+        browser.send(json.dumps({"subscribe": "quiet_sdk"}))
+        deadline = time.monotonic() + 10
+        while not sender.watched and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sender.watched
+        t0 = time.monotonic()
+        client.line(X=[1], Y=[1.0], win="w", update="append")
+        got: list[dict] = []
+        while not any(m.get("type") == "extend" for m in got) and time.monotonic() - t0 < 10:
+            got += json.loads(browser.recv(timeout=10))
+        from paneboard.transport.sender import QUIET_INTERVAL
+        assert time.monotonic() - t0 < QUIET_INTERVAL / 2  # not held for the quiet pacing
+    client.close_connection(timeout=10)

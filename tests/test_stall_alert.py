@@ -58,6 +58,12 @@ def wait_points(server, env: str, n: int, timeout: float = 20) -> None:
 
 
 def test_a_frozen_job_raises_the_stall_alert(stall_server):
+    from websockets.sync.client import connect
+
+    # A browser follows the run, so the SDK sends a frame per 20 ms (unwatched: one a second, and the rhythm
+    # of 10 batches the alert needs would take 10 s to learn).
+    browser = connect(f"ws://127.0.0.1:{stall_server.port}/ws", open_timeout=10).__enter__()
+    browser.send('{"subscribe": "frozen"}')
     job = start_job(stall_server, "frozen", 60)
     try:
         wait_points(stall_server, "frozen", 40)  # the rhythm is known (>= 10 batches)
@@ -84,6 +90,7 @@ def test_a_frozen_job_raises_the_stall_alert(stall_server):
         job.send_signal(signal.SIGCONT)
         job.kill()
         job.wait(10)
+        browser.close()
 
 
 def test_a_healthy_job_that_ends_cleanly_raises_nothing(stall_server):

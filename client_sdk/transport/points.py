@@ -26,6 +26,29 @@ def prefix(envelope: dict[str, Any]) -> bytes:
     return raw[1:-3] + b","
 
 
+class Prefixes:
+    """The prefix of each single-point append's event; those without opts (the usual case) are cached."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str, str | None, str, str], bytes] = {}
+
+    def get(self, env: str, win: str, name: str | None, tname: str, opts: dict | None, style: dict) -> bytes | None:
+        """None: opts hold values that are not plain JSON (numpy ...), for the general encoder."""
+        key = (env, win, name, tname, style["mode"]) if not opts else None
+        pre = self._cache.get(key) if key is not None else None
+        if pre is None:
+            try:
+                pre = prefix({"op": "update", "env": env, "win": win, "kind": "line", "mode": "append",
+                              "name": name, "opts": opts or {}, "traces": [{"name": tname, "style": style}]})
+            except TypeError:
+                return None
+            if key is not None:
+                if len(self._cache) >= 4096:
+                    self._cache.clear()
+                self._cache[key] = pre
+        return pre
+
+
 def encoded(data: Data) -> bytes:
     """An item's event as JSON without "s" (the spool's lines, pending_events)."""
     if isinstance(data, bytes):

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .outbox import Batch, Outbox
-from .points import BINARY_FORMAT, binary_frame, frame
+from .points import BINARY_FORMAT, binary_frame, frame, size
 
 log = logging.getLogger("paneboard")
 
@@ -23,6 +23,9 @@ SPILL_EVERY = 0.05  # seconds between spool writes while the server is away
 # frames, transactions and acks a second instead of 500. A call after a pause still goes out within `linger`;
 # a full batch, a replay from the spool and flush() never wait.
 FRAME_INTERVAL = 0.02
+# While no browser watches (the server's acks say so), nobody sees the latency: one frame per QUIET_INTERVAL.
+QUIET_INTERVAL = 1.0
+PACED_EVENT_BYTES = 64 << 10  # pacing is for trickles of small events: a bigger one (bulk data) goes at once
 
 
 def _connect_kwargs(url: str, token: str | None = None) -> dict[str, Any]:
@@ -56,6 +59,8 @@ class Sender:
         self.frames_sent = 0  # batches sent so far (diagnostics, tests)
         self.binary_frames = True  # offer binary frames at the handshake (False: JSON text only)
         self.binary = False  # this connection's server agreed to them
+        self.watched = True  # a browser follows our envs (the last ack's "watched"; older servers: always)
+        self.flushing = 0  # flush() calls waiting: no pacing meanwhile (changed under the outbox lock)
         self.stop = False
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
@@ -119,7 +124,7 @@ class Sender:
             self.warn_down(f"cannot connect to {self.url} ({e}); buffering events{where} and retrying")
             return None
         try:
-            hello: dict[str, Any] = {"client": self.client_id, "sdk": SDK_VERSION}
+            hello: dict[str, Any] = {"client": self.client_id, "sdk": SDK_VERSION, "watched": True}
             if self.binary_frames:
                 hello["frames"] = [BINARY_FORMAT]
             ws.send(json.dumps({"hello": hello}))
@@ -227,12 +232,14 @@ class Sender:
             reader.join(timeout=2.0)
 
     def pace_stream(self) -> None:
-        """Wait until FRAME_INTERVAL after the last frame so that queued calls pile up into one batch; a full
-        batch, a spill or spool replay, flush() and close() do not wait (the latter two set `wake`)."""
+        """Wait until FRAME_INTERVAL (QUIET_INTERVAL while unwatched) after the last frame so that queued calls
+        pile up into one batch; a full batch, a big event, a spill or spool replay, flush() and close() do not
+        wait (the latter two set `wake`)."""
         ob = self.outbox
-        hold = self.last_frame + FRAME_INTERVAL - time.monotonic()
-        if hold > 0 and 0 < len(ob.queue) < ob.batch_events and not ob.to_spill \
-                and (ob.spool is None or not len(ob.spool)) and not self.stop:
+        hold = self.last_frame + (FRAME_INTERVAL if self.watched else QUIET_INTERVAL) - time.monotonic()
+        q = ob.queue
+        if hold > 0 and 0 < len(q) < ob.batch_events and size(q[0][1]) < PACED_EVENT_BYTES and not ob.to_spill \
+                and (ob.spool is None or not len(ob.spool)) and not self.stop and not self.flushing:
             self.wake.wait(hold)
 
     def disconnect(self) -> None:
@@ -269,6 +276,10 @@ class Sender:
             log.warning("paneboard: unexpected server frame: %.200r", m)
         elif "ack" in m:
             self.on_ack(m)
+        elif "watched" in m:  # a browser started following our envs: stop pacing quietly (WIRE.md §1.4)
+            self.watched = m["watched"] is True
+            if self.watched:
+                self.wake.set()
         elif "error" in m:
             log.warning("paneboard: server error: %s", m["error"])
             with self.outbox.lock:
@@ -301,6 +312,8 @@ class Sender:
                             "client.rejected)", seq, why)
             else:
                 log.debug("paneboard: server rejected event: %.200r", err)
+        watched = m.get("watched")
+        self.watched = watched if isinstance(watched, bool) else True
         waiting = self.outbox.ack(s, rejected)
         # Wake an idle sender only for queued events that waited for this window slot; with nothing queued
         # the next put() wakes it (a wake per ack cost a thread switch and GIL hand-off each).

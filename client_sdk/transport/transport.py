@@ -212,9 +212,11 @@ class Transport:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every event enqueued before this call is stored; False on timeout, or if any of them
         was rejected or dropped since the last flush. Never raises."""
+        ob, sender = self.outbox, self.sender
+        with ob.lock:
+            sender.flushing += 1  # set before `wake`: a sender about to pace sees one or the other
         try:
-            self.sender.wake.set()  # deferred events wait for no timer now
-            ob = self.outbox
+            sender.wake.set()  # deferred events wait for no timer now
             with ob.cond:
                 target = ob.seq
                 if not ob.done_locked(target):
@@ -229,6 +231,9 @@ class Transport:
         except Exception:  # flush must never raise into a training loop
             log.debug("paneboard: flush failed", exc_info=True)
             return False
+        finally:
+            with ob.lock:
+                sender.flushing -= 1
 
     def drain_spool(self, timeout: float | None = None) -> bool:
         """Upload what this transport's spool holds (`paneboard sync`) and wait for the server's acks."""
@@ -242,6 +247,8 @@ class Transport:
         timeout = self.exit_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         sender, ob = self.sender, self.outbox
+        with ob.cond:
+            sender.flushing += 1  # no pacing while closing (see flush)
         sender.wake.set()  # cut a backoff sleep short: try to connect right now
         with ob.cond:
             target = ob.seq
@@ -260,6 +267,7 @@ class Transport:
             ok = ob.done_locked(target)
             left = ob.pending_locked()
             sender.stop = self._closed = True
+            sender.flushing -= 1
             ob.cond.notify_all()
         sender.wake.set()
         thread = sender.thread

@@ -169,16 +169,18 @@ def _decode_part(part: bytes, max_event_bytes: int) -> Decoded:
     if len(part) > max_event_bytes:
         return Decoded(None, seq, f"event is larger than the server's limit of {max_event_bytes} bytes "
                                   "(--max-request-mb)")
-    surrogates = False
+    surrogates = strict = False
     try:
         raw = orjson.loads(part)
+        strict = True
     except orjson.JSONDecodeError:
         try:
             raw = json.loads(part)
         except (ValueError, RecursionError) as exc:
             return Decoded(None, seq, f"event is not valid JSON: {_reason(exc)}")
         surrogates = may_hold_surrogates(part)
-    found = checked(raw, surrogates=surrogates)
+    # As for a whole frame (decode_frame): orjson's integers fit, and a shallow text holds no deep event.
+    found = checked(raw, walk=not strict or bracket_depth(part) > MAX_DEPTH, surrogates=surrogates)
     if found.seq is None:
         found.seq = seq
     return found

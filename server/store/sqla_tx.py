@@ -15,19 +15,11 @@ from sqlalchemy import Integer, delete, func, insert, literal, select, update
 from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
+from . import hot_statements as hot
 from . import sqla_runs
 from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState, load_tail, write_points
 from .dialect import insert_ignore
-from .hot_statements import (
-    BUMP_NPOINTS,
-    BUMP_NPOINTS_SUMMARY,
-    INSERT_CHUNK,
-    SET_ENV_UPDATED,
-    SET_PANE_VERSION,
-    client_seq_upsert,
-    run,
-)
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
 from .summary import Summary
 from .summary import update as update_summary
@@ -90,7 +82,7 @@ class SqlTx(StoreTx):
         return self.cache.client_seqs[client_id]
 
     def set_client_last_seq(self, client_id: str, seq: int) -> None:
-        run(self.conn, client_seq_upsert(self.conn), [{"client_id": client_id, "last_seq": seq, "updated": self.now}])
+        hot.run(self.conn, hot.client_seq_upsert(self.conn), [{"client_id": client_id, "last_seq": seq, "updated": self.now}])
         self.cache.client_seqs[client_id] = seq
 
     # -- envs -------------------------------------------------------------------------------------
@@ -411,11 +403,7 @@ class SqlTx(StoreTx):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))
         return len(dead)
     def flush(self) -> None:
-        """Write what was buffered in this transaction (called just before commit).
-
-        One executemany per kind of row for every trace, pane and env touched: a commit that groups a paced
-        stream of many panes costs a few statements, not a few per pane.
-        """
+        """Write what was buffered in this transaction (just before commit): one executemany per kind of row."""
         chunk_rows: list[dict[str, Any]] = []
         for trace_id, parts in self._points.items():
             if len(parts) == 1:  # one big append: no copy (20M points would cost 480 MB more)
@@ -427,7 +415,7 @@ class SqlTx(StoreTx):
             write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
             self.cache.summaries[trace_id] = update_summary(self._summary(trace_id), x, y)
         if chunk_rows:
-            run(self.conn, INSERT_CHUNK, chunk_rows)
+            hot.run(self.conn, hot.INSERT_CHUNK, chunk_rows)
         bumps, summarized = [], []
         for trace_id, n in self._npoints.items():
             summary = self.cache.summaries.get(trace_id)
@@ -437,14 +425,14 @@ class SqlTx(StoreTx):
                 values = sqla_runs.summary_values(summary)
                 summarized.append({"tid": trace_id, "k": n, **{"v_" + c: values[c] for c in sqla_runs.SUMMARY_COLUMNS}})
         if bumps:
-            run(self.conn, BUMP_NPOINTS, bumps)
+            hot.run(self.conn, hot.BUMP_NPOINTS, bumps)
         if summarized:
-            run(self.conn, BUMP_NPOINTS_SUMMARY, summarized)
+            hot.run(self.conn, hot.BUMP_NPOINTS_SUMMARY, summarized)
         if self._versions:
-            run(self.conn, SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
+            hot.run(self.conn, hot.SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
         env_ids = [env_id for env in self._touched_envs if (env_id := self._env_id(env)) is not None]
         if env_ids:
-            run(self.conn, SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
+            hot.run(self.conn, hot.SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
         self._points.clear()
         self._npoints.clear()
         self._versions.clear()

@@ -12,6 +12,7 @@ from .. import __version__, jsonio
 from ..events import EventError, check_name
 from ..ingest.frames import BINARY_FORMAT, Decoded, decode_frame
 from ..ingest.writer import Job, JobResult, Stream
+from ..live import Producer
 from ..panes import parse_event
 from ..services import Services
 
@@ -88,6 +89,11 @@ async def ingest(ws: WebSocket, services: Services) -> None:
 
     pump_task = asyncio.create_task(pump())
     stream = Stream()
+    # Acks say whether a browser follows the batch's envs, if the hello asked (a browser on another server,
+    # with peers, is not seen here: then always yes).
+    watching = (lambda envs: True) if services.peers else services.hub.watching
+    watched: Callable[[set[str]], bool] | None = None
+    producer = Producer(lambda: say({"watched": True}))
     limit = services.settings.max_request_bytes
     try:
         while (frame := await ws.receive()) is not None:
@@ -95,7 +101,7 @@ async def ingest(ws: WebSocket, services: Services) -> None:
             with jsonio.gc_paused():
                 decoded = decode_frame(frame, limit)
                 if decoded.events is not None:
-                    job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots)
+                    job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots, watched)
                     job.size = len(frame)
                     del decoded  # the decoded events die here, before collections resume
             if job is None:
@@ -116,6 +122,9 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                         services.runs.disconnected(client_id)
                     services.runs.connected(cid)
                 client_id = cid
+                watched = watching if hello.get("watched") is True else None
+                if watched is not None:
+                    services.hub.producers.add(producer)
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
                 welcome: dict[str, Any] = {"server": "paneboard", "version": __version__, "last_seq": last,
                                            "max_event_bytes": limit}
@@ -124,11 +133,13 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                     welcome["frames"] = BINARY_FORMAT  # the SDK may send binary frames from now on
                 say({"welcome": welcome})
                 continue
+            producer.envs = {cmd.env for cmd in job.commands}
             await slots.acquire()  # released by the batch's ack: bounds the batches waiting for the writer
             services.writer.submit(job)
             if services.stall is not None:
                 services.stall.batch(conn, {cmd.env for cmd in job.commands})
     finally:
+        services.hub.producers.discard(producer)
         if services.stall is not None:
             services.stall.closed(conn)
         if services.runs is not None and client_id is not None:
@@ -145,7 +156,8 @@ def frame_limit(max_request_bytes: int) -> int:
 
 
 def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loop: asyncio.AbstractEventLoop,
-               outbox: asyncio.Queue[tuple[bytes, bool] | None], slots: asyncio.Semaphore) -> Job:
+               outbox: asyncio.Queue[tuple[bytes, bool] | None], slots: asyncio.Semaphore,
+               watched: Callable[[set[str]], bool] | None) -> Job:
     commands, rejected, top = [], [], 0
     for ev in events:
         if ev.seq is not None:
@@ -171,6 +183,8 @@ def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loo
                 reply["rejected"] = reply["errors"] = rejected + result.errors
 
         def deliver() -> None:
+            if watched is not None and not result.failed:
+                reply["watched"] = watched({cmd.env for cmd in commands})  # see docs/WIRE.md §1.4
             slots.release()
             outbox.put_nowait((jsonio.dumps(reply), bool(result.failed)))
 
@@ -214,6 +228,8 @@ async def live(ws: WebSocket, services: Services) -> None:
                     await ws.send(jsonio.dumps([{"type": "error", "error": str(exc)}]))
                     continue
                 sub.pending = [m for m in sub.pending if m["type"] in ("env", "env_deleted")]
+                if sub.env is not None:
+                    hub.subscribed(sub.env)
                 await ws.send(jsonio.dumps([{"type": "subscribed", "env": sub.env}]))
     finally:
         hub.remove(sub)
