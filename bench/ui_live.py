@@ -110,6 +110,7 @@ def scenario(browser, port: int, panes: int, rate: float, seconds: float) -> dic
     time.sleep(0.5)
     m = page.evaluate(COLLECT)
     ctx.close()
+    c.close_connection(timeout=30)  # its run ends now, not at exit after the server has gone (a spooled run_end)
     return {"panes": panes, "rate": rate, "inview": inview, "sent": out.get("sent", 0), **m}
 
 
