@@ -81,7 +81,7 @@ def db_command(argv: list[str]) -> int:
 def serve(settings: Settings) -> int:
     import uvicorn
 
-    from .app import create_asgi
+    from .app import create_asgi, uvicorn_server
     from .store.instance_lock import AlreadyRunning, lock_database
     from .store.schema import SchemaError
     from .web.sockets import frame_limit
@@ -112,7 +112,7 @@ def serve(settings: Settings) -> int:
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
                             ws_max_size=frame_limit(settings.max_request_bytes))
-    uvicorn.Server(config).run()
+    uvicorn_server(config).run()
     return 0
 
 
