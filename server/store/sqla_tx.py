@@ -18,11 +18,11 @@ from .. import jsonio
 from . import hot_statements as hot
 from . import sqla_runs
 from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
-from .chunks import TailState, load_tail, write_points
+from .chunks import TailState
 from .dialect import insert_ignore
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
+from .sqla_points import PointBuffer
 from .summary import Summary
-from .summary import update as update_summary
 
 _SHA_IN_JSON = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content
 
@@ -68,10 +68,8 @@ class SqlTx(StoreTx):
         self.conn = conn
         self.cache = cache
         self.now = time.time()
-        # Buffered until flush() so that many small appends in one transaction cost one chunk write.
-        self._points: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self._points = PointBuffer(conn, cache.tails, cache.summaries)  # written at flush()
         self._versions: dict[int, int] = {}
-        self._npoints: dict[int, int] = {}
         self._touched_envs: set[str] = set()
 
     # -- clients ----------------------------------------------------------------------------------
@@ -227,7 +225,7 @@ class SqlTx(StoreTx):
         old = self.get_pane(env, win)
         if old is not None:
             for t in self.traces(old):
-                self._forget_trace(t.id)
+                self._points.forget(t.id)
             self.conn.execute(delete(trace_t).where(trace_t.c.pane_id == old.id))
             self.conn.execute(delete(step_t).where(step_t.c.pane_id == old.id))
             self.cache.traces[old.id] = []
@@ -273,7 +271,7 @@ class SqlTx(StoreTx):
         if pane is None:
             return False
         for t in self.traces(pane):
-            self._forget_trace(t.id)
+            self._points.forget(t.id)
         self.conn.execute(delete(pane_t).where(pane_t.c.id == pane.id))
         self.cache.panes.pop((env, win), None)
         self.cache.traces.pop(pane.id, None)
@@ -307,7 +305,7 @@ class SqlTx(StoreTx):
         return rec
 
     def delete_trace(self, trace: TraceRecord) -> None:
-        self._forget_trace(trace.id)
+        self._points.forget(trace.id)
         self.conn.execute(delete(trace_t).where(trace_t.c.id == trace.id))
         # Keep indices dense (the browser addresses Plotly traces by position); shift in two steps so
         # the unique (pane_id, idx) constraint never sees a transient duplicate.
@@ -327,27 +325,15 @@ class SqlTx(StoreTx):
         self.cache.traces[trace.pane_id] = [dataclasses.replace(t, style=style) if t.id == trace.id else t
                                             for t in self.cache.traces.get(trace.pane_id, [])]
 
-    def _forget_trace(self, trace_id: int) -> None:
-        self._points.pop(trace_id, None)
-        self._npoints.pop(trace_id, None)
-        self.cache.tails.pop(trace_id, None)
-        self.cache.summaries.pop(trace_id, None)
-
     # -- points -----------------------------------------------------------------------------------
     def append_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
         if len(x) == 0:
             return
-        self._points.setdefault(trace.id, []).append((x, y, wall))
-        self._npoints[trace.id] = self._npoints.get(trace.id, 0) + len(x)
+        self._points.append(trace.id, x, y, wall)
         self._bump_cached_total(trace, len(x))
 
     def replace_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None:
-        self._forget_trace(trace.id)
-        self.conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace.id))
-        self.conn.execute(update(trace_t).where(trace_t.c.id == trace.id).values(
-            npoints=0, **sqla_runs.summary_values(Summary())))
-        self.cache.tails[trace.id] = TailState(next_seq=0)
-        self.cache.summaries[trace.id] = Summary()
+        self._points.clear_trace(trace.id)
         self._bump_cached_total(trace, -self._cached_total(trace))
         self.append_points(trace, x, y, wall)
 
@@ -362,16 +348,6 @@ class SqlTx(StoreTx):
         if lst is not None:
             self.cache.traces[trace.pane_id] = [dataclasses.replace(t, total=t.total + delta) if t.id == trace.id
                                                 else t for t in lst]
-
-    def _summary(self, trace_id: int) -> Summary:
-        if trace_id not in self.cache.summaries:
-            self.cache.summaries[trace_id] = sqla_runs.load_summary(self.conn, trace_id)
-        return self.cache.summaries[trace_id]
-
-    def _tail(self, trace_id: int) -> TailState:
-        if trace_id not in self.cache.tails:
-            self.cache.tails[trace_id] = load_tail(self.conn, trace_id)
-        return self.cache.tails[trace_id]
 
     # -- step records -----------------------------------------------------------------------------
     def append_steps(self, pane: PaneRecord, first_idx: int, rows: list[tuple[float, float, dict | None, str | None]]
@@ -390,8 +366,6 @@ class SqlTx(StoreTx):
         self.conn.execute(insert_ignore(self.conn, blob_t), {"sha256": sha, "mime": mime, "size": len(data), "data": data})
         return sha
 
-    # -- commit -----------------------------------------------------------------------------------
-
     def sweep_blobs(self) -> int:
         # A pane refers to blobs by sha256 anywhere in its content (an image, its history, a projector's
         # matrix, metadata and sprite), a step record in its blob column: any 64-hex string there keeps one.
@@ -402,39 +376,16 @@ class SqlTx(StoreTx):
         for k in range(0, len(dead), 500):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))
         return len(dead)
+    # -- commit -----------------------------------------------------------------------------------
     def flush(self) -> None:
         """Write what was buffered in this transaction (just before commit): one executemany per kind of row."""
-        chunk_rows: list[dict[str, Any]] = []
-        for trace_id, parts in self._points.items():
-            if len(parts) == 1:  # one big append: no copy (20M points would cost 480 MB more)
-                x, y, w = parts[0]
-            else:
-                x = np.concatenate([p[0] for p in parts])
-                y = np.concatenate([p[1] for p in parts])
-                w = np.concatenate([p[2] for p in parts])
-            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
-            self.cache.summaries[trace_id] = update_summary(self._summary(trace_id), x, y)
-        if chunk_rows:
-            hot.run(self.conn, hot.INSERT_CHUNK, chunk_rows)
-        bumps, summarized = [], []
-        for trace_id, n in self._npoints.items():
-            summary = self.cache.summaries.get(trace_id)
-            if summary is None:
-                bumps.append({"tid": trace_id, "k": n})
-            else:
-                values = sqla_runs.summary_values(summary)
-                summarized.append({"tid": trace_id, "k": n, **{"v_" + c: values[c] for c in sqla_runs.SUMMARY_COLUMNS}})
-        if bumps:
-            hot.run(self.conn, hot.BUMP_NPOINTS, bumps)
-        if summarized:
-            hot.run(self.conn, hot.BUMP_NPOINTS_SUMMARY, summarized)
+        self._points.flush()
         if self._versions:
             hot.run(self.conn, hot.SET_PANE_VERSION, [{"pid": p, "v": v, "t": self.now} for p, v in self._versions.items()])
         env_ids = [env_id for env in self._touched_envs if (env_id := self._env_id(env)) is not None]
         if env_ids:
             hot.run(self.conn, hot.SET_ENV_UPDATED, [{"eid": e, "t": self.now} for e in env_ids])
-        self._points.clear()
-        self._npoints.clear()
         self._versions.clear()
+
 
 __all__ = ["SqlTx", "WriterCache", "StoreError"]

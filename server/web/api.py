@@ -32,6 +32,15 @@ def _name(value: str, what: str) -> str:
         raise ApiError(400, str(exc)) from None
 
 
+def env_names_arg(limit: int) -> list[str]:
+    """The distinct env names of ?envs=a,b (400 unless it names 1..limit valid ones)."""
+    raw = request.args.get("envs", "")
+    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    if not 1 <= len(names) <= limit:
+        raise ApiError(400, f"envs must name 1..{limit} envs, comma-separated")
+    return names
+
+
 def _float_arg(key: str) -> float | None:
     raw = request.args.get(key)
     if raw in (None, ""):

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, request, send_file
 
 from ..events import EventError
 from ..sharing import archive, env_import
-from .api import _env_or_404, _name
+from .api import _env_or_404, env_names_arg
 from .common import ApiError, json_response, services
 
 bp = Blueprint("archive_api", __name__, url_prefix="/api/v1")
@@ -20,10 +20,7 @@ MAX_ARCHIVE_ENVS = 1000
 @bp.get("/archive")
 def export_archive() -> Response:
     """?envs=a,b: a tar of those envs (meta, panes, every point exactly, step records, blobs)."""
-    raw = request.args.get("envs", "")
-    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
-    if not 1 <= len(names) <= MAX_ARCHIVE_ENVS:
-        raise ApiError(400, f"envs must name 1..{MAX_ARCHIVE_ENVS} envs, comma-separated")
+    names = env_names_arg(MAX_ARCHIVE_ENVS)
     names = [_env_or_404(n).name for n in names]
     # Spooled: a small archive never touches the disk, a big one is not held in memory.
     out = tempfile.SpooledTemporaryFile(max_size=64 << 20)

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, request
 from .. import jsonio
 from ..events import EventError
 from ..panes import parse_event
-from .api import _budget, _env_or_404, _name, render_pane
+from .api import _budget, _env_or_404, _name, env_names_arg, render_pane
 from .common import ApiError, json_response, services
 
 bp = Blueprint("envs_api", __name__, url_prefix="/api/v1")
@@ -115,10 +115,7 @@ def load_view(env: str, view: str) -> Response:
 @bp.get("/compare")
 def compare() -> Response:
     """Panes with the same title (or win id) from several envs, one trace per env trace, labelled by env."""
-    raw = request.args.get("envs", "")
-    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
-    if not 1 <= len(names) <= MAX_COMPARE:
-        raise ApiError(400, f"envs must name 1..{MAX_COMPARE} envs, comma-separated")
+    names = env_names_arg(MAX_COMPARE)
     store = services().store
     budget = _budget()
     groups: dict[str, dict[str, Any]] = {}

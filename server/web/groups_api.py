@@ -7,7 +7,7 @@ import re
 from flask import Blueprint, Response, request
 
 from ..seeds import groups as seed_groups
-from .api import _budget, _env_or_404, _name
+from .api import _budget, _env_or_404, env_names_arg
 from .common import ApiError, json_response, services
 
 bp = Blueprint("groups_api", __name__, url_prefix="/api/v1")
@@ -35,10 +35,7 @@ def _ignored() -> list[str]:
 @bp.get("/groups")
 def groups() -> Response:
     """?envs=a,b (runs), ?ignore=seed (config keys left out of the grouping), ?band=std|minmax|ci, ?value=final|best."""
-    raw = request.args.get("envs", "")
-    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
-    if not 1 <= len(names) <= MAX_GROUP_ENVS:
-        raise ApiError(400, f"envs must name 1..{MAX_GROUP_ENVS} envs, comma-separated")
+    names = env_names_arg(MAX_GROUP_ENVS)
     ignore = _ignored()
     band = _choice("band", seed_groups.BANDS)
     value = _choice("value", seed_groups.VALUES)

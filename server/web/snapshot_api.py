@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from ..sharing import snapshot
-from .api import _budget, _env_or_404, _name, attachment, render_pane
-from .common import ApiError, services
+from .api import _budget, _env_or_404, attachment, env_names_arg, render_pane
+from .common import services
 
 bp = Blueprint("snapshot_api", __name__, url_prefix="/api/v1")
 
@@ -47,10 +47,7 @@ def env_snapshot(env: str) -> Response:
 @bp.get("/compare/snapshot.html")
 def compare_snapshot() -> Response:
     """The compare view of ?envs=a,b: panes with the same title overlaid, one colour per env, in one HTML file."""
-    raw = request.args.get("envs", "")
-    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
-    if not 1 <= len(names) <= MAX_SNAPSHOT_ENVS:
-        raise ApiError(400, f"envs must name 1..{MAX_SNAPSHOT_ENVS} envs, comma-separated")
+    names = env_names_arg(MAX_SNAPSHOT_ENVS)
     budget = _budget()
     store = services().store
     groups: dict[str, dict[str, Any]] = {}
