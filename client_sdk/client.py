@@ -19,15 +19,13 @@ from .transport import Transport
 from .transport.points import Prefixes
 from .visdom_media import VisdomMediaMethods
 from .visdom_methods import VisdomMethods
+from .visdom_opts import STYLE_KEYS, STYLE_ONLY, check_opts, trace_name, trace_styles, wire_opts
 
 # Visdom's update= values → WIRE.md update modes (None = op "set"); replace/new/insert are one thing on the wire.
 _UPDATE_MODES: dict[str | None, str | None] = {
     None: None, "append": "append", "replace": "replace", "new": "replace", "insert": "replace",
     "remove": "remove",
 }
-# opts keys that become per-trace Plotly style (and, like Visdom, are not kept in the stored opts).
-_STYLE_ONLY = frozenset(("dash", "linecolor", "markercolor"))
-_STYLE_KEYS = _STYLE_ONLY | {"markersize", "markersymbol", "fillarea", "mode"}
 # Visdom constructor arguments accepted for drop-in compatibility and ignored (HTTP/auth/socket details).
 _VISDOM_IGNORED = frozenset((
     "endpoint", "ipv6", "http_proxy_host", "http_proxy_port", "send", "raise_exceptions",
@@ -65,79 +63,6 @@ def _drop_reporter(client: Client) -> Callable[[int], None]:
                                 f"{c.transport.max_queue}) and the spool were full or the spool is off")
 
     return report
-
-
-def _rgb_hex(c: Any) -> str:
-    if isinstance(c, str):
-        return c
-    a = np.asarray(c, dtype=np.float64).ravel()
-    if a.size != 3:
-        raise ValueError(f"a color must be a string or 3 ints (R, G, B), got {c!r}")
-    r, g, b = (int(v) for v in np.clip(np.rint(a), 0, 255))
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def _per_trace(opts: Mapping[str, Any], key: str, k: int, n: int, color: bool = False) -> Any:
-    """Value of a per-trace style option for trace k of n: one value for all, or a list/array of n values."""
-    v = opts.get(key)
-    if v is None or isinstance(v, str):
-        return v
-    if color:
-        a = np.asarray(v)
-        if a.ndim == 1 and a.size == 3 and a.dtype.kind in "iuf":
-            return _rgb_hex(a)  # one RGB triple for every trace
-        if len(a) != n:
-            raise ValueError(f"opts.{key} needs one entry per trace ({n}), got {len(a)}")
-        return _rgb_hex(a[k].tolist() if a.ndim == 2 else str(a[k]))
-    if isinstance(v, (list, tuple, np.ndarray)):
-        if len(v) != n:
-            raise ValueError(f"opts.{key} needs one entry per trace ({n}), got {len(v)}")
-        return v[k].item() if isinstance(v[k], np.generic) else v[k]
-    return v
-
-
-def _styles(opts: Mapping[str, Any] | None, n: int, mode: str) -> list[dict[str, Any]]:
-    """Plotly trace styles from Visdom opts (mode, dash, linecolor, markersize, markersymbol, markercolor)."""
-    if not opts:
-        return [{"mode": mode} for _ in range(n)]
-    out = []
-    for k in range(n):
-        st: dict[str, Any] = {"mode": opts.get("mode") or mode}
-        line = {"dash": _per_trace(opts, "dash", k, n), "color": _per_trace(opts, "linecolor", k, n, True)}
-        marker = {"size": opts.get("markersize"), "symbol": opts.get("markersymbol"),
-                  "color": _per_trace(opts, "markercolor", k, n, True)}
-        if any(v is not None for v in line.values()):
-            st["line"] = {a: v for a, v in line.items() if v is not None}
-        if any(v is not None for v in marker.values()):
-            st["marker"] = {a: v for a, v in marker.items() if v is not None}
-        if opts.get("fillarea"):
-            st["fill"] = "tonexty"
-        out.append(st)
-    return out
-
-
-def _trace_name(opts: Mapping[str, Any] | None, name: str | None, k: int, n: int, label: int | None = None) -> str:
-    """Visdom naming: `name` for a single trace, else opts.legend[k], else "1".."n" (or the scatter label)."""
-    if name is not None:
-        if n != 1:
-            raise ValueError("name= names one trace; use opts['legend'] to name several")
-        return str(name)
-    legend = opts.get("legend") if opts else None
-    if legend is not None and k < len(legend):
-        return str(legend[k])
-    return str(label if label is not None else k + 1)
-
-
-def _check_opts(opts: Any) -> None:
-    if opts is not None and not isinstance(opts, Mapping):
-        raise TypeError(f"opts must be a dict, got {type(opts).__name__}")
-
-
-def _wire_opts(opts: Mapping[str, Any] | None, drop: frozenset[str] = frozenset()) -> Mapping[str, Any]:
-    # No defensive copy: put() encodes the event before the call returns.
-    if not opts:
-        return {}
-    return {k: v for k, v in opts.items() if k not in drop} if drop & opts.keys() else opts
 
 
 class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
@@ -197,7 +122,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
             row = fast_floats(Y[0]) if ys is None and type(Y) is list and len(Y) == 1 and name is None else None
             xs = fast_floats(X) if ys is not None or row is not None else None
             if xs is not None and len(xs) == (len(ys) if row is None else 1) \
-                    and (opts is None or _STYLE_KEYS.isdisjoint(opts)):
+                    and (opts is None or STYLE_KEYS.isdisjoint(opts)):
                 legend = opts.get("legend") if opts else None
                 style = {"mode": "lines+markers" if opts and opts.get("markers") else "lines"}
                 if row is None:
@@ -247,11 +172,11 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                 raise ValueError("scatter: Y labels must be integers >= 1")
             labels = la.astype(np.int64)
         k_max = int(labels.max()) if n else 1
-        styles = _styles(opts, k_max, "markers")
+        styles = trace_styles(opts, k_max, "markers")
         traces = []
         for k in range(1, k_max + 1):
             sel = labels == k
-            traces.append({"name": _trace_name(opts, name, k - 1, k_max, k), "x": float_list(xa[sel, 0]),
+            traces.append({"name": trace_name(opts, name, k - 1, k_max, k), "x": float_list(xa[sel, 0]),
                            "y": float_list(xa[sel, 1]), "style": styles[k - 1]})
         return self._emit_xy("scatter", win, env, opts, mode, name, traces)
 
@@ -260,7 +185,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
         """HTML text pane; append=True adds to the existing content (joined with <br> by the server)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a string, got {type(text).__name__}")
-        _check_opts(opts)
+        check_opts(opts)
         if win is None:
             if append:
                 raise ValueError("text(append=True) needs win")
@@ -269,7 +194,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                               "env": self.env if env is None else env, "win": win, "kind": "text"}
         if append:
             ev["mode"], ev["name"] = "append", None
-        ev["opts"] = _wire_opts(opts)
+        ev["opts"] = wire_opts(opts)
         ev["content"] = text
         self.transport.put(ev)
         return win
@@ -280,13 +205,13 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
 
         Floats with max <= 1 are scaled by 255; PNG, or JPEG when opts['jpgquality'] is set.
         """
-        _check_opts(opts)
+        check_opts(opts)
         if img is None:
             raise TypeError("image: img is None")
         wire = encode_image(image_hwc(img), (opts or {}).get("jpgquality"))
         win = new_win_id() if win is None else win
         self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
-                            "kind": "image", "opts": _wire_opts(opts), "image": wire})
+                            "kind": "image", "opts": wire_opts(opts), "image": wire})
         return win
 
     def images(self, tensor: Any, nrow: int = 8, padding: int = 2, win: str | None = None,
@@ -356,7 +281,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
         except (KeyError, TypeError):
             raise ValueError(f"update must be one of None, 'append', 'replace', 'new', 'insert', 'remove'; "
                              f"got {update!r}") from None
-        _check_opts(opts)
+        check_opts(opts)
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string, got {type(name).__name__}")
         if mode == "remove" and name is None:
@@ -373,7 +298,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                               "env": self.env if env is None else env, "win": win, "kind": kind}
         if mode is not None:
             ev["mode"], ev["name"] = mode, name
-        ev["opts"] = _wire_opts(opts, _STYLE_ONLY)
+        ev["opts"] = wire_opts(opts, STYLE_ONLY)
         ev["traces"] = traces
         self.transport.put(ev)
         return win
@@ -412,6 +337,6 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                 raise ValueError(f"line: X must have shape ({n},) or {ya.shape}, got {xa.shape}")
         m = len(cols)
         line_mode = "lines+markers" if opts and opts.get("markers") else "lines"
-        styles = _styles(opts, m, line_mode)
-        return [{"name": _trace_name(opts, name, k, m), "x": float_list(x), "y": float_list(y),
+        styles = trace_styles(opts, m, line_mode)
+        return [{"name": trace_name(opts, name, k, m), "x": float_list(x), "y": float_list(y),
                  "style": styles[k]} for k, (x, y) in enumerate(cols)]
