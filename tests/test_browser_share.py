@@ -62,6 +62,13 @@ def test_share_link_opens_a_read_only_view(guarded, tab: Tab) -> None:
     tab.wait("() => document.querySelector('[data-win=\"loss\"] .js-plotly-plot').data[0].x.length === 4")
     if SHOTS:
         tab.page.screenshot(path=os.path.join(SHOTS, "share_env.png"))
+    # The run panel shows tags and notes but offers no way to edit them (the env's config editor neither).
+    admin(guarded, "PUT", "/api/v1/envs/pub/tags", {"tags": ["baseline"]})
+    tab.wait("() => !!document.querySelector('.run-tags .tag')")
+    tab.page.locator(".act-run").click()
+    assert tab.js("() => document.querySelector('.run-tags .tag').textContent.includes('baseline')")
+    assert tab.js("() => ['.tag-x', '.tag-input', '.act-edit-notes', '.act-config'].every((s) =>"
+                  " [...document.querySelectorAll(s)].every((el) => el.offsetParent === null))")
     # A write from the page is refused by the server, whatever the UI shows.
     status = tab.js("""async () => (await fetch('/api/v1/envs/pub', {method: 'DELETE'})).status""")
     assert status == 403
