@@ -12,6 +12,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
+from collections.abc import Iterator
 from typing import Any
 
 from ..convert import fast_dumps
@@ -62,32 +63,40 @@ def size(data: Data) -> int:
     return len(data) if isinstance(data, bytes) else len(data[0]) + 64
 
 
-def frame(items: list[tuple[int, Data]]) -> bytes:
-    """`{"batch":[...]}` with each event's `s` spliced in; runs of points to one trace as one event each."""
-    out: list[bytes] = []
+def runs(items: list[tuple[int, Data]]) -> Iterator[tuple[int, int, bytes | list[Point]]]:
+    """(first s, last s, what goes out as one event): an encoded event alone, or a run of points to one
+    trace with consecutive sequence numbers."""
     i, n = 0, len(items)
     while i < n:
         s, d = items[i]
         if isinstance(d, bytes):
-            out.append(b'{"s":%d,%s' % (s, d[1:]))
+            yield s, s, d
             i += 1
             continue
-        pre = d[0]
         run = [d]
         j = i + 1
         while j < n:
             s_next, d_next = items[j]
-            if isinstance(d_next, bytes) or d_next[0] != pre or s_next != s + len(run):
+            if isinstance(d_next, bytes) or d_next[0] != d[0] or s_next != s + len(run):
                 break
             run.append(d_next)
             j += 1
-        if len(run) == 1:
-            out.append(b'{"s":%d,%s' % (s, encoded(d)[1:]))
+        yield s, items[j - 1][0], run
+        i = j
+
+
+def frame(items: list[tuple[int, Data]]) -> bytes:
+    """`{"batch":[...]}` with each event's `s` spliced in; runs of points to one trace as one event each."""
+    out: list[bytes] = []
+    for s, last, event in runs(items):
+        if isinstance(event, bytes):
+            out.append(b'{"s":%d,%s' % (s, event[1:]))
+        elif len(event) == 1:
+            out.append(b'{"s":%d,%s' % (s, encoded(event[0])[1:]))
         else:
             out.append(b'{"s":%d,"s0":%d,"t":%s,%s"x":%s,"y":%s,"wall":%s}]}' % (
-                items[j - 1][0], s, fast_dumps(run[-1][3]), pre, fast_dumps([p[1] for p in run]),
-                fast_dumps([p[2] for p in run]), fast_dumps([p[3] for p in run])))
-        i = j
+                last, s, fast_dumps(event[-1][3]), event[0][0], fast_dumps([p[1] for p in event]),
+                fast_dumps([p[2] for p in event]), fast_dumps([p[3] for p in event])))
     return b'{"batch":[' + b",".join(out) + b"]}"
 
 
@@ -103,28 +112,15 @@ def binary_frame(items: list[tuple[int, Data]]) -> bytes:
     """The frame of `items` as binary: runs of points as little-endian float64 columns x, y, wall."""
     out: list[bytes] = []
     events = 0
-    i, n = 0, len(items)
-    while i < n:
-        s, d = items[i]
+    for s, last, event in runs(items):
         events += 1
-        if isinstance(d, bytes):
-            event = b'{"s":%d,%s' % (s, d[1:])
-            out += (_JSON_EVENT.pack(0, len(event)), event)
-            i += 1
+        if isinstance(event, bytes):
+            body = b'{"s":%d,%s' % (s, event[1:])
+            out += (_JSON_EVENT.pack(0, len(body)), body)
             continue
-        pre = d[0]
-        run = [d]
-        j = i + 1
-        while j < n:
-            s_next, d_next = items[j]
-            if isinstance(d_next, bytes) or d_next[0] != pre or s_next != s + len(run):
-                break
-            run.append(d_next)
-            j += 1
-        envelope = b"{" + pre[:-1] + b"}]}"
-        cols = array("d", [p[1] for p in run] + [p[2] for p in run] + [p[3] for p in run])
+        envelope = b"{" + event[0][0][:-1] + b"}]}"
+        cols = array("d", [p[1] for p in event] + [p[2] for p in event] + [p[3] for p in event])
         if sys.byteorder != "little":
             cols.byteswap()
-        out += (_RUN.pack(1, s, items[j - 1][0], run[-1][3], len(envelope), len(run)), envelope, cols.tobytes())
-        i = j
+        out += (_RUN.pack(1, s, last, event[-1][3], len(envelope), len(event)), envelope, cols.tobytes())
     return _HEAD.pack(MAGIC, events) + b"".join(out)
