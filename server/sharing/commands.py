@@ -7,7 +7,7 @@ import sys
 
 from ..events import EventError
 from ..settings import Settings, default_db_path
-from ..store import open_store
+from ..store import Store, open_store
 from ..store.schema import SchemaError, ensure_schema
 from . import tokens
 
@@ -29,15 +29,22 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def token_command(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    settings = Settings(db=args.db)
+def _open_store(db: str, command: str) -> Store | None:
+    """The store of --db at the newest schema, or None after saying why not (an old or foreign database)."""
+    settings = Settings(db=db)
     try:
         ensure_schema(settings.db_url, settings.db_hint)
     except SchemaError as exc:
-        print(f"dash-server token: {exc}", file=sys.stderr)
+        print(f"dash-server {command}: {exc}", file=sys.stderr)
+        return None
+    return open_store(settings.db_url)
+
+
+def token_command(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    store = _open_store(args.db, "token")
+    if store is None:
         return 2
-    store = open_store(settings.db_url)
     try:
         if args.action == "create":
             envs = None if args.envs is None else [e.strip() for e in args.envs.split(",") if e.strip()]
@@ -72,13 +79,9 @@ def export_envs_command(argv: list[str]) -> int:
     p.add_argument("-o", "--output", required=True, help="the archive file to write")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
     args = p.parse_args(argv)
-    settings = Settings(db=args.db)
-    try:
-        ensure_schema(settings.db_url, settings.db_hint)
-    except SchemaError as exc:
-        print(f"dash-server export-envs: {exc}", file=sys.stderr)
+    store = _open_store(args.db, "export-envs")
+    if store is None:
         return 2
-    store = open_store(settings.db_url)
     try:
         with open(args.output, "wb") as out:
             counts = export_envs(store, args.envs, out)
