@@ -8,8 +8,8 @@ from typing import Any
 
 from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
-from .live import Hub
-from .peers import Peers
+from .live.hub import Hub
+from .live.peers import Peers
 from .runs.index import RunIndex
 from .runs.watch import RunWatch
 from .settings import Settings

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import paneboard
-from paneboard.server.cli import main as dash_server
+from paneboard.server.cli.main.main import main as dash_server
 from paneboard.server.store import open_store
 
 pytestmark = pytest.mark.e2e

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from paneboard.server.ingest.writer import Job, JobResult
-from paneboard.server.panes import parse_event
+from paneboard.server.commands.jobs import Job, JobResult
+from paneboard.server.commands.parse import parse_event
 from paneboard.server.services import Services
 from paneboard.server.settings import Settings
 

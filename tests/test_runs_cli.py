@@ -31,7 +31,7 @@ def test_delete_by_query_on_the_database_file(tmp_path):
     db = str(tmp_path / "r.db")
     svc = Services.open(Settings(db=db))
     svc.writer.start()
-    from paneboard.server.panes import parse_event
+    from paneboard.server.commands.parse import parse_event
 
     assert svc.writer.submit_wait([parse_event(e) for e in seed_events()]).errors == []
     svc.writer.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 
-from ..events import Command
+from ..commands.envelope import Command
 from ..store import Store
 
 log = logging.getLogger("paneboard.writer")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from ..events import MAX_SEQ
+from ..commands.envelope import MAX_SEQ
 from ..jsonio import lone_surrogate, may_hold_surrogates
 
 MAX_DEPTH = 64             # nesting levels inside one event; deeper data only breaks recursive code later

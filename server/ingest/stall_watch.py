@@ -16,10 +16,10 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..panes import parse_event
+from ..commands.jobs import Job, Submit
+from ..commands.parse import parse_event
 from ..runs.ops import status_command
 from ..store import Store
-from .writer import Job, Writer
 
 log = logging.getLogger("paneboard.stall")
 
@@ -39,7 +39,7 @@ class _Conn:
 class StallWatch:
     """Fed by the ingest socket: batch() for every batch received, closed() when the socket closes."""
 
-    def __init__(self, writer: Writer, store: Store, factor: float = 10.0, min_s: float = 60.0) -> None:
+    def __init__(self, writer: Submit, store: Store, factor: float = 10.0, min_s: float = 60.0) -> None:
         self.writer, self.store, self.factor, self.min_s = writer, store, factor, min_s
         self._conns: dict[object, _Conn] = {}
         self._lock = threading.Lock()

@@ -7,15 +7,14 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from sqlalchemy.exc import DataError, DBAPIError
 
-from .. import envops
-from ..deltas import Deltas
-from ..events import Command, EventError, PaneCommand
-from ..panes import coalesce, kind_module, skip_stored
-from ..sharing import env_import
+from ..commands.batch import coalesce, first_seq, skip_stored
+from ..commands.envelope import Command, EventError
+from ..commands.jobs import Job, JobResult
+from ..commands.table import apply_command
+from ..live.deltas import Deltas
 from ..store import Store, StoreTx
 from .blob_sweep import SWEEP_EVERY, BlobSweeper
 from .memtrim import Trimmer
@@ -29,30 +28,6 @@ ENV_SUMMARY_INTERVAL = 0.5  # seconds between env-list refreshes for an env that
 # finds the writer idle is committed at once, so a lone event is not delayed.
 BUSY_GAP = 0.010
 GROUP_LINGER = 0.005
-
-
-@dataclass
-class JobResult:
-    errors: list[dict] = field(default_factory=list)  # rejected for good: {"s", "error"}; never stored
-    failed: str | None = None  # a storage failure that may pass: the job is not (wholly) stored, retry it
-
-
-@dataclass
-class Stream:
-    """One producer connection. After a storage failure none of its later jobs may be stored: they would
-    move the client's last_seq past the failed event, which its resend would then skip as a duplicate."""
-
-    broken: str | None = None
-
-
-@dataclass
-class Job:
-    commands: list[Command]
-    client_id: str | None = None
-    ack_seq: int | None = None  # highest producer seq this job covers (incl. rejected events)
-    done: Callable[[JobResult], None] | None = None
-    stream: Stream | None = None
-    size: int = 1 << 20  # bytes it arrived as (a socket frame); unknown: counted as big (see Trimmer)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -69,35 +44,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {lines[0][:200]}" if lines else type(exc).__name__
 
 
-def _first_seq(cmd: Command) -> int | None:
-    """The first producer call a command stands for (a coalesced append stands for first_seq..seq)."""
-    if isinstance(cmd, PaneCommand) and cmd.first_seq is not None:
-        return cmd.first_seq
-    return cmd.seq
-
-
-def apply_command(tx: StoreTx, cmd: Command, deltas: Deltas) -> None:
-    if isinstance(cmd, PaneCommand):  # set / update: the pane's kind applies it
-        kind_module(cmd.kind).apply(tx, cmd, deltas)
-        return
-    if cmd.op in envops.APPLIED_OPS:
-        envops.apply(tx, cmd, deltas)
-        return
-    if cmd.op == env_import.IMPORT_OP:  # an env from an archive (sharing/archive.py), never a producer event
-        env_import.apply(tx, cmd, deltas)
-        return
-    if cmd.op == "delete_env":
-        if tx.delete_env(cmd.env):
-            deltas.env_deleted(cmd.env)
-        return
-    if cmd.op == "close":
-        wins = tx.pane_wins(cmd.env) if cmd.win is None else [cmd.win]
-        for win in wins:
-            if tx.delete_pane(cmd.env, win):
-                deltas.close(cmd.env, win)
-
-
 class Writer:
+    """The one thread that writes: implements commands.jobs.Submit for every producer."""
+
     def __init__(self, store: Store, publish: Callable[[list[dict]], None],
                  listening: Callable[[], bool] | None = None) -> None:
         self.store = store
@@ -252,7 +201,7 @@ class Writer:
         if job.client_id and job.ack_seq is not None:
             # Past the events rejected for good (also those rejected before the writer): all of the job, or
             # up to just below the failed command (rejected events may sit there), never beyond it.
-            upto = job.ack_seq if failed is None else (_first_seq(failed) or 1) - 1
+            upto = job.ack_seq if failed is None else (first_seq(failed) or 1) - 1
             try:
                 with self.store.transaction() as tx:
                     if upto > tx.client_last_seq(job.client_id):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import PaneCommand
+from ..commands.envelope import PaneCommand
 from ..store import PaneRecord
 
 PLOTLY_LAYOUT = "plotly_layout"  # where a Visdom window's Plotly layout lives in the opts of xy panes

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ..deltas import Deltas
-from ..events import PaneCommand
+from ..commands.envelope import PaneCommand
+from ..live.deltas import Deltas
 from ..store import PaneRecord, StepRow, Store, StoreTx
 
 # Query arguments of the read API a kind asked for (READ_OPTIONS), e.g. a histogram's {"steps": "51"}.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..deltas import Deltas
-from ..events import EventError, PaneCommand
+from ..commands.envelope import EventError, PaneCommand
+from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
 from .common import title_of
 from .contract import ReadOptions

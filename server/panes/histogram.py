@@ -8,8 +8,8 @@ import numpy as np
 
 from paneboard.protocol import MAX_BUCKETS
 
-from ..deltas import Deltas
-from ..events import EventError, PaneCommand
+from ..commands.envelope import EventError, PaneCommand
+from ..live.deltas import Deltas
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from . import stepped
 from .contract import ReadOptions

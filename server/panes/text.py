@@ -7,8 +7,8 @@ import re
 
 import nh3
 
-from ..deltas import Deltas
-from ..events import EventError, PaneCommand
+from ..commands.envelope import EventError, PaneCommand
+from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
 from .common import merged_opts, title_of
 from .contract import ReadOptions

@@ -17,15 +17,11 @@ from paneboard.protocol import (
 )
 
 from .. import jsonio
-from ..deltas import Deltas
-from ..events import EnvCommand, EventError
+from ..commands.envelope import EnvCommand, EventError, refusing_store_errors
+from ..live.deltas import Deltas
 from ..store import RunRecord, StoreTx
 from .record import ACTIVE, run_json
 
-# Sent by producers (paneboard.protocol.OPS lists them too).
-RUN_OPS = ("run_start", "run_end", "run_config", "run_tags", "run_note", "run_best")
-# Made only by the server itself (crash and stall watch): never parsed from an event, so no producer forges one.
-SERVER_OPS = ("run_status",)
 MAX_CONFIG_BYTES = 256 * 1024   # the env meta's size limit (envops.MAX_META_BYTES)
 MAX_CONFIG_KEYS = 5_000
 _TAG = re.compile(r"^[^\s,\x00-\x1f\x7f\"']+$")
@@ -95,36 +91,53 @@ def check_provenance(value: Any) -> dict:
     return value
 
 
-def parse(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
-    """Validate one run op (the envelope is checked); unknown fields are refused, so a typo is not lost."""
-    allowed = {"run_start": {"client", "provenance"}, "run_end": {"client"},
-               "run_config": {"config", "replace"}, "run_tags": {"add", "remove", "set"},
-               "run_note": {"note", "append"}, "run_best": {"series", "direction"}}[op]
+def _checked_fields(raw: dict, op: str, allowed: set[str]) -> None:
+    """Unknown fields are refused, so a typo is not lost."""
     unknown = set(raw) - allowed - {"op", "env", "win", "s", "t"}
     if unknown:
         raise EventError(f"{op}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
-    payload: dict[str, Any]
-    if op == "run_start":
-        payload = {"client": _client(raw), "provenance": check_provenance(raw.get("provenance") or {})}
-    elif op == "run_end":
-        payload = {"client": _client(raw)}
-    elif op == "run_config":
-        payload = {"config": check_config(raw.get("config")), "replace": bool(raw.get("replace"))}
-    elif op == "run_tags":
-        payload = {k: check_tags(raw[k], k) for k in ("add", "remove", "set") if raw.get(k) is not None}
-        if not payload:
-            raise EventError("run_tags: give add, remove or set (lists of tags)")
-    elif op == "run_note":
-        payload = {"note": check_note(raw.get("note")), "append": bool(raw.get("append"))}
-    else:
-        series = raw.get("series")
-        if not isinstance(series, str) or not series or len(series) > 2 * MAX_NAME + 1:
-            raise EventError("run_best: series must be a series name")
-        direction = raw.get("direction")
-        if direction not in ("min", "max", None):
-            raise EventError('run_best: direction must be "min", "max" or null (inferred from the name)')
-        payload = {"series": series, "direction": direction}
+
+
+def parse_start(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"client", "provenance"})
+    payload = {"client": _client(raw), "provenance": check_provenance(raw.get("provenance") or {})}
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def parse_end(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"client"})
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"client": _client(raw)})
+
+
+def parse_config(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"config", "replace"})
+    payload = {"config": check_config(raw.get("config")), "replace": bool(raw.get("replace"))}
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def parse_tags(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"add", "remove", "set"})
+    payload = {k: check_tags(raw[k], k) for k in ("add", "remove", "set") if raw.get(k) is not None}
+    if not payload:
+        raise EventError("run_tags: give add, remove or set (lists of tags)")
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def parse_note(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"note", "append"})
+    payload = {"note": check_note(raw.get("note")), "append": bool(raw.get("append"))}
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"series", "direction"})
+    series = raw.get("series")
+    if not isinstance(series, str) or not series or len(series) > 2 * MAX_NAME + 1:
+        raise EventError("run_best: series must be a series name")
+    direction = raw.get("direction")
+    if direction not in ("min", "max", None):
+        raise EventError('run_best: direction must be "min", "max" or null (inferred from the name)')
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"series": series, "direction": direction})
 
 
 def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
@@ -132,64 +145,96 @@ def status_command(env: str, status: str, client: str | None, wall: float) -> En
     return EnvCommand(op="run_status", env=env, wall=wall, payload={"status": status, "client": client})
 
 
-def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
-    op, p = cmd.op, cmd.payload
-    if op in ("run_config", "run_best"):
-        tx.ensure_env(cmd.env)
-        meta = tx.env_meta(cmd.env) or {}
-        if op == "run_config":
-            meta["config"] = dict(p["config"]) if p["replace"] else {**(meta.get("config") or {}), **p["config"]}
-            if len(jsonio.dumps(meta["config"])) > MAX_CONFIG_BYTES:
-                raise EventError(f"config must be at most {MAX_CONFIG_BYTES} bytes of JSON")
-        else:
-            best = dict(meta.get("best") or {})
-            if p["direction"] is None:
-                best.pop(p["series"], None)
-            else:
-                best[p["series"]] = p["direction"]
-            meta["best"] = best
-        tx.set_env_meta(cmd.env, meta)
-        deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
-        return
-    if op == "run_status" and tx.get_run(cmd.env) is None:
+@refusing_store_errors
+def apply_config(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    p = cmd.payload
+    tx.ensure_env(cmd.env)
+    meta = tx.env_meta(cmd.env) or {}
+    meta["config"] = dict(p["config"]) if p["replace"] else {**(meta.get("config") or {}), **p["config"]}
+    if len(jsonio.dumps(meta["config"])) > MAX_CONFIG_BYTES:
+        raise EventError(f"config must be at most {MAX_CONFIG_BYTES} bytes of JSON")
+    _set_meta(tx, cmd.env, meta, deltas)
+
+
+@refusing_store_errors
+def apply_best(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    p = cmd.payload
+    tx.ensure_env(cmd.env)
+    meta = tx.env_meta(cmd.env) or {}
+    best = dict(meta.get("best") or {})
+    if p["direction"] is None:
+        best.pop(p["series"], None)
+    else:
+        best[p["series"]] = p["direction"]
+    meta["best"] = best
+    _set_meta(tx, cmd.env, meta, deltas)
+
+
+def _set_meta(tx: StoreTx, env: str, meta: dict, deltas: Deltas) -> None:
+    tx.set_env_meta(env, meta)
+    deltas.messages.append({"type": "meta", "env": env, "meta": meta})
+
+
+@refusing_store_errors
+def apply_status(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    if tx.get_run(cmd.env) is None:
         return  # the env (or its run) went meanwhile
+    apply_record(tx, cmd, deltas)
+
+
+@refusing_store_errors
+def apply_record(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    """The ops that change the run record itself: start, end, status, tags, note."""
     tx.ensure_env(cmd.env)
     old = tx.get_run(cmd.env) or RunRecord(env=cmd.env)
-    new = _changed(old, cmd)
+    new = _CHANGES[cmd.op](old, cmd)
     if new != old:
         tx.put_run(new)
         deltas.messages.append({"type": "run", "env": cmd.env, "run": run_json(new)})
 
 
-def _changed(run: RunRecord, cmd: EnvCommand) -> RunRecord:
-    op, p, rep = cmd.op, cmd.payload, dataclasses.replace
-    if op == "run_start":
-        client = p["client"]
-        if run.status in ACTIVE:  # another client of the same job (a second Client, a DDP rank) joins it
-            clients = run.clients if client is None or client in run.clients else run.clients + (client,)
-            return rep(run, status="running", clients=clients)
-        return rep(run, status="running", started=cmd.wall, ended=None, provenance=p["provenance"],
-                   clients=() if client is None else (client,))
-    if op == "run_end":
-        clients = tuple(c for c in run.clients if c != p["client"])
-        if clients or run.status not in ACTIVE:
-            return rep(run, clients=clients)  # other clients still run it, or it ended already (crashed)
-        return rep(run, status="finished", ended=cmd.wall, clients=())
-    if op == "run_status":
-        status, client = p["status"], p["client"]
-        if status == "crashed":
-            if run.status not in ACTIVE or client not in run.clients:
-                return run
-            return rep(run, status="crashed", ended=cmd.wall, clients=tuple(c for c in run.clients if c != client))
-        if status == "stalled":
-            return rep(run, status="stalled") if run.status == "running" else run
-        return rep(run, status="running") if run.status == "stalled" else run
-    if op == "run_tags":
-        tags = list(p["set"]) if "set" in p else list(run.tags)
-        tags += [t for t in p.get("add", []) if t not in tags]
-        tags = [t for t in tags if t not in p.get("remove", [])]
-        check_tags(tags)
-        return rep(run, tags=tuple(tags))
-    # run_note
+def _started(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    client = cmd.payload["client"]
+    if run.status in ACTIVE:  # another client of the same job (a second Client, a DDP rank) joins it
+        clients = run.clients if client is None or client in run.clients else run.clients + (client,)
+        return dataclasses.replace(run, status="running", clients=clients)
+    return dataclasses.replace(run, status="running", started=cmd.wall, ended=None,
+                               provenance=cmd.payload["provenance"], clients=() if client is None else (client,))
+
+
+def _ended(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    clients = tuple(c for c in run.clients if c != cmd.payload["client"])
+    if clients or run.status not in ACTIVE:
+        return dataclasses.replace(run, clients=clients)  # other clients still run it, or it ended already
+    return dataclasses.replace(run, status="finished", ended=cmd.wall, clients=())
+
+
+def _status_set(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    status, client = cmd.payload["status"], cmd.payload["client"]
+    if status == "crashed":
+        if run.status not in ACTIVE or client not in run.clients:
+            return run
+        return dataclasses.replace(run, status="crashed", ended=cmd.wall,
+                                   clients=tuple(c for c in run.clients if c != client))
+    if status == "stalled":
+        return dataclasses.replace(run, status="stalled") if run.status == "running" else run
+    return dataclasses.replace(run, status="running") if run.status == "stalled" else run
+
+
+def _tagged(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    p = cmd.payload
+    tags = list(p["set"]) if "set" in p else list(run.tags)
+    tags += [t for t in p.get("add", []) if t not in tags]
+    tags = [t for t in tags if t not in p.get("remove", [])]
+    check_tags(tags)
+    return dataclasses.replace(run, tags=tuple(tags))
+
+
+def _noted(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    p = cmd.payload
     note = (run.notes + "\n\n" + p["note"] if run.notes else p["note"]) if p["append"] else p["note"]
-    return rep(run, notes=check_note(note))
+    return dataclasses.replace(run, notes=check_note(note))
+
+
+_CHANGES = {"run_start": _started, "run_end": _ended, "run_status": _status_set, "run_tags": _tagged,
+            "run_note": _noted}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import EnvCommand
-from ..ingest.writer import Writer
+from ..commands.envelope import EnvCommand
+from ..commands.jobs import Submit
 from .record import ACTIVE
 
 DAY = 86_400.0
@@ -20,7 +20,7 @@ def select_runs(runs: list[dict[str, Any]], older_than_days: float | None, now: 
             if r["status"] not in ACTIVE and (cutoff is None or (r["updated"] or 0) < cutoff)]
 
 
-def delete_envs(writer: Writer, envs: list[str]) -> int:
+def delete_envs(writer: Submit, envs: list[str]) -> int:
     """Delete the envs through the writer (the one path that writes); how many were deleted."""
     done = 0
     for i in range(0, len(envs), BATCH):

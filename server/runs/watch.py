@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..ingest.writer import Job, Writer
+from ..commands.jobs import Job, Submit
 from ..store import Store
 from .ops import status_command
 
@@ -30,7 +30,7 @@ SEEN_BATCH = 100            # client ids per message: NOTIFY payloads stay under
 
 
 class RunWatch:
-    def __init__(self, writer: Writer, store: Store, grace: float = 30.0,
+    def __init__(self, writer: Submit, store: Store, grace: float = 30.0,
                  announce: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
         self.writer, self.store, self.grace = writer, store, grace
         self.announce = announce               # publishes to the other servers (None: this one is alone)

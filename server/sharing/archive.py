@@ -15,8 +15,8 @@ from typing import IO, Any
 import numpy as np
 
 from .. import jsonio
-from ..envops import check_layout
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
+from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
 

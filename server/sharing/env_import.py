@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..deltas import Deltas
-from ..events import EnvCommand, EventError
+from ..commands.envelope import EnvCommand, EventError
+from ..live.deltas import Deltas
 from ..store import StoreTx
 from .archive import EnvData
 

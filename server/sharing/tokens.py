@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
 from ..store import ShareTokenRecord, Store
 
 PREFIX = "pbs_"  # tells a share token from the admin token without a database lookup

@@ -22,9 +22,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..events import Command, EventError
-from ..ingest.writer import Job, JobResult, Writer
-from ..panes import parse_event
+from ..commands.envelope import Command, EventError
+from ..commands.jobs import Job, JobResult, Submit
+from ..commands.parse import parse_event
 
 log = logging.getLogger("paneboard.tb")
 
@@ -85,7 +85,7 @@ class _Run:
 class TbImporter:
     """Imports whatever is new in a logdir on each `import_pass`; keeps per-file offsets and per-run state."""
 
-    def __init__(self, writer: Writer, store, logdir: str | Path) -> None:
+    def __init__(self, writer: Submit, store, logdir: str | Path) -> None:
         from .decode import RunState  # tensorboard's protos: only servers that import logs load them
 
         self._RunState = RunState
@@ -286,7 +286,7 @@ class TbImporter:
 class TbWatcher:
     """`dash-server --logdir`: an import pass at start, then one every POLL_SECONDS, and a last one at stop."""
 
-    def __init__(self, writer: Writer, store, logdir: str, interval: float = POLL_SECONDS) -> None:
+    def __init__(self, writer: Submit, store, logdir: str, interval: float = POLL_SECONDS) -> None:
         self.importer = TbImporter(writer, store, logdir)
         self.interval = interval
         self._stop = threading.Event()

@@ -10,9 +10,9 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from .. import jsonio
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
+from ..commands.parse import parse_event
 from ..ingest.frames import check_shape
-from ..panes import parse_event
 from ..web.common import json_response, services
 from .translate import create_events, update_events, window_events, window_json
 

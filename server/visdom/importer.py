@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import jsonio
-from ..events import EventError
-from ..ingest.writer import Writer
-from ..panes import parse_event
+from ..commands.envelope import EventError
+from ..commands.jobs import Submit
+from ..commands.parse import parse_event
 from .translate import window_events
 
 
@@ -25,7 +25,7 @@ def env_files(paths: list[str]) -> list[Path]:
     return out
 
 
-def import_file(writer: Writer, path: Path, env: str) -> tuple[int, list[str]]:
+def import_file(writer: Submit, path: Path, env: str) -> tuple[int, list[str]]:
     """One env file -> set/update events through the writer (a `set` overwrites, so a re-import replaces, never
     duplicates). Returns (windows imported, problems)."""
     data = jsonio.loads(path.read_bytes())

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response
 
 from .. import jsonio
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
 from ..services import Services
 from ..web.common import ApiError, json_response, services
 from ..web.sockets import WebSocket

@@ -7,7 +7,7 @@ import math
 import re
 from typing import Any
 
-from ..events import EventError
+from ..commands.envelope import EventError
 from ..panes.common import PLOTLY_LAYOUT as LAYOUT_KEY
 from ..panes.figure import HEATMAP_MODES
 from ..store import PaneRecord, Store

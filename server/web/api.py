@@ -12,9 +12,10 @@ from urllib.parse import quote
 from flask import Blueprint, Response, request
 
 from .. import jsonio
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
+from ..commands.parse import parse_event
 from ..ingest.frames import checked
-from ..panes import kind_module, parse_event
+from ..panes import kind_module
 from ..store import PaneRecord, Store, TraceRecord
 from .common import ApiError, env_visible, json_response, services
 

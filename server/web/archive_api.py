@@ -7,7 +7,7 @@ import tempfile
 
 from flask import Blueprint, Response, request, send_file
 
-from ..events import EventError
+from ..commands.envelope import EventError
 from ..sharing import archive, env_import
 from .api import _env_or_404, env_names_arg
 from .common import ApiError, json_response, services

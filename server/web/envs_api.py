@@ -7,8 +7,8 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from .. import jsonio
-from ..events import EventError
-from ..panes import parse_event
+from ..commands.envelope import EventError
+from ..commands.parse import parse_event
 from .api import _budget, _env_or_404, _name, env_names_arg, render_pane
 from .common import ApiError, json_response, services
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from ..hparams import value_type
+from ..commands.hparams import value_type
 from ..store import Store
 from .api import _env_or_404, _name
 from .common import ApiError, env_visible, json_response, services

@@ -11,7 +11,7 @@ import plotly
 from flask import Blueprint, Response, g, render_template, request
 
 from .. import __version__
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
 from .common import ApiError, services
 
 bp = Blueprint("pages", __name__)

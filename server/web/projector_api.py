@@ -8,7 +8,7 @@ import numpy as np
 from flask import Blueprint, Response, request
 
 from .. import projection
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
 from ..store import PaneRecord
 from .common import ApiError, json_response, services
 

@@ -7,7 +7,7 @@ from urllib.parse import quote
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wrappers import Response as Redirect
 
-from ..events import EventError
+from ..commands.envelope import EventError
 from ..sharing import tokens
 from .auth import COOKIE, set_login_cookie
 from .common import ApiError, json_response, services

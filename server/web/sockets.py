@@ -9,11 +9,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import __version__, jsonio
-from ..events import EventError, check_name
+from ..commands.envelope import EventError, check_name
+from ..commands.jobs import Job, JobResult, Stream
+from ..commands.parse import parse_event
 from ..ingest.frames import BINARY_FORMAT, Decoded, decode_frame
-from ..ingest.writer import Job, JobResult, Stream
-from ..live import Producer
-from ..panes import parse_event
+from ..live.hub import Producer
 from ..services import Services
 
 log = logging.getLogger("paneboard.sockets")

@@ -1,4 +1,4 @@
-"""The `hparams` env op (TensorBoard's add_hparams): validation, and how a session merges into the env meta."""
+"""The `hparams` op (TensorBoard's add_hparams): validation, and how a session merges into the env meta."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from typing import Any
 
 from paneboard.protocol import MAX_NAME
 
-from . import jsonio
-from .events import EventError, check_name
+from .. import jsonio
+from ..live.deltas import Deltas
+from ..store import StoreTx
+from .envelope import EnvCommand, EventError, check_name, refusing_store_errors
+from .envops import env_meta, set_meta
 
 MAX_NAMES = 1_000          # hparams or metrics in one op
 
@@ -96,3 +99,16 @@ def merge(meta: dict, payload: dict, wall: float) -> dict:
         "wall": wall,
     }
     return {**meta, "hparams": sessions}
+
+
+def parse_op(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=parse(raw))
+
+
+@refusing_store_errors
+def apply_op(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    tx.ensure_env(cmd.env)  # add_hparams may come before (or without) any pane
+    meta = merge(env_meta(tx, cmd.env), cmd.payload, cmd.wall)
+    # add_hparams and the integrations feed the run's config too (the runs table and its queries read it).
+    meta["config"] = {**(meta.get("config") or {}), **cmd.payload["hparams"]}
+    set_meta(tx, cmd.env, meta, deltas)

@@ -1,13 +1,19 @@
-"""The command envelope every producer's events become, its errors and name rules (parsing: panes.parse_event)."""
+"""The command envelope every producer's events become, its errors and name rules (parsing: commands.parse)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NewType
+from typing import Any, NewType, TypeVar, cast
 
 from paneboard.protocol import MAX_NAME
+
+from ..store.base import StoreError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 MAX_SEQ = 2**63 - 1  # the column that stores a client's last sequence number is a signed 64-bit integer
 
@@ -16,7 +22,7 @@ class EventError(ValueError):
     """An event that cannot be applied; the message is reported to its producer."""
 
 
-# A kind name that the pane registry owns (panes.parse_event checked it): kind_module() of one is never None.
+# A kind name that the pane registry owns (pane_ops.parse_pane checked it): kind_module() of one is never None.
 KindName = NewType("KindName", str)
 
 
@@ -40,14 +46,14 @@ class PaneCommand:
 
 @dataclass(slots=True)
 class EnvCommand:
-    """delete_env, close and the env ops (envops.ENV_OPS): commands that no pane kind sees."""
+    """close and the env, hparams, run and sharing ops: commands that no pane kind sees."""
 
     op: str
     env: str
     win: str | None = None           # the pane of a close (None: every pane of the env) or of a layout
     seq: int | None = None
     wall: float = 0.0
-    payload: Any = None              # op-specific, prepared by envops.parse()
+    payload: Any = None              # op-specific, prepared by its op's parse (commands.table)
 
 
 # One validated change; isinstance() tells the pane paths (PaneCommand) from the env-wide ones.
@@ -75,3 +81,15 @@ def _checked_name(value: str, what: str) -> str:
     if _SURROGATE.search(value):
         raise EventError(f"{what} must not contain lone surrogates (\\ud800-\\udfff): no UTF-8 text holds them")
     return value
+
+
+def refusing_store_errors(apply: F) -> F:
+    """For an op whose checks all come before its writes: a store's refusal (a missing env, a name taken)
+    is reported to the producer like any invalid event, and never leaves half a command behind."""
+    @functools.wraps(apply)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return apply(*args, **kwargs)
+        except StoreError as exc:
+            raise EventError(str(exc)) from None
+    return cast(F, checked)

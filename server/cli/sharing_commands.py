@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..events import EventError
+from ..commands.envelope import EventError
 from ..settings import Settings, default_db_path
+from ..sharing import tokens
 from ..store import Store, open_store
 from ..store.schema import SchemaError, ensure_schema
-from . import tokens
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,7 +72,7 @@ def token_command(argv: list[str]) -> int:
 
 def export_envs_command(argv: list[str]) -> int:
     """`dash-server export-envs ENV... -o FILE`: write an env archive (reads only: fine beside a running server)."""
-    from .archive import export_envs
+    from ..sharing.archive import export_envs
 
     p = argparse.ArgumentParser(prog="dash-server export-envs", description="write envs to an archive (a tar)")
     p.add_argument("envs", nargs="+", help="env names")
@@ -98,8 +98,8 @@ def import_envs_command(argv: list[str]) -> int:
     """`dash-server import-envs FILE`: recreate an archive's envs through the writer (server stopped, as import-tb;
     a running server takes the same archive at POST /api/v1/archive)."""
     from ..services import Services
-    from .archive import read_archive
-    from .env_import import command
+    from ..sharing.archive import read_archive
+    from ..sharing.env_import import command
 
     p = argparse.ArgumentParser(prog="dash-server import-envs", description="import envs from an archive")
     p.add_argument("archive", help="a file written by export-envs (or GET /api/v1/archive)")

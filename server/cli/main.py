@@ -9,9 +9,9 @@ import os
 import sys
 import threading
 
-from .settings import DEFAULT_PORT, Settings, default_db_path
-from .web.auth import host_name as auth_host_name
-from .web.auth import is_loopback, new_token
+from ..settings import DEFAULT_PORT, Settings, default_db_path
+from ..web.auth import host_name as auth_host_name
+from ..web.auth import is_loopback, new_token
 
 
 def _server_parser() -> argparse.ArgumentParser:
@@ -66,7 +66,7 @@ def _db_parser() -> argparse.ArgumentParser:
 
 
 def db_command(argv: list[str]) -> int:
-    from .store import schema
+    from ..store import schema
 
     args = _db_parser().parse_args(argv)
     settings = Settings(db=args.db)
@@ -81,10 +81,10 @@ def db_command(argv: list[str]) -> int:
 def serve(settings: Settings) -> int:
     import uvicorn
 
-    from .app import create_asgi, uvicorn_server
-    from .store.instance_lock import AlreadyRunning, lock_database
-    from .store.schema import SchemaError
-    from .web.sockets import frame_limit
+    from ..app import create_asgi, uvicorn_server
+    from ..store.instance_lock import AlreadyRunning, lock_database
+    from ..store.schema import SchemaError
+    from ..web.sockets import frame_limit
 
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -129,11 +129,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return runs_command(argv[1:])
     if argv[:1] == ["token"]:
-        from .sharing.commands import token_command
+        from .sharing_commands import token_command
 
         return token_command(argv[1:])
     if argv[:1] in (["export-envs"], ["import-envs"]):
-        from .sharing.commands import export_envs_command, import_envs_command
+        from .sharing_commands import export_envs_command, import_envs_command
 
         return (export_envs_command if argv[0] == "export-envs" else import_envs_command)(argv[1:])
     if argv[:1] == ["import-visdom"]:

@@ -10,7 +10,7 @@ import urllib.request
 
 import numpy as np
 
-from .settings import Settings
+from ..settings import Settings
 
 log = logging.getLogger("paneboard.demo")
 

@@ -15,7 +15,7 @@ import time
 import urllib.error
 import urllib.request
 
-from .settings import Settings, default_db_path
+from ..settings import Settings, default_db_path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,12 +71,12 @@ def _via_server(server: str, body: dict) -> dict:
 
 
 def _via_db(db: str, body: dict) -> dict:
-    from .runs.listing import list_runs
-    from .runs.query import QueryError
-    from .runs.retention import delete_envs, select_runs
-    from .services import Services
-    from .store.instance_lock import AlreadyRunning, lock_database
-    from .store.schema import SchemaError
+    from ..runs.listing import list_runs
+    from ..runs.query import QueryError
+    from ..runs.retention import delete_envs, select_runs
+    from ..services import Services
+    from ..store.instance_lock import AlreadyRunning, lock_database
+    from ..store.schema import SchemaError
 
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
     settings = Settings(db=db)

@@ -8,9 +8,9 @@ import os
 import sys
 import time
 
-from .services import Services
-from .settings import Settings, default_db_path
-from .visdom.importer import env_files, import_file
+from ..services import Services
+from ..settings import Settings, default_db_path
+from ..visdom.importer import env_files, import_file
 
 TB_BAR = VISDOM_BAR = 30
 
@@ -37,7 +37,7 @@ def import_tb(argv: list[str]) -> int:
     services.start()
     t0 = time.perf_counter()
     try:
-        from .tensorboard.importer import TbImporter  # loads tensorboard: only this command needs it
+        from ..tensorboard.importer import TbImporter  # loads tensorboard: only this command needs it
 
         importer = TbImporter(services.writer, services.store, args.logdir)
         runs, total = importer.pending()

@@ -8,8 +8,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from . import jsonio
-from .store import dialect
+from sqlalchemy.engine import Engine
+
+from .. import jsonio
+from ..store import dialect
 
 log = logging.getLogger("paneboard.peers")
 
@@ -20,7 +22,9 @@ def _fit(origin: str, messages: list[dict[str, Any]]) -> list[str]:
     """Payloads under the NOTIFY limit; an extend too big to carry becomes a `pane` message (a refetch)."""
     small = [m if m["type"] != "extend" or len(jsonio.dumps(m)) < MAX_PAYLOAD // 2 else
              {"type": "pane", "env": m["env"], "win": m["win"], "version": m["version"]} for m in messages]
-    payloads, chunk, size = [], [], 0
+    payloads: list[str] = []
+    chunk: list[dict[str, Any]] = []
+    size = 0
     for m in small:
         n = len(jsonio.dumps(m))
         if chunk and size + n > MAX_PAYLOAD:
@@ -36,7 +40,7 @@ def _fit(origin: str, messages: list[dict[str, Any]]) -> list[str]:
 class Peers:
     """Sends this process's committed changes to the others and feeds theirs into the local hub."""
 
-    def __init__(self, engine, local_publish: Callable[[list[dict]], None]) -> None:
+    def __init__(self, engine: Engine, local_publish: Callable[[list[dict]], None]) -> None:
         self.engine = engine
         self.local_publish = local_publish
         self.origin = uuid.uuid4().hex

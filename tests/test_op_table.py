@@ -1,0 +1,56 @@
+"""The op table: every op a producer may send parses through it, the server's own ops never do, and the
+writer applies every op through it (no op is handled anywhere else)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from paneboard.protocol import OPS as WIRE_OPS
+from paneboard.server.commands.envelope import EventError
+from paneboard.server.commands.parse import parse_event
+from paneboard.server.commands.table import OPS, PRODUCER_OPS
+
+SERVER = Path(__file__).resolve().parent.parent / "server"
+
+
+def test_the_table_parses_exactly_the_ops_the_wire_protocol_lists():
+    assert sorted(PRODUCER_OPS) == sorted(WIRE_OPS)
+
+
+@pytest.mark.parametrize("op", sorted(set(OPS) - set(PRODUCER_OPS)))
+def test_a_producer_cannot_forge_a_server_op(op):
+    with pytest.raises(EventError, match="op must be one of"):
+        parse_event({"op": op, "env": "e", "status": "crashed", "client": "c"})
+
+
+def test_every_row_parses_to_its_own_op():
+    samples = {
+        "set": {"win": "w", "kind": "text", "content": "hi"}, "update": {"win": "w", "kind": "text",
+                                                                       "mode": "append", "content": "x"},
+        "close": {"win": "w"}, "delete_env": {}, "fork_env": {"from": "src"}, "rename_env": {"to": "new"},
+        "layout": {"win": "w", "layout": None}, "save_view": {"name": "v"}, "load_view": {"name": "v"},
+        "set_meta": {"meta": {}}, "custom_scalars": {"layout": {"c": {"t": ["Multiline", ["a"]]}}},
+        "hparams": {"hparams": {"lr": 0.1}}, "run_start": {}, "run_end": {}, "run_config": {"config": {"a": 1}},
+        "run_tags": {"add": ["x"]}, "run_note": {"note": "n"}, "run_best": {"series": "loss"},
+    }
+    assert sorted(samples) == sorted(PRODUCER_OPS)
+    for op, fields in samples.items():
+        assert parse_event({"op": op, "env": "e", **fields}).op == op
+
+
+def test_nothing_outside_the_table_dispatches_on_an_op_name():
+    """An if/elif chain over op names outside commands/table.py would be a second place to add an op to."""
+    offenders = []
+    for path in SERVER.rglob("*.py"):
+        if path.parent.name == "panes":  # a pane kind tells its own set from update: that is its semantics
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.If) and isinstance(node.orelse, list) and node.orelse \
+                    and isinstance(node.orelse[0], ast.If):
+                tests = [node.test, node.orelse[0].test]
+                if all({n.value for n in ast.walk(t) if isinstance(n, ast.Constant)} & set(OPS) for t in tests):
+                    offenders.append(f"{path.relative_to(SERVER)}:{node.lineno}")
+    assert offenders == []
