@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sqlalchemy import event
 
-from paneboard.server.commands.parse import parse_event
+from paneboard.server.dispatch.parse import parse_event
 from paneboard.server.ingest.writer import Writer
 from paneboard.server.store.schema import ensure_schema
 from paneboard.server.store.sqla_store import SqlStore

@@ -32,7 +32,7 @@ BATCH = 250  # runs per writer job
 
 
 def fill(db: Path, n: int) -> float:
-    from paneboard.server.commands.parse import parse_event
+    from paneboard.server.dispatch.parse import parse_event
     from paneboard.server.services import Services
     from paneboard.server.settings import Settings
 

@@ -1,4 +1,4 @@
-"""The wire vocabulary the SDK and dash-server share: pane kinds, event ops, name and payload limits.
+"""The wire vocabulary the SDK and dash-server share: pane kinds, event ops, limits and the binary frame codec.
 
 The server imports these (it may import the SDK; the SDK never imports the server), so a limit is written
 once; tests/test_kind_registry.py checks the JS registry and the server's against KIND_NAMES.
@@ -7,6 +7,8 @@ once; tests/test_kind_registry.py checks the JS registry and the server's agains
 from __future__ import annotations
 
 import os
+import struct
+from dataclasses import dataclass
 
 # Pane kinds, each owned by one module under server/panes/ and one under static/js/panes/.
 KIND_NAMES = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
@@ -29,3 +31,73 @@ PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record
 def new_win_id() -> str:
     """Client-side window id (Visdom lets the server pick; we must not wait for a round trip)."""
     return "window_" + os.urandom(6).hex()
+
+
+# -- binary frames (docs/WIRE.md §1, "Binary frames"): the one codec the SDK writes and the server reads -------
+BINARY_FORMAT = "bin1"  # offered by the SDK's hello, agreed in the server's welcome
+BINARY_MAGIC = b"PBF1"
+_HEAD = struct.Struct("<4sI")         # magic, number of events
+_JSON_EVENT = struct.Struct("<BI")    # kind 0, length of the event's JSON (with "s")
+_RUN = struct.Struct("<BqqdII")       # kind 1, s0, s, t, length of the envelope JSON, number of points
+_POINT = 24                           # x, y and wall: three little-endian float64 columns
+
+
+@dataclass(frozen=True)
+class PointRun:
+    """The calls s0..s of one trace's appends, one point each: the envelope JSON (one trace, no points) and the
+    columns x[n], y[n], wall[n] as little-endian float64 bytes."""
+
+    s0: int
+    s: int
+    t: float
+    envelope: bytes
+    columns: bytes
+
+
+def pack_frame(events: list[bytes | PointRun]) -> bytes:
+    """A binary frame of events: each an event's JSON (bytes) or a run of points."""
+    out: list[bytes] = [_HEAD.pack(BINARY_MAGIC, len(events))]
+    for event in events:
+        if isinstance(event, bytes):
+            out += (_JSON_EVENT.pack(0, len(event)), event)
+        else:
+            n = len(event.columns) // _POINT
+            out += (_RUN.pack(1, event.s0, event.s, event.t, len(event.envelope), n), event.envelope, event.columns)
+    return b"".join(out)
+
+
+def unpack_frame(data: bytes) -> list[bytes | PointRun]:
+    """The events of a binary frame; ValueError if its structure does not add up (magic, lengths, kinds)."""
+    try:
+        magic, count = _HEAD.unpack_from(data)
+        if magic != BINARY_MAGIC:
+            raise ValueError("not a binary frame")
+        pos = _HEAD.size
+        events: list[bytes | PointRun] = []
+        for _ in range(count):
+            kind = data[pos]
+            if kind == 0:
+                _, length = _JSON_EVENT.unpack_from(data, pos)
+                pos += _JSON_EVENT.size
+                events.append(_slice(data, pos, length))
+                pos += length
+            elif kind == 1:
+                _, s0, s, t, length, n = _RUN.unpack_from(data, pos)
+                pos += _RUN.size
+                envelope = _slice(data, pos, length)
+                pos += length
+                events.append(PointRun(s0, s, t, envelope, _slice(data, pos, _POINT * n)))
+                pos += _POINT * n
+            else:
+                raise ValueError(f"unknown event kind {kind}")
+    except (struct.error, IndexError) as exc:
+        raise ValueError(str(exc)) from None
+    if pos != len(data):
+        raise ValueError(f"{len(data) - pos} bytes after the last event")
+    return events
+
+
+def _slice(data: bytes, pos: int, length: int) -> bytes:
+    if pos + length > len(data):
+        raise ValueError("an event runs past the end of the frame")
+    return data[pos:pos + length]

@@ -337,6 +337,45 @@ def _spool_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PANEBOARD_SPOOL_DIR", str(tmp_path / "default-spool"))
 
 
+# ------------------------------------------------------------------------------------------------- markers
+# Markers say what a test does, and are set from what it uses: `browser` from the Chromium fixture, `postgresql`
+# from the cluster's, `e2e` from the server-process fixtures. A test that starts dash-server itself carries
+# @pytest.mark.e2e; one that starts it without the marker fails (the recorder below sees every such start).
+_SERVER_PROCESS_FIXTURES = {"server_process", "make_server_process"}
+_spawned_servers: list[str] = []
+_popen_init = subprocess.Popen.__init__
+
+
+def _recording_popen_init(self: subprocess.Popen, args: Any, *rest: Any, **kwargs: Any) -> None:
+    argv = [str(a) for a in args] if isinstance(args, (list, tuple)) else [str(args)]
+    if any("dash-server" in a or "paneboard.server" in a for a in argv):
+        _spawned_servers.append(" ".join(argv)[:200])
+    _popen_init(self, args, *rest, **kwargs)
+
+
+subprocess.Popen.__init__ = _recording_popen_init  # type: ignore[method-assign]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "chromium" in fixtures:
+            item.add_marker(pytest.mark.browser)
+        if "postgres" in fixtures:
+            item.add_marker(pytest.mark.postgresql)
+        if fixtures & _SERVER_PROCESS_FIXTURES:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(autouse=True)
+def _e2e_marker_is_true(request: pytest.FixtureRequest) -> Iterator[None]:
+    before = len(_spawned_servers)
+    yield
+    started = _spawned_servers[before:]
+    if started and request.node.get_closest_marker("e2e") is None:
+        pytest.fail(f"started dash-server as a subprocess without the e2e marker: {started[0]}")
+
+
 @pytest.fixture(scope="session")
 def postgres():
     """One throwaway PostgreSQL cluster for the whole run (started on first use)."""

@@ -16,8 +16,6 @@ from websockets.sync.client import connect
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 TOKEN = "s3cret-token-for-tests"
 
 
@@ -108,6 +106,7 @@ def test_oversized_requests_get_413_and_nothing_stored_is_touched(guarded):
     assert json.loads(pane)["data"]["html"] == "ok"
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_a_non_loopback_bind_without_token_generates_one_and_prints_it(tmp_path, unused_port):
     port = unused_port
     proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--host", "0.0.0.0", "--port", str(port),
@@ -134,6 +133,7 @@ def test_a_non_loopback_bind_without_token_generates_one_and_prints_it(tmp_path,
         proc.wait(15)
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_print_tunnel_gives_the_ssh_command():
     out = subprocess.run([sys.executable, "-m", "paneboard.server", "--print-tunnel", "me@gpu-box", "--port", "9000"],
                          capture_output=True, text=True, timeout=30)

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 NUM = r"-?[\d,]+(?:\.\d+)?"
 NUMS = re.compile(rf"{NUM}(?: / {NUM})*")
@@ -26,7 +24,6 @@ def _ok(cell: str, allow_na: bool) -> bool:
     return len(parts) > 1 and all(len(p) == 2 and _ok(p[1], allow_na) for p in parts)
 
 
-@pytest.mark.e2e
 def test_run_all_quick_writes_every_measure(tmp_path: Path) -> None:
     committed = ROOT / "bench" / "RESULTS.md"
     before = committed.stat().st_mtime_ns if committed.exists() else None

@@ -6,14 +6,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
 from helpers.browser import READY, XY, Tab, env_url, flushed, http
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 
 SPY = """() => {
   const P = window.Plotly, calls = window.__calls = {newPlot: 0, react: 0, extendTraces: 0, redraw: 0, update: 0};

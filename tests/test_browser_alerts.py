@@ -3,15 +3,8 @@ until the next alert, absent on a healthy env."""
 
 from __future__ import annotations
 
-import pytest
-
 import paneboard
 from helpers.browser import READY, env_url, flushed
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 
 BANNER = "document.querySelector('.alerts-banner')"
 SHOWN = f"() => {{ const b = {BANNER}; return !!b && !b.hidden && b.getBoundingClientRect().height > 0; }}"

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import paneboard
 from helpers.visdom_page import TIMEOUT_MS, open_env
-
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 
 def test_key_and_click_events_reach_sdk_handlers(server, page):

@@ -12,8 +12,6 @@ import pytest
 
 from helpers.browser import TIMEOUT_MS, XY, Tab
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 BG = "() => getComputedStyle(document.documentElement).backgroundColor"
 PAPER = f"() => {XY.format(win='loss')}._fullLayout.paper_bgcolor"
 

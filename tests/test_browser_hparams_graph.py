@@ -7,11 +7,6 @@ import pytest
 
 from helpers.browser import env_url, http
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
-
 GRAPH = '[data-win="graph"]'
 GROUPS = f"() => [...document.querySelectorAll('{GRAPH} .mg-group')].map((g) => g.dataset.scope).sort()"
 TOP = ["Net/Block[res]", "Net/Linear[head]", "Net/Sequential[features]"]

@@ -5,14 +5,7 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from helpers.browser import XY, env_url, flushed
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 
 PANES = 30  # two cards per row at 1280 px: the last ones are thousands of px below the fold
 

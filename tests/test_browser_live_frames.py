@@ -3,11 +3,7 @@ under a burst of appends drawing each pane at most once per frame, merged, with 
 
 from __future__ import annotations
 
-import pytest
-
 from helpers.browser import XY, env_url, flushed
-
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 # Runs in the page: a frame queue whose work busy-waits `cost` ms per key, recording each key's frame
 # (document.timeline.currentTime is the frame's time inside animation-frame callbacks).

@@ -5,11 +5,8 @@ from __future__ import annotations
 import urllib.parse
 
 import numpy as np
-import pytest
 
 from helpers.browser import XY, env_url, flushed
-
-pytestmark = pytest.mark.browser
 
 # Mode-bar buttons plotly.js would add to send a figure off the machine (its defaults differ across versions).
 CLOUD_BUTTONS = ("sendDataToCloud", "editInChartStudio", "Share", "Chart Studio")

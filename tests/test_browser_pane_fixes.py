@@ -12,8 +12,6 @@ import pytest
 
 from helpers.browser import http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 T0 = 1_750_000_000.0
 PROJ = "projector/emb/00000"
 

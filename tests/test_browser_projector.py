@@ -14,8 +14,6 @@ from PIL import Image
 
 from helpers.browser import Tab, env_url, http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 N, D, CELL = 150, 16, 8
 WIN = "projector/emb/00003"
 PANE = f'[data-win="{WIN}"] .projector-pane'

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import urllib.parse
 
-import pytest
-
 from helpers.browser import flushed, http
-
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 ROWS = "() => [...document.querySelectorAll('.runs-table tbody tr[data-env]')].map(r => r.dataset.env)"
 HEADS = "() => [...document.querySelectorAll('.runs-table thead th[data-key]')].map(t => t.dataset.key)"

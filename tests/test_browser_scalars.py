@@ -13,8 +13,6 @@ import pytest
 
 from helpers.browser import Tab, http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 T0 = 1_750_000_000.0  # wall time of the first points (seconds since the epoch)
 CARD = "document.querySelector('[data-tag=\"{tag}\"] .js-plotly-plot')"
 

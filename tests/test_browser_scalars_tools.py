@@ -10,8 +10,6 @@ import pytest
 
 from helpers.browser import XY, Tab, http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 T0 = 1_750_000_000.0
 CARD = "document.querySelector('[data-tag=\"{tag}\"] .js-plotly-plot')"
 

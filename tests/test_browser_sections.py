@@ -10,8 +10,6 @@ import pytest
 
 from helpers.browser import XY, flushed
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 SECTIONS = "() => [...document.querySelectorAll('.pane-section')].map(s => [s.dataset.section, s.querySelector('.section-count').textContent, !s.querySelector('.section-head').hidden])"
 
 

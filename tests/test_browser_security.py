@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 import paneboard
-
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 PAYLOADS = [
     "<script>window.__xss = 'script'</script>",

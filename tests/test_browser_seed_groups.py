@@ -11,8 +11,6 @@ import pytest
 
 from helpers.browser import Tab, http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 SEEDS = 5
 CONFIGS = {"a": 0.1, "b": 0.01}
 RUNS = [f"{name}_s{seed}" for name in CONFIGS for seed in range(SEEDS)]

@@ -10,8 +10,6 @@ import pytest
 
 from helpers.browser import READY, Tab
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 ADMIN = "admin-token-for-browser"
 SHOTS = os.environ.get("PANEBOARD_SHOTS")
 

@@ -14,8 +14,6 @@ from PIL import Image
 
 from helpers.browser import Tab, env_url, http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 T0 = 1_750_000_000.0  # 2025-06-15 (UTC): wall time of step 0
 PLOT = "document.querySelector('[data-win=\"{win}\"] .js-plotly-plot')"
 BAR = "[data-win=\"{win}\"] .step-bar"

@@ -8,14 +8,8 @@ import io
 import urllib.request
 
 import numpy as np
-import pytest
 
 from helpers.browser import XY, Tab, env_url, flushed, http
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 
 
 def plot(win: str) -> str:

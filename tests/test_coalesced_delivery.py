@@ -12,13 +12,10 @@ import threading
 import time
 from typing import Any
 
-import pytest
 from websockets.sync.client import connect
 
 import paneboard
 from paneboard.transport.points import binary_frame, frame, prefix
-
-pytestmark = pytest.mark.e2e
 
 
 def ranged(s0: int, s: int, env: str = "rng", win: str = "w", kind: str = "line") -> dict:

@@ -14,8 +14,6 @@ import pytest
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def backend(request: pytest.FixtureRequest) -> dict[str, Any]:

@@ -15,8 +15,6 @@ from websockets.sync.client import connect
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 
 def test_ten_thousand_appends_arrive_and_survive_a_restart(server_process):
     server = server_process  # restarted on the same database: the process boundary is the point
@@ -147,6 +145,7 @@ def test_demo_streams_line_text_and_image_panes(make_server_process):
         srv.stop()
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_db_commands_report_and_upgrade_the_schema(tmp_path):
     db = tmp_path / "cli.db"
     run = [sys.executable, "-m", "paneboard.server", "db"]

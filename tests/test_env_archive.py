@@ -13,10 +13,9 @@ import numpy as np
 import pytest
 
 import paneboard
-from paneboard.server.cli.main.main import main as dash_server
+from paneboard.server.cli.main import main as dash_server
 from paneboard.server.store import open_store
 
-pytestmark = pytest.mark.e2e
 ENVS = ("runs/a", "runs/b")
 
 

@@ -13,8 +13,6 @@ from torch.utils.data import DataLoader, Dataset, IterableDataset, WeightedRando
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 
 def client_for(server, env: str) -> paneboard.Client:
     return server.client(env)

@@ -14,7 +14,6 @@ import torch
 import paneboard
 from paneboard.hooks.dist import rank_info
 
-pytestmark = pytest.mark.e2e
 WORKER = Path(__file__).with_name("ddp_worker.py")
 HOST = socket.gethostname()
 

@@ -11,8 +11,6 @@ from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 
 def client_for(server, env: str) -> paneboard.Client:
     return server.client(env)

@@ -13,7 +13,6 @@ from torch.utils.data import DataLoader, Dataset
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
 _GB = 1024 ** 3
 
 

@@ -12,8 +12,6 @@ from PIL import Image
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 
 def client_for(server, env: str) -> paneboard.Client:
     return server.client(env)

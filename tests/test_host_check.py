@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.e2e
-
 REBIND = "rebind.evil.example"
 
 

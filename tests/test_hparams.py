@@ -108,7 +108,6 @@ def test_invalid_ops_are_rejected_and_store_nothing(api, bad, message):
     assert api.get("/api/v1/envs/bad").status_code == 404  # nothing written, not even the env
 
 
-@pytest.mark.e2e
 def test_summary_writer_add_hparams_reaches_the_api(server):
     import paneboard
 

@@ -21,8 +21,6 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-pytestmark = pytest.mark.e2e
-
 
 class Ingest:
     """A bare /ingest connection speaking docs/WIRE.md §1 (hello, welcome, batch, ack)."""

@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.e2e
-
 
 def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(tmp_path: Path, make_server_process: Any):
     db = tmp_path / "shared.db"

@@ -5,11 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import pytest
-
 import paneboard
-
-pytestmark = pytest.mark.e2e
 
 
 def test_writers_alternating_between_two_servers_into_one_trace_lose_nothing(postgres: Any,

@@ -12,8 +12,6 @@ import pytest
 
 from helpers.browser import TIMEOUT_MS, flushed
 
-pytestmark = pytest.mark.browser
-
 
 @pytest.fixture
 def other_origin(tmp_path: Any) -> Iterator[tuple[str, Any]]:

@@ -10,8 +10,8 @@ import pytest
 
 from paneboard.protocol import OPS as WIRE_OPS
 from paneboard.server.commands.envelope import EventError
-from paneboard.server.commands.parse import parse_event
-from paneboard.server.commands.table import OPS, PRODUCER_OPS
+from paneboard.server.dispatch.parse import parse_event
+from paneboard.server.dispatch.table import OPS, PRODUCER_OPS
 
 SERVER = Path(__file__).resolve().parent.parent / "server"
 
@@ -42,7 +42,7 @@ def test_every_row_parses_to_its_own_op():
 
 
 def test_nothing_outside_the_table_dispatches_on_an_op_name():
-    """An if/elif chain over op names outside commands/table.py would be a second place to add an op to."""
+    """An if/elif chain over op names outside dispatch/table.py would be a second place to add an op to."""
     offenders = []
     for path in SERVER.rglob("*.py"):
         if path.parent.name == "panes":  # a pane kind tells its own set from update: that is its semantics

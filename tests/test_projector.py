@@ -17,8 +17,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-pytestmark = pytest.mark.e2e
-
 BUDGET = 200  # the t-SNE/UMAP point budget the test server runs with (5,000 by default: too slow for a test)
 
 

@@ -8,11 +8,7 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 import paneboard
-
-pytestmark = pytest.mark.e2e
 
 
 def xs_of(server, env: str, win: str) -> list[float]:

@@ -8,8 +8,12 @@ import sys
 import time
 import urllib.request
 
+import pytest
+
 from paneboard.server.services import Services
 from paneboard.server.settings import Settings
+
+pytestmark = pytest.mark.e2e  # every test runs `python -m paneboard.server` itself
 
 
 def cli(*args, env=None):
@@ -31,7 +35,7 @@ def test_delete_by_query_on_the_database_file(tmp_path):
     db = str(tmp_path / "r.db")
     svc = Services.open(Settings(db=db))
     svc.writer.start()
-    from paneboard.server.commands.parse import parse_event
+    from paneboard.server.dispatch.parse import parse_event
 
     assert svc.writer.submit_wait([parse_event(e) for e in seed_events()]).errors == []
     svc.writer.stop()

@@ -12,12 +12,11 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from paneboard.server.cli.main.main import main as dash_server
+from paneboard.server.cli.main import main as dash_server
 from paneboard.server.sharing import tokens
 from paneboard.server.store import open_store
 from paneboard.server.store.schema import ensure_schema
 
-pytestmark = pytest.mark.e2e
 ADMIN = "admin-token-for-tests"
 
 

@@ -13,8 +13,6 @@ import pytest
 
 from helpers.browser import Tab, flushed
 
-pytestmark = [pytest.mark.e2e]
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, server_types) -> Iterator:
@@ -58,7 +56,6 @@ def open_offline(tab: Tab, path) -> list[str]:
     return [u for u in tried if not u.startswith(("file:", "data:"))]
 
 
-@pytest.mark.browser
 def test_env_snapshot_opens_offline_and_draws_every_pane(server, tab: Tab, tmp_path) -> None:
     status, headers, body = fetch(server, "/api/v1/envs/snap/snapshot.html")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
@@ -87,7 +84,6 @@ def test_env_snapshot_opens_offline_and_draws_every_pane(server, tab: Tab, tmp_p
     assert not tab.errors, tab.errors
 
 
-@pytest.mark.browser
 def test_compare_snapshot_overlays_envs_offline(server, tab: Tab, tmp_path) -> None:
     status, headers, body = fetch(server, "/api/v1/compare/snapshot.html?envs=snap,snap_b&points=100")
     assert status == 200

@@ -11,8 +11,6 @@ import urllib.error
 
 import pytest
 
-pytestmark = pytest.mark.e2e
-
 JOB = textwrap.dedent("""
     import sys, time
     import paneboard

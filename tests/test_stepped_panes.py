@@ -13,8 +13,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-pytestmark = pytest.mark.e2e
-
 BASIS = (0, 668, 1587, 3085, 5000, 6915, 8413, 9332, 10000)
 
 

@@ -14,7 +14,8 @@ import pytest
 from helpers.browser import env_url
 from helpers.tensorboard import writer as live_writer
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
+pytestmark = pytest.mark.e2e  # every test runs `python -m paneboard.server` itself
+
 torch_tb = pytest.importorskip("torch.utils.tensorboard")
 
 TEXT = "a <b>b</b> c **bold** <em>kept</em>\n\n| k | v |\n|---|---|\n| lr | 0.1 |"

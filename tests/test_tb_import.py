@@ -99,6 +99,7 @@ def write_all_kinds(run: Path) -> dict:
     return {"layout": layout}
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_every_kind_matches_event_accumulator(tmp_path: Path, server_types) -> None:
     logdir = tmp_path / "logs"
     info = write_all_kinds(logdir / "exp1")
@@ -212,6 +213,7 @@ def test_every_kind_matches_event_accumulator(tmp_path: Path, server_types) -> N
         srv.stop()
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_truncated_tail_and_corrupt_file(tmp_path: Path, server_types) -> None:
     """A half-written last record waits for its bytes; a corrupt file is a warning and the rest imports."""
     src = tmp_path / "src"
@@ -296,6 +298,7 @@ def test_logdir_watch_live_and_restart(tmp_path: Path, server_types) -> None:
         w.close()
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_import_bar_and_env_naming(tmp_path: Path, server_types) -> None:
     """The run's env is its path relative to the logdir's parent; a logdir that is itself a run is named
     after its folder; the progress bar goes to stderr."""

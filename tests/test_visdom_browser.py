@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from helpers.visdom_page import TIMEOUT_MS, open_env, plotted
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 XSS = ('<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
        '<svg onload="window.__xss=3"><circle r="4"/></svg><a href="javascript:window.__xss=4" id="jslink">link</a>'
        '<iframe src="javascript:parent.__xss=5"></iframe><b>bold text</b>')

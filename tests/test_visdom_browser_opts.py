@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from helpers.visdom_page import TIMEOUT_MS, open_env, plotted
-
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 
 def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, page):

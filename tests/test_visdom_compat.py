@@ -13,8 +13,6 @@ import pytest
 import visdom  # required, not optional: a missing client must fail these tests, not skip them
 from PIL import Image
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture
 def viz(server):

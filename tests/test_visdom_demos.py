@@ -17,8 +17,6 @@ import numpy as np
 import pytest
 import visdom  # required: a missing client fails the run
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture(scope="module")
 def srv(tmp_path_factory, server_types):

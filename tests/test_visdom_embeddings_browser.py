@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import visdom
 
 from helpers.visdom_page import TIMEOUT_MS, open_env
-
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 
 def test_embeddings_pane_renders_and_reports_hover_and_lasso(server, viz, page, monkeypatch):

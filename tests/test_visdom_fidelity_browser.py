@@ -29,8 +29,6 @@ from helpers.visdom_fidelity import (
 )
 from helpers.visdom_page import TIMEOUT_MS, open_env
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 VISDOM = json.loads((Path(__file__).parent / "helpers" / "visdom_demo_pictures.json").read_text())["demos"]
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import visdom  # required: a missing client fails these tests
 
-pytestmark = pytest.mark.e2e
+pytestmark = pytest.mark.e2e  # every test runs `python -m paneboard.server` itself
 
 
 def visdom_saved_env(env_path: Path, port: int) -> Path:

@@ -16,8 +16,6 @@ import paneboard
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture
 def viz(server):

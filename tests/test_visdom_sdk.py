@@ -9,8 +9,6 @@ import pytest
 
 import paneboard
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture
 def client(server):

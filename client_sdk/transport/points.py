@@ -9,13 +9,13 @@ server stores it as the calls s0..s (one point each) and, on a replay, skips the
 
 from __future__ import annotations
 
-import struct
 import sys
 from array import array
 from collections.abc import Iterator
 from typing import Any
 
 from ..convert import fast_dumps
+from ..protocol import PointRun, pack_frame
 
 Point = tuple[bytes, float, float, float]  # (prefix, x, y, wall time)
 Data = bytes | Point  # what an outbox item holds: an encoded event (without "s"), or a point
@@ -100,27 +100,17 @@ def frame(items: list[tuple[int, Data]]) -> bytes:
     return b'{"batch":[' + b",".join(out) + b"]}"
 
 
-# -- binary frames (docs/WIRE.md §1, "Binary frames"), once the server's welcome agreed to them -----------------
-BINARY_FORMAT = "bin1"
-MAGIC = b"PBF1"
-_HEAD = struct.Struct("<4sI")         # magic, number of events
-_JSON_EVENT = struct.Struct("<BI")    # kind 0, length of the event's JSON (with "s")
-_RUN = struct.Struct("<BqqdII")       # kind 1, s0, s, t, length of the envelope JSON, number of points
-
-
+# -- binary frames (docs/WIRE.md §1), once the server's welcome agreed to them: paneboard.protocol's codec -------
 def binary_frame(items: list[tuple[int, Data]]) -> bytes:
     """The frame of `items` as binary: runs of points as little-endian float64 columns x, y, wall."""
-    out: list[bytes] = []
-    events = 0
+    events: list[bytes | PointRun] = []
     for s, last, event in runs(items):
-        events += 1
         if isinstance(event, bytes):
-            body = b'{"s":%d,%s' % (s, event[1:])
-            out += (_JSON_EVENT.pack(0, len(body)), body)
+            events.append(b'{"s":%d,%s' % (s, event[1:]))
             continue
         envelope = b"{" + event[0][0][:-1] + b"}]}"
         cols = array("d", [p[1] for p in event] + [p[2] for p in event] + [p[3] for p in event])
         if sys.byteorder != "little":
             cols.byteswap()
-        out += (_RUN.pack(1, s, last, event[-1][3], len(envelope), len(event)), envelope, cols.tobytes())
-    return _HEAD.pack(MAGIC, events) + b"".join(out)
+        events.append(PointRun(s, last, event[-1][3], envelope, cols.tobytes()))
+    return pack_frame(events)

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..protocol import BINARY_FORMAT
 from .outbox import Batch, Outbox
-from .points import BINARY_FORMAT, binary_frame, frame, size
+from .points import binary_frame, frame, size
 
 log = logging.getLogger("paneboard")
 

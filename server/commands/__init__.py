@@ -1,1 +1,1 @@
-"""Commands: the envelope every producer event becomes, the op table and the ops of each family."""
+"""Commands: the envelope every producer event becomes, jobs for the writer, and the env and hparams ops."""

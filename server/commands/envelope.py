@@ -1,4 +1,4 @@
-"""The command envelope every producer's events become, its errors and name rules (parsing: commands.parse)."""
+"""The command envelope every producer's events become, its errors and name rules (parsing: dispatch.parse)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class EventError(ValueError):
     """An event that cannot be applied; the message is reported to its producer."""
 
 
-# A kind name that the pane registry owns (pane_ops.parse_pane checked it): kind_module() of one is never None.
+# A kind name that the pane registry owns (panes.ops.parse_pane checked it): kind_module() of one is never None.
 KindName = NewType("KindName", str)
 
 
@@ -53,7 +53,7 @@ class EnvCommand:
     win: str | None = None           # the pane of a close (None: every pane of the env) or of a layout
     seq: int | None = None
     wall: float = 0.0
-    payload: Any = None              # op-specific, prepared by its op's parse (commands.table)
+    payload: Any = None              # op-specific, prepared by its op's parse (dispatch.table)
 
 
 # One validated change; isinstance() tells the pane paths (PaneCommand) from the env-wide ones.

@@ -1,4 +1,4 @@
-"""Env ops (delete, fork, rename, pane layout, saved views, meta): each op's parse and apply (commands.table)."""
+"""Env ops (delete, fork, rename, pane layout, saved views, meta): each op's parse and apply (dispatch.table)."""
 
 from __future__ import annotations
 

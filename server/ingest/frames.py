@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import orjson
+
+from paneboard.protocol import BINARY_MAGIC, PointRun, unpack_frame
 
 from ..commands.envelope import MAX_SEQ
 from ..jsonio import lone_surrogate, may_hold_surrogates
@@ -186,56 +187,26 @@ def _decode_part(part: bytes, max_event_bytes: int) -> Decoded:
     return found
 
 
-BINARY_FORMAT = "bin1"  # offered by the SDK's hello, agreed in the welcome (docs/WIRE.md §1)
-BINARY_MAGIC = b"PBF1"
-_HEAD = struct.Struct("<4sI")       # magic, number of events
-_JSON_EVENT = struct.Struct("<BI")  # kind 0, length of the event's JSON
-_RUN = struct.Struct("<BqqdII")     # kind 1, s0, s, t, length of the envelope JSON, number of points
-
-
 def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
-    """A binary frame: each event as JSON (kind 0) or a run of points as float64 columns (kind 1).
+    """A binary frame (paneboard.protocol's codec): each event as JSON or a run of points as float64 columns.
 
     A frame whose structure does not add up is refused whole (nothing in it can be attributed to an event);
     an event whose content is bad is rejected alone, as in a JSON frame.
     """
     try:
-        _, count = _HEAD.unpack_from(data)
-        pos, events = _HEAD.size, []
-        for _ in range(count):
-            kind = data[pos]
-            if kind == 0:
-                _, length = _JSON_EVENT.unpack_from(data, pos)
-                pos += _JSON_EVENT.size
-                events.append(_decode_part(_slice(data, pos, length), max_event_bytes))
-                pos += length
-            elif kind == 1:
-                _, s0, s, t, length, n = _RUN.unpack_from(data, pos)
-                pos += _RUN.size
-                envelope = _slice(data, pos, length)
-                pos += length
-                cols = np.frombuffer(_slice(data, pos, 24 * n), dtype="<f8")
-                pos += 24 * n
-                events.append(_point_run(envelope, s0, s, t, cols, max_event_bytes))
-            else:
-                raise ValueError(f"unknown event kind {kind}")
-        if pos != len(data):
-            raise ValueError(f"{len(data) - pos} bytes after the last event")
-    except (struct.error, ValueError, IndexError) as exc:
+        parts = unpack_frame(data)
+    except ValueError as exc:
         return Frame(error=f"binary frame is malformed: {exc}")
-    return Frame(events=events)
+    return Frame(events=[_decode_part(part, max_event_bytes) if isinstance(part, bytes) else
+                         _point_run(part, max_event_bytes) for part in parts])
 
 
-def _slice(data: bytes, pos: int, length: int) -> bytes:
-    if pos + length > len(data):
-        raise ValueError("an event runs past the end of the frame")
-    return data[pos:pos + length]
-
-
-def _point_run(envelope: bytes, s0: int, s: int, t: float, cols: np.ndarray, max_event_bytes: int) -> Decoded:
+def _point_run(run: PointRun, max_event_bytes: int) -> Decoded:
     """A run of points as the event a JSON frame would carry: the envelope plus x, y, wall and s0..s."""
+    s0, s, t = run.s0, run.s, run.t
+    cols = np.frombuffer(run.columns, dtype="<f8")
     seq = s if 0 <= s <= MAX_SEQ else None
-    found = _decode_part(envelope, max_event_bytes)
+    found = _decode_part(run.envelope, max_event_bytes)
     raw = found.raw
     if found.error is not None:
         return Decoded(None, seq, found.error)

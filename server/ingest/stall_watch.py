@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..commands.jobs import Job, Submit
-from ..commands.parse import parse_event
+from ..dispatch.parse import parse_event
 from ..runs.ops import status_command
 from ..store import Store
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import DataError, DBAPIError
 
-from ..commands.batch import coalesce, first_seq, skip_stored
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult
-from ..commands.table import apply_command
+from ..dispatch.batch import coalesce, first_seq, skip_stored
+from ..dispatch.table import apply_command
 from ..live.deltas import Deltas
 from ..store import Store, StoreTx
 from .blob_sweep import SWEEP_EVERY, BlobSweeper

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult, Submit
-from ..commands.parse import parse_event
+from ..dispatch.parse import parse_event
 
 log = logging.getLogger("paneboard.tb")
 

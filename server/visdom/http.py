@@ -11,7 +11,7 @@ from flask import Blueprint, Response, request
 
 from .. import jsonio
 from ..commands.envelope import EventError, check_name
-from ..commands.parse import parse_event
+from ..dispatch.parse import parse_event
 from ..ingest.frames import check_shape
 from ..web.common import json_response, services
 from .translate import create_events, update_events, window_events, window_json

@@ -7,7 +7,7 @@ from pathlib import Path
 from .. import jsonio
 from ..commands.envelope import EventError
 from ..commands.jobs import Submit
-from ..commands.parse import parse_event
+from ..dispatch.parse import parse_event
 from .translate import window_events
 
 

@@ -13,7 +13,7 @@ from flask import Blueprint, Response, request
 
 from .. import jsonio
 from ..commands.envelope import EventError, check_name
-from ..commands.parse import parse_event
+from ..dispatch.parse import parse_event
 from ..ingest.frames import checked
 from ..panes import kind_module
 from ..store import PaneRecord, Store, TraceRecord

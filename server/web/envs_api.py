@@ -8,7 +8,7 @@ from flask import Blueprint, Response, request
 
 from .. import jsonio
 from ..commands.envelope import EventError
-from ..commands.parse import parse_event
+from ..dispatch.parse import parse_event
 from .api import _budget, _env_or_404, _name, env_names_arg, render_pane
 from .common import ApiError, json_response, services
 

@@ -8,11 +8,13 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from paneboard.protocol import BINARY_FORMAT
+
 from .. import __version__, jsonio
 from ..commands.envelope import EventError, check_name
 from ..commands.jobs import Job, JobResult, Stream
-from ..commands.parse import parse_event
-from ..ingest.frames import BINARY_FORMAT, Decoded, decode_frame
+from ..dispatch.parse import parse_event
+from ..ingest.frames import Decoded, decode_frame
 from ..live.hub import Producer
 from ..services import Services
 

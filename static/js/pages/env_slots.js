@@ -2,7 +2,6 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { moduleFor } from "../panes/registry.js";
-import { schedule } from "./env_extends.js";
 
 /** Hide the cards whose title and win both miss the filter box's regex (an invalid regex hides nothing). */
 export function applyFilter(page) {
@@ -145,6 +144,6 @@ export async function fetchPane(page, slot) {
     else slot.ctx.setInfo("fetch failed", err.message);
   } finally {
     slot.fetching = false;
-    if (slot.pending.length) schedule(page, slot);
+    if (slot.pending.length) page.frames.mark(slot); // extends that came during the fetch: a coming frame applies them
   }
 }

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..commands.envelope import Command, PaneCommand
 from ..panes import kind_module, mergeable_of, xy
-from .envelope import Command, PaneCommand
 from .table import env_wide
 
 

@@ -1,6 +1,6 @@
 """The op table: every op a command can carry, mapped to how it is parsed and applied, in one place.
 
-A row names its family's functions: pane kinds (pane_ops), env ops (envops), hparams, run ops (runs.ops) and
+A row names its family's functions: pane kinds (panes.ops), env ops (envops), hparams, run ops (runs.ops) and
 sharing (the archive import). The writer and the web layer look an op up here instead of branching on it;
 adding an op means writing its functions in its family's module and adding one row.
 """
@@ -11,12 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..commands import envops, hparams
+from ..commands.envelope import Command
 from ..live.deltas import Deltas
+from ..panes import ops as pane_ops
 from ..runs import ops as run_ops
 from ..sharing import env_import
 from ..store import StoreTx
-from . import envops, hparams, pane_ops
-from .envelope import Command
 
 Parse = Callable[[dict, str, str, "int | None", float], Command]
 Apply = Callable[[StoreTx, Any, Deltas], None]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..commands.envelope import Command, EnvCommand, EventError, KindName, PaneCommand, check_name
 from ..live.deltas import Deltas
-from ..panes import kind_module, xy
 from ..store import StoreTx
-from .envelope import Command, EnvCommand, EventError, KindName, PaneCommand, check_name
+from . import kind_module, xy
 
 
 def parse_pane(raw: dict, op: str, env: str, seq: int | None, wall: float) -> PaneCommand:

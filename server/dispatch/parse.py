@@ -6,7 +6,7 @@ import math
 import time
 from typing import Any
 
-from .envelope import MAX_SEQ, Command, EventError, check_name
+from ..commands.envelope import MAX_SEQ, Command, EventError, check_name
 from .table import OPS, PRODUCER_OPS
 
 
