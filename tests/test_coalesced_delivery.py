@@ -104,26 +104,36 @@ def test_binary_frames_are_agreed_at_the_handshake_and_store_what_json_would(ser
 
 
 def test_kill9_and_an_absence_with_coalesced_frames_store_every_point_once(tmp_path, make_server_process) -> None:
-    """Appends in runs to two panes; the server is killed -9 mid-run and stays away ~2 s (bench/faults.py's
-    outage_kill9 runs the 60 s absence); the frames that carried them were coalesced."""
+    """Appends in runs to two panes; the server is killed -9 mid-run and stays away while a quarter of the
+    stream is logged (bench/faults.py's outage_kill9 runs a 60 s absence); the frames were coalesced."""
     srv = make_server_process("coalesced").start()
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="co", max_queue=500,
                               spool_dir=tmp_path / "spool")
     n = 6000
+    killed, resumed = threading.Event(), threading.Event()
 
     def chaos() -> None:
-        time.sleep(0.8)
+        # Kill once the server has stored part of the stream, restart once more was logged while it was away:
+        # the outage falls mid-stream however fast or slow the machine runs the loop.
+        deadline = time.monotonic() + 60
+        while client.transport.sender.frames_sent < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
         srv.stop(signal.SIGKILL)
-        time.sleep(2.0)
+        killed.set()
+        resumed.wait(60)
         srv.start()
 
     killer = threading.Thread(target=chaos)
     killer.start()
     try:
         for i in range(n):
+            if i == n // 2:
+                assert killed.wait(60)  # the rest of the stream is logged while the server is away
+            if i == 3 * n // 4:
+                resumed.set()
             client.line(X=[i], Y=[float(i)], win="a" if (i // 50) % 2 == 0 else "b", update="append")
             if i % 20 == 0:
-                time.sleep(0.01)  # ~2,000 appends/s for ~3 s: the outage falls mid-stream
+                time.sleep(0.01)  # ~2,000 appends/s: calls come in runs the SDK coalesces
         killer.join()
         assert client.flush(timeout=60)
         assert client.transport.dropped == 0
@@ -136,5 +146,6 @@ def test_kill9_and_an_absence_with_coalesced_frames_store_every_point_once(tmp_p
         assert not list((tmp_path / "spool").glob("*.spool"))
         client.close_connection(timeout=5)
     finally:
+        resumed.set()
         killer.join()
         srv.stop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TIMEOUT_MS = 15_000
+TIMEOUT_MS = 60_000  # bounds each wait for a condition: a busy 2-core machine can take many seconds to draw
 # Playwright evaluates plain expressions with eval(), which the page's CSP forbids: always pass functions.
 READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
 XY = "document.querySelector('[data-win=\"{win}\"] .js-plotly-plot')"
