@@ -36,7 +36,7 @@ LIMITS: dict[str, str] = {
            "heap (decoded JSON frames of in-flight 50k-point batches kept by the allocator) or mapped SQLite pages.",
     "conc": "Offered load is far above what one dash-server ingests on 2 cores shared with the 16 writer "
             "processes: the server runs the same per-event path as in sustained (orjson `loads`, `parse_event`, "
-            "`mergeable`, `_batch_job` in web/sockets.py, ingest/frames.py). Each SDK then buffers up to max_queue events and drops "
+            "`mergeable`, `_batch_job` in web/sockets.py, web/frames.py). Each SDK then buffers up to max_queue events and drops "
             "the oldest by design (counted as drops, not errors); ack latency is the time spent in that queue.",
 }
 

@@ -40,3 +40,19 @@ def _parse_event(raw: Any) -> Command:
     if not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall):
         wall = time.time()
     return parse(raw, op, env, seq, float(wall))
+
+
+def parse_batch(events: list[tuple[int | None, Any, str | None]]) -> tuple[list[Command], list[dict]]:
+    """Each (seq, raw event, decoding error) of a frame parsed alone: the commands, and the rejections
+    ({"s", "error"}) of events whose data any failure refused; one bad event never takes the batch down."""
+    commands: list[Command] = []
+    rejected: list[dict] = []
+    for seq, raw, error in events:
+        try:
+            if error is not None:
+                raise EventError(error)
+            commands.append(parse_event(raw))
+        except Exception as exc:
+            reason = str(exc) if isinstance(exc, EventError) else f"invalid event ({type(exc).__name__}: {exc})"
+            rejected.append({"s": seq, "error": reason[:1000]})
+    return commands, rejected

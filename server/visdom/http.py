@@ -12,8 +12,8 @@ from flask import Blueprint, Response, request
 from .. import jsonio
 from ..commands.envelope import EventError, check_name
 from ..dispatch.parse import parse_event
-from ..ingest.frames import check_shape
 from ..web.common import json_response, services
+from ..web.frames import check_shape
 from .translate import create_events, update_events, window_events, window_json
 
 log = logging.getLogger("paneboard.visdom")

@@ -14,10 +14,10 @@ from flask import Blueprint, Response, request
 from .. import jsonio
 from ..commands.envelope import EventError, check_name
 from ..dispatch.parse import parse_event
-from ..ingest.frames import checked
 from ..panes import kind_module
 from ..store import PaneRecord, Store, TraceRecord
 from .common import ApiError, env_visible, json_response, services
+from .frames import checked
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 log = logging.getLogger("paneboard.api")

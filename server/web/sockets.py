@@ -13,10 +13,10 @@ from paneboard.protocol import BINARY_FORMAT
 from .. import __version__, jsonio
 from ..commands.envelope import EventError, check_name
 from ..commands.jobs import Job, JobResult, Stream
-from ..dispatch.parse import parse_event
-from ..ingest.frames import Decoded, decode_frame
+from ..dispatch.parse import parse_batch
 from ..live.hub import Producer
 from ..services import Services
+from .frames import Decoded, decode_frame
 
 log = logging.getLogger("paneboard.sockets")
 
@@ -160,18 +160,10 @@ def frame_limit(max_request_bytes: int) -> int:
 def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loop: asyncio.AbstractEventLoop,
                outbox: asyncio.Queue[tuple[bytes, bool] | None], slots: asyncio.Semaphore,
                watched: Callable[[set[str]], bool] | None) -> Job:
-    commands, rejected, top = [], [], 0
-    for ev in events:
-        if ev.seq is not None:
-            top = max(top, ev.seq)
-        try:
-            if ev.error is not None:
-                raise EventError(ev.error)
-            commands.append(parse_event(ev.raw))
-        except Exception as exc:  # any failure of one event's data rejects that event alone
-            reason = str(exc) if isinstance(exc, EventError) else f"invalid event ({type(exc).__name__}: {exc})"
-            rejected.append({"s": ev.seq, "error": reason[:1000]})
-            log.warning("rejected event s=%s from client %s: %s", ev.seq, client_id, reason[:1000])
+    top = max((ev.seq for ev in events if ev.seq is not None), default=0)
+    commands, rejected = parse_batch([(ev.seq, ev.raw, ev.error) for ev in events])
+    for r in rejected:
+        log.warning("rejected event s=%s from client %s: %s", r["s"], client_id, r["error"])
 
     def on_commit(result: JobResult) -> None:  # writer thread
         if result.failed:
