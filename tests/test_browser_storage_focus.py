@@ -56,3 +56,33 @@ def test_env_and_embed_pages_draw_panes_when_storage_is_refused(server, sdk, ref
         tab.page.click(".theme-toggle")
         tab.wait("(b) => (document.documentElement.dataset.theme || '') !== b", before)
         assert tab.errors == []
+
+
+def test_focus_on_the_env_list_stays_while_a_run_streams(server, sdk, tab):
+    c = sdk("focus_a")
+    c.line(Y=[1], X=[0], win="loss")
+    other = sdk("focus_b")
+    other.line(Y=[1], X=[0], win="loss")
+    flushed(c)
+    flushed(other)
+    tab.open(server.url + "/")
+    tab.wait("() => document.querySelectorAll('tr[data-env]').length === 2")
+    tab.page.click("th.col-updated")  # newest first: streaming moves the rows around too
+    # The keyboard puts focus on focus_a's checkbox, then on its link; the node is remembered to tell it from a copy.
+    tab.page.focus('tr[data-env="focus_a"] input.pick')
+    tab.page.keyboard.press("Tab")
+    focused = "() => { const a = document.activeElement; return a && a.tagName === 'A' && a.textContent; }"
+    assert tab.js(focused) == "focus_a"
+    tab.js("() => { window.focusedBefore = document.activeElement; }")
+    for step in range(1, 40):  # both envs stream: their rows' points, times (and the sort) change live
+        c.line(Y=[step], X=[step], win="loss", update="append")
+        other.line(Y=[step], X=[step], win="loss", update="append")
+    flushed(c)
+    flushed(other)
+    tab.wait("() => document.querySelector('tr[data-env=\"focus_a\"] .col-points').textContent === '40'")
+    tab.wait("() => document.querySelector('tr[data-env=\"focus_b\"] .col-points').textContent === '40'")
+    assert tab.js("() => document.activeElement === window.focusedBefore")
+    assert tab.js(focused) == "focus_a"
+    tab.page.keyboard.press("Tab")  # and the keyboard goes on from there: the next control of the same row
+    assert tab.js("() => document.activeElement.closest('tr').dataset.env") == "focus_a"
+    assert tab.errors == []
