@@ -29,3 +29,24 @@ PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record
 def new_win_id() -> str:
     """Client-side window id (Visdom lets the server pick; we must not wait for a round trip)."""
     return "window_" + os.urandom(6).hex()
+
+
+def visdom_text(content: object) -> str:
+    """A Visdom text() content as Visdom's page shows it. Visdom stores the JSON as sent and its page sets
+    innerHTML to it, so a list shows as JavaScript's String(list): items joined by ",", null as "", nested
+    lists flattened the same way (torchnet's and faster-rcnn's loggers send lists)."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, bool):
+        return "true" if content else "false"
+    if isinstance(content, (list, tuple)):
+        return ",".join("" if v is None else visdom_text(v) for v in content)
+    if isinstance(content, float):
+        if content.is_integer() and abs(content) < 1e21:
+            return str(int(content))  # JavaScript has one number type: 2.0 prints as "2"
+        return repr(content)
+    if isinstance(content, dict):
+        return "[object Object]"
+    return str(content)

@@ -21,13 +21,18 @@ render_record = None  # not a stepped kind: no records for the /steps API
 MAX_TEXT = 4 * 1024 * 1024
 
 
-def validate(cmd: PaneCommand, raw: dict) -> str:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
+    """The pane content: {"html"}, plus "visdom_content" when a Visdom client sent a list (the shown HTML is
+    that list joined; /win_data gives the list back as Visdom does)."""
     content = raw.get("content", "")
     if not isinstance(content, str):
         raise EventError("text: content must be a string")
     if len(content) > MAX_TEXT:
         raise EventError(f"text: content longer than {MAX_TEXT} characters")
-    return content
+    listed = raw.get("visdom_content")
+    if listed is not None and not isinstance(listed, list):
+        raise EventError("text: visdom_content must be a list")
+    return {"html": content} if listed is None or cmd.op != "set" else {"html": content, "visdom_content": listed}
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
@@ -35,12 +40,12 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     if cmd.op == "set" or pane is None:
         if cmd.op == "update" and cmd.mode != "append":
             raise EventError(f"pane {cmd.win!r} does not exist in env {cmd.env!r}")
-        pane = tx.put_pane(cmd.env, cmd.win, "text", title_of(cmd.opts), cmd.opts, {"html": cmd.payload})
+        pane = tx.put_pane(cmd.env, cmd.win, "text", title_of(cmd.opts), cmd.opts, dict(cmd.payload))
         deltas.pane(pane.env, pane.win, pane.version)
         return
     if pane.kind not in KINDS:
         raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not text")
-    html = cmd.payload
+    html = cmd.payload["html"]  # an append makes the content text (Visdom's own append of a list is garbled)
     if cmd.mode == "append":
         old = (pane.content or {}).get("html", "")
         html = f"{old}<br>{html}" if old else html
