@@ -246,8 +246,9 @@ function tracesOf(pj, found) {
   const main = overlay(pj, "points", proj.indices.map((_, j) => j), { size: three ? 2.5 : 5, opacity: 0.85 }, false);
   colourPoints(pj, main);
   const traces = [main];
-  if (found) traces.push(overlay(pj, "matches", found, { size: three ? 5 : 10, color: "rgba(0,0,0,0)",
-    line: { color: "#e91e63", width: 2 }, symbol: "circle-open" }, found.length <= MAX_LABELS));
+  // An open symbol is stroked in marker.color (marker.line.color is ignored): the ring colour goes there.
+  if (found) traces.push(overlay(pj, "matches", found, { size: three ? 5 : 10, color: "#e91e63",
+    line: { width: 2 }, symbol: "circle-open" }, found.length <= MAX_LABELS));
   const nn = st.neighbors.map((n) => posOf[n.i]).filter((j) => j >= 0);
   if (st.selected != null) {
     // black and red with white rims: apart from any palette colour the points may have
