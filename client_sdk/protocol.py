@@ -24,6 +24,9 @@ MAX_DIFF_BYTES = 256 * 1024       # the git diff kept in a run's provenance (the
 MAX_PACKAGES = 2_000              # installed distributions listed in a run's provenance
 MAX_PROVENANCE_BYTES = 1024 * 1024
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
+# The x-axis title of TensorBoard scalar panes, one rule for both ways in: paneboard.SummaryWriter (live) and
+# import-tb / --logdir (server/tensorboard/decode.py). TensorBoard's own x axis is the step.
+TB_XLABEL = "step"
 
 
 def new_win_id() -> str:

@@ -15,6 +15,11 @@ from ..visdom.importer import env_files, import_file
 TB_BAR = VISDOM_BAR = 30
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 run", "2 runs", "1,024 TensorBoard events": the count and its noun in the right number."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _tb_progress(done: int, total: int, label: str) -> None:
     filled = TB_BAR * min(done, total) // max(total, 1)
     sys.stderr.write(f"\r[{'#' * filled}{'.' * (TB_BAR - filled)}] {done / 1e6:.1f}/{total / 1e6:.1f} MB {label[:50]:50s}")
@@ -54,8 +59,10 @@ def import_tb(argv: list[str]) -> int:
             sys.stderr.write("\n")
     finally:
         services.stop()
-    print(f"imported {stats.records} records ({stats.events} events, {stats.bytes / 1e6:.1f} MB) from "
-          f"{len(runs)} runs in {time.perf_counter() - t0:.2f} s ({stats.problems} problems)")
+    # TensorBoard's own units (events in its files, points and step records shown), never our write batches.
+    print(f"imported {counted(stats.events, 'TensorBoard event')} ({counted(stats.points, 'scalar point')}, "
+          f"{counted(stats.steps, 'step record')}, {stats.bytes / 1e6:.1f} MB) from {counted(len(runs), 'run')} in "
+          f"{time.perf_counter() - t0:.2f} s ({counted(stats.problems, 'problem')})")
     return 0
 
 
@@ -98,5 +105,6 @@ def import_visdom(argv: list[str]) -> int:
         services.stop()
     for line in problems:
         print(f"  {line}", file=sys.stderr)
-    print(f"imported {windows} windows from {len(files)} env files ({len(problems)} problems)")
+    print(f"imported {counted(windows, 'window')} from {counted(len(files), 'env file')} "
+          f"({counted(len(problems), 'problem')})")
     return 1 if problems and not windows else 0
