@@ -94,10 +94,10 @@ def create_events(env: str, win: str, body: dict) -> list[dict]:
     ev: dict[str, Any] = {"op": "set", "env": env, "win": win, "opts": opts}
     if kind == "text":
         content = data[0].get("content", "")
-        out = {**ev, "kind": "text", "content": visdom_text(content)}
+        text = {**ev, "kind": "text", "content": visdom_text(content)}
         if isinstance(content, list):  # Visdom keeps the list: /win_data answers it as sent
-            out["visdom_content"] = content
-        return [out]
+            text["visdom_content"] = content
+        return [text]
     if kind in ("image", "image_history"):
         content = data[0].get("content")
         # A saved image_history window holds a list: the first image creates the pane, the rest append.
