@@ -8,16 +8,12 @@ import os
 import sys
 import time
 
+from ..counts import counted
 from ..services import Services
 from ..settings import Settings, default_db_path
 from ..visdom.importer import env_files, import_file
 
 TB_BAR = VISDOM_BAR = 30
-
-
-def counted(n: int, noun: str) -> str:
-    """"1 run", "2 runs", "1,024 TensorBoard events": the count and its noun in the right number."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _tb_progress(done: int, total: int, label: str) -> None:
