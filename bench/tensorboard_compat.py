@@ -104,7 +104,7 @@ def _import_once(logdir: Path, db: Path) -> float:
         took = time.perf_counter() - t0
     finally:
         services.stop()
-    assert stats.records == N_SCALARS + 1, stats  # + the file_version record
+    assert stats.events == N_SCALARS + 1, stats  # + the file_version record
     return took
 
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
-from .protocol import new_win_id
+from .protocol import new_win_id, visdom_text
 from .run import RunMethods
 from .transport import Transport
 from .transport.points import Prefixes
@@ -64,6 +64,12 @@ def _drop_reporter(client: Client) -> Callable[[int], None]:
 
     return report
 
+
+
+def _json_items(items: list | tuple) -> list:
+    """A text() list as JSON can carry it (what the visdom client would send); other values as their text."""
+    return [_json_items(v) if isinstance(v, (list, tuple)) else
+            v if v is None or isinstance(v, (str, int, float, bool)) else visdom_text(v) for v in items]
 
 class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
@@ -180,11 +186,12 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                            "y": float_list(xa[sel, 1]), "style": styles[k - 1]})
         return self._emit_xy("scatter", win, env, opts, mode, name, traces)
 
-    def text(self, text: str, win: str | None = None, env: str | None = None,
+    def text(self, text: str | list | tuple, win: str | None = None, env: str | None = None,
              opts: Mapping[str, Any] | None = None, append: bool = False) -> str:
-        """HTML text pane; append=True adds to the existing content (joined with <br> by the server)."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a string, got {type(text).__name__}")
+        """HTML text pane; append=True adds to the existing content (joined with <br> by the server). A list or
+        tuple shows as Visdom shows it: its items joined by ","."""
+        if not isinstance(text, (str, list, tuple)):
+            raise TypeError(f"text must be a string, list or tuple, got {type(text).__name__}")
         check_opts(opts)
         if win is None:
             if append:
@@ -195,7 +202,9 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
         if append:
             ev["mode"], ev["name"] = "append", None
         ev["opts"] = wire_opts(opts)
-        ev["content"] = text
+        ev["content"] = visdom_text(text)
+        if not isinstance(text, str) and not append:
+            ev["visdom_content"] = _json_items(text)  # /win_data answers the list, as Visdom does
         self.transport.put(ev)
         return win
 

@@ -26,6 +26,9 @@ MAX_DIFF_BYTES = 256 * 1024       # the git diff kept in a run's provenance (the
 MAX_PACKAGES = 2_000              # installed distributions listed in a run's provenance
 MAX_PROVENANCE_BYTES = 1024 * 1024
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
+# The x-axis title of TensorBoard scalar panes, one rule for both ways in: paneboard.SummaryWriter (live) and
+# import-tb / --logdir (server/tensorboard/decode.py). TensorBoard's own x axis is the step.
+TB_XLABEL = "step"
 
 
 def new_win_id() -> str:
@@ -101,3 +104,24 @@ def _slice(data: bytes, pos: int, length: int) -> bytes:
     if pos + length > len(data):
         raise ValueError("an event runs past the end of the frame")
     return data[pos:pos + length]
+
+
+def visdom_text(content: object) -> str:
+    """A Visdom text() content as Visdom's page shows it. Visdom stores the JSON as sent and its page sets
+    innerHTML to it, so a list shows as JavaScript's String(list): items joined by ",", null as "", nested
+    lists flattened the same way (torchnet's and faster-rcnn's loggers send lists)."""
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, bool):
+        return "true" if content else "false"
+    if isinstance(content, (list, tuple)):
+        return ",".join("" if v is None else visdom_text(v) for v in content)
+    if isinstance(content, float):
+        if content.is_integer() and abs(content) < 1e21:
+            return str(int(content))  # JavaScript has one number type: 2.0 prints as "2"
+        return repr(content)
+    if isinstance(content, dict):
+        return "[object Object]"
+    return str(content)

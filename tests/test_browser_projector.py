@@ -131,3 +131,24 @@ def test_projector_pca_tsne_colour_search_thumbnail_neighbours(server, tab):
     drawn = tab.js(f"() => {PLOT}.data.find(t => t.name === 'neighbours').customdata")
     assert sorted(drawn) == sorted(want)
     assert tab.errors == []
+
+
+def test_search_rings_are_drawn_visibly(server, tab):
+    tab.open(env_url(server, "proj"))
+    tab.page.locator(PANE).scroll_into_view_if_needed()
+    wait_ready(tab, "pca")
+    tab.page.select_option(f"{PANE} .pj-search-col", "name")
+    tab.page.fill(f"{PANE} .pj-search", "p1")
+    tab.wait(f"() => document.querySelector('{PANE}').dataset.matches === '61'")
+    tab.wait(f"() => {PLOT}.querySelectorAll('.scatterlayer .trace')[1]?.querySelectorAll('path.point').length === 61")
+    # What Plotly drew for each ring: its stroke's alpha (colour and stroke-opacity), width and opacity.
+    rings = tab.js(f"""() => Array.from({PLOT}.querySelectorAll('.scatterlayer .trace')[1].querySelectorAll('path.point'))
+      .map((p) => {{ const s = getComputedStyle(p), a = s.stroke.match(/rgba?\\(([^)]*)\\)/);
+        const parts = a ? a[1].split(',').map(Number) : [];
+        const alpha = parts.length === 4 ? parts[3] : parts.length === 3 ? 1 : 0;  // Plotly moves it to stroke-opacity
+        return {{ alpha: alpha * Number(s.strokeOpacity), stroke: s.stroke,
+                  width: parseFloat(s.strokeWidth), opacity: Number(s.opacity), fill: s.fill }}; }})""")
+    assert len(rings) == 61
+    for ring in rings:
+        assert ring["alpha"] > 0.5 and ring["width"] >= 1 and ring["opacity"] > 0.5, ring
+    assert tab.errors == []

@@ -204,7 +204,7 @@ def test_every_kind_matches_event_accumulator(tmp_path: Path, server_types) -> N
         srv.stop()
 
     # Re-running imports nothing new and duplicates nothing.
-    assert "imported 0 records" in import_tb(logdir, db)
+    assert "imported 0 TensorBoard events" in import_tb(logdir, db)
     srv = server_types.InProcessServer(db=db).start()
     try:
         assert len(export(srv, "logs/exp1", "loss")["x"]) == 40
@@ -307,7 +307,7 @@ def test_import_bar_and_env_naming(tmp_path: Path, server_types) -> None:
     db = tmp_path / "tb.db"
     out = subprocess.run([sys.executable, "-m", "paneboard.server", "import-tb", str(tmp_path / "solo"), "--db",
                           str(db)], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0 and "[###" in out.stderr and "imported 2 records" in out.stdout
+    assert out.returncode == 0 and "[###" in out.stderr and "imported 2 TensorBoard events (1 scalar point, 0 step records" in out.stdout
     srv = server_types.InProcessServer(db=db).start()
     try:
         assert [e["name"] for e in srv.get_json("/api/v1/envs")["envs"]] == ["solo"]

@@ -38,8 +38,28 @@ def test_hostile_rules_dropped():
     assert "color: red" in css  # the plain declarations of p, b and i are kept, each scoped
 
 
-def test_style_outside_svg_is_dropped():
-    assert "<style" not in sanitize("<style>*{display: none}</style><p>x</p>")
+# CycleGAN's visualizer: a <style> before the label table it sends with vis.text().
+CYCLEGAN = ("<style>\n table {border-collapse: separate; border-spacing: 4px; white-space: nowrap; text-align: center}"
+            "\n table td {width: 256px; height: 256px; padding: 4px; outline: 4px solid black}\n</style>"
+            "<table><tr><td>real_A</td><td>fake_B</td></tr></table>")
+
+
+def test_the_contents_own_style_is_kept_scoped_to_the_pane():
+    out = sanitize(CYCLEGAN)
+    scope = re.search(r'class="svg-scope (svg-scope-[0-9a-f]{10})"', out).group(1)
+    assert rules(out) == (f".{scope} table{{border-collapse: separate; border-spacing: 4px; white-space: nowrap; "
+                          f"text-align: center}}.{scope} table td{{width: 256px; height: 256px; padding: 4px; "
+                          f"outline: 4px solid black}}")
+    assert out.count("<style") == 1 and "<td>real_A</td>" in out
+
+
+def test_a_style_outside_svg_reaches_only_the_pane():
+    css = rules(sanitize("<style>*{display: none} p{position: fixed; z-index: 9; inset: 0; color: red}</style>"
+                         "<p>x</p>"))
+    assert re.fullmatch(r"\.svg-scope-[0-9a-f]{10} \*\{display: none\}\.svg-scope-[0-9a-f]{10} p\{color: red\}", css)
+    hostile = sanitize("<style>b{color: red}</style><script>alert(1)</script><style>i{background: url(x)}</style>"
+                       "<img src=x onerror=alert(1)>")
+    assert "script" not in hostile and "onerror" not in hostile and "url" not in rules(hostile)
 
 
 def test_tensorboard_text_escapes_html_tensorboard_does_not_allow():

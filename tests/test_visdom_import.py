@@ -63,7 +63,7 @@ def test_import_visdom_env_files_twice(tmp_path, server_types, unused_port):
         out = run_import(str(env_path), "--db", str(db))
         assert out.returncode == 0, out.stderr
         # exp.json, Visdom's own empty main.json and the broken file
-        assert "imported 4 windows from 3 env files (1 problems)" in out.stdout
+        assert "imported 4 windows from 3 env files (1 problem)" in out.stdout
         assert "broken.json" in out.stderr and "3/3" in out.stderr  # problem reported, progress shown
     srv = server_types.InProcessServer(db=db).start()
     try:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..client import Client
+from ..protocol import TB_XLABEL
 from . import convert as tc
 from . import summaries as ts
 
@@ -102,7 +103,8 @@ class SummaryWriter:
         if type(tag) is not str:
             raise TypeError(f"tag must be a string, got {type(tag).__name__}")
         self._put({"t": _now() if walltime is None else float(walltime), "op": "update", "env": self.env,
-                   "win": tag, "kind": "line", "mode": "append", "name": tag, "opts": {"title": tag},
+                   "win": tag, "kind": "line", "mode": "append", "name": tag,
+                   "opts": {"title": tag, "xlabel": TB_XLABEL},
                    "traces": [{"name": tag, "x": [step], "y": [v]}]})
 
     def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any], global_step: Any = None,
@@ -118,7 +120,7 @@ class SummaryWriter:
         # One event per key, paired by trace name: positional pairing would mix traces when keys vary per call.
         for name, v in values:
             self._put({"t": t, "op": "update", "env": self.env, "win": main_tag, "kind": "line",
-                       "mode": "append", "name": name, "opts": {"title": main_tag},
+                       "mode": "append", "name": name, "opts": {"title": main_tag, "xlabel": TB_XLABEL},
                        "traces": [{"name": name, "x": [step], "y": [v]}]})
 
     # ------------------------------------------------------------------------------------- stepped kinds

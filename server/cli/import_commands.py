@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from ..counts import counted
 from ..services import Services
 from ..settings import Settings, default_db_path
 from ..visdom.importer import env_files, import_file
@@ -54,8 +55,10 @@ def import_tb(argv: list[str]) -> int:
             sys.stderr.write("\n")
     finally:
         services.stop()
-    print(f"imported {stats.records} records ({stats.events} events, {stats.bytes / 1e6:.1f} MB) from "
-          f"{len(runs)} runs in {time.perf_counter() - t0:.2f} s ({stats.problems} problems)")
+    # TensorBoard's own units (events in its files, points and step records shown), never our write batches.
+    print(f"imported {counted(stats.events, 'TensorBoard event')} ({counted(stats.points, 'scalar point')}, "
+          f"{counted(stats.steps, 'step record')}, {stats.bytes / 1e6:.1f} MB) from {counted(len(runs), 'run')} in "
+          f"{time.perf_counter() - t0:.2f} s ({counted(stats.problems, 'problem')})")
     return 0
 
 
@@ -98,5 +101,6 @@ def import_visdom(argv: list[str]) -> int:
         services.stop()
     for line in problems:
         print(f"  {line}", file=sys.stderr)
-    print(f"imported {windows} windows from {len(files)} env files ({len(problems)} problems)")
+    print(f"imported {counted(windows, 'window')} from {counted(len(files), 'env file')} "
+          f"({counted(len(problems), 'problem')})")
     return 1 if problems and not windows else 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..commands.envelope import EventError
+from ..counts import counted
 from ..settings import Settings, default_db_path
 from ..sharing import tokens
 from ..store import Store, open_store
@@ -129,5 +130,5 @@ def import_envs_command(argv: list[str]) -> int:
     if result.failed or result.errors:
         print(f"dash-server import-envs: {result.failed or result.errors[0]['error']}", file=sys.stderr)
         return 1
-    print(f"imported {len(envs)} envs ({sum(e.points() for e in envs):,} points): " + ", ".join(e.name for e in envs))
+    print(f"imported {counted(len(envs), 'env')} ({counted(sum(e.points() for e in envs), 'point')}): " + ", ".join(e.name for e in envs))
     return 0

@@ -21,13 +21,18 @@ render_record = None  # not a stepped kind: no records for the /steps API
 MAX_TEXT = 4 * 1024 * 1024
 
 
-def validate(cmd: PaneCommand, raw: dict) -> str:
+def validate(cmd: PaneCommand, raw: dict) -> dict:
+    """The pane content: {"html"}, plus "visdom_content" when a Visdom client sent a list (the shown HTML is
+    that list joined; /win_data gives the list back as Visdom does)."""
     content = raw.get("content", "")
     if not isinstance(content, str):
         raise EventError("text: content must be a string")
     if len(content) > MAX_TEXT:
         raise EventError(f"text: content longer than {MAX_TEXT} characters")
-    return content
+    listed = raw.get("visdom_content")
+    if listed is not None and not isinstance(listed, list):
+        raise EventError("text: visdom_content must be a list")
+    return {"html": content} if listed is None or cmd.op != "set" else {"html": content, "visdom_content": listed}
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
@@ -35,12 +40,12 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     if cmd.op == "set" or pane is None:
         if cmd.op == "update" and cmd.mode != "append":
             raise EventError(f"pane {cmd.win!r} does not exist in env {cmd.env!r}")
-        pane = tx.put_pane(cmd.env, cmd.win, "text", title_of(cmd.opts), cmd.opts, {"html": cmd.payload})
+        pane = tx.put_pane(cmd.env, cmd.win, "text", title_of(cmd.opts), cmd.opts, dict(cmd.payload))
         deltas.pane(pane.env, pane.win, pane.version)
         return
     if pane.kind not in KINDS:
         raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not text")
-    html = cmd.payload
+    html = cmd.payload["html"]  # an append makes the content text (Visdom's own append of a list is garbled)
     if cmd.mode == "append":
         old = (pane.content or {}).get("html", "")
         html = f"{old}<br>{html}" if old else html
@@ -91,41 +96,49 @@ def _url_filter(element: str, attribute: str, value: str) -> str | None:
 
 def sanitize(html: str) -> str:
     """Strip scripts, event handlers and javascript: URLs; keep formatting, inline SVG and data: media, and the
-    plain rules of an SVG's own <style> (matplotlib's `*{stroke-linejoin: round}`), scoped to this pane's SVG."""
+    plain rules of the content's own <style> blocks (matplotlib's `*{stroke-linejoin: round}` inside an SVG,
+    CycleGAN's `table td {outline: 4px solid black}` before its label table), scoped to this pane."""
     clean = nh3.clean(html, tags=_TAGS, attributes=_ATTRS, url_schemes=nh3.ALLOWED_URL_SCHEMES | {"data"},
                       attribute_filter=_url_filter, link_rel="noopener noreferrer")
-    css = svg_styles(html) if "<svg" in html and "<style" in html else []
+    css = own_styles(html) if "<style" in html else []
     if not css:
         return clean
-    rules = "".join(f"{', '.join(f'.SCOPE svg {sel}' for sel in sels)}{{{decls}}}" for sels, decls in css)
+    rules = "".join(f"{', '.join(f'.SCOPE {sel}' for sel in sels)}{{{decls}}}" for sels, decls in css)
     scope = "svg-scope-" + hashlib.sha1(rules.encode()).hexdigest()[:10]
     rules = rules.replace("SCOPE", scope)
     return f'<div class="svg-scope {scope}"><style>{rules}</style>{clean}</div>'
 
 
 _STYLE = re.compile(r"<style\b[^>]*>(.*?)</style\s*>", re.S | re.I)
+_SVG = re.compile(r"<svg\b.*?</svg\s*>", re.S | re.I)
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _SELECTOR = re.compile(r"[\w.#*\- >+~:()]+")  # no quotes, brackets or escapes
 _DECL = re.compile(r"([a-z-]+)\s*:\s*([\w#.,%() +-]+)")  # no url(), quotes, escapes, @ or ;
+# Properties that would let a pane's rules cover or reorder the page around it (a full-window overlay).
+_PAGE_PROPS = {"position", "z-index", "inset", "top", "left", "right", "bottom"}
+_FETCHES = re.compile(r"url|expression", re.I)
 
 
-def svg_styles(html: str) -> list[tuple[list[str], str]]:
-    """The rules of <style> blocks inside <svg> elements, as (selectors, declarations), keeping only what cannot
-    fetch, escape or reach outside: plain selectors (scoped by the caller) and plain property values."""
+def own_styles(html: str) -> list[tuple[list[str], str]]:
+    """The rules of the content's <style> blocks as (selectors, declarations), keeping only what cannot fetch,
+    escape or reach outside the pane: plain selectors (an SVG's own under "svg "; scoped by the caller) and plain
+    property values."""
+    svgs = [m.span() for m in _SVG.finditer(html)]
     out = []
-    for block in _STYLE.findall("".join(re.findall(r"<svg\b.*?</svg\s*>", html, re.S | re.I))):
-        text = re.sub(r"/\*.*?\*/", "", block.replace("<![CDATA[", "").replace("]]>", ""), flags=re.S)
+    for m in _STYLE.finditer(html):
+        in_svg = any(a <= m.start() < b for a, b in svgs)
+        text = re.sub(r"/\*.*?\*/", "", m.group(1).replace("<![CDATA[", "").replace("]]>", ""), flags=re.S)
         if "@" in text or "\\" in text:
-            continue  # @import, @font-face, escapes: not matplotlib's, not worth the risk
+            continue  # @import, @font-face, escapes: not what logging scripts write, not worth the risk
         for sel, body in _RULE.findall(text):
             sels = [x.strip() for x in sel.split(",")]
             if not all(x and _SELECTOR.fullmatch(x) and "url" not in x.lower() for x in sels):
                 continue
             decls = []
             for d in body.split(";"):
-                m = _DECL.fullmatch(d.strip())
-                if m and "url" not in m.group(2).lower() and "expression" not in m.group(2).lower():
-                    decls.append(f"{m.group(1)}: {m.group(2).strip()}")
+                dm = _DECL.fullmatch(d.strip())
+                if dm and dm.group(1) not in _PAGE_PROPS and not _FETCHES.search(dm.group(2)):
+                    decls.append(f"{dm.group(1)}: {dm.group(2).strip()}")
             if decls:
-                out.append((sels, "; ".join(decls)))
+                out.append(([f"svg {x}" if in_svg else x for x in sels], "; ".join(decls)))
     return out

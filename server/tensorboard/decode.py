@@ -18,7 +18,7 @@ from tensorboard.plugins.hparams import plugin_data_pb2 as hparams_pb2
 from tensorboard.plugins.mesh import plugin_data_pb2 as mesh_pb2
 from tensorboard.util import tensor_util
 
-from paneboard.protocol import PR_FIELDS
+from paneboard.protocol import PR_FIELDS, TB_XLABEL
 
 from .records import Frames, fast_scalars
 
@@ -343,7 +343,7 @@ class Batch:
             self.state.last_scalar[tag] = float(value[-1])
             if self.emit:
                 out.append({"op": "update", "mode": "append", "kind": "line", "env": env, "win": tag,
-                            "t": float(wall[-1]), "opts": {"title": tag, "xlabel": "step"},
+                            "t": float(wall[-1]), "opts": {"title": tag, "xlabel": TB_XLABEL},
                             "traces": [{"name": tag, "x": step.astype(np.float64), "y": value, "wall": wall}]})
         if not self.emit:
             return []

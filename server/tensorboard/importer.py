@@ -62,8 +62,9 @@ def find_runs(logdir: Path) -> dict[Path, list[Path]]:
 @dataclass
 class Stats:
     bytes: int = 0
-    records: int = 0
-    events: int = 0
+    events: int = 0        # TensorBoard's events read (records of the event files, headers included)
+    points: int = 0        # scalar points stored
+    steps: int = 0         # step records stored (histograms, images, PR curves ... per step)
     problems: int = 0
 
 
@@ -210,10 +211,11 @@ class TbImporter:
         commands = []
         for raw in batch.events():
             commands += self._parse(run, raw)
+            self.stats.points += sum(len(t.get("x", ())) for t in raw.get("traces") or ())
+            self.stats.steps += len(raw.get("records") or ())
         for cmd in commands:
             cmd.seq = frames.end
-        self.stats.records += len(frames)
-        self.stats.events += len(commands)
+        self.stats.events += len(frames)
         self.stats.bytes += frames.end - frames.base
         f.offset = frames.end
         self._slots.acquire()
@@ -305,8 +307,9 @@ class TbWatcher:
             stopping = self._stop.is_set()
             try:
                 got = self.importer.import_pass()
-                if got.records:
-                    log.info("logdir: imported %d records (%d events)", got.records, got.events)
+                if got.events:
+                    log.info("logdir: imported %d TensorBoard events (%d points, %d step records)", got.events,
+                             got.points, got.steps)
             except Exception:
                 log.exception("logdir pass failed")
             if stopping or self._stop.wait(self.interval):

@@ -7,6 +7,8 @@ import math
 import re
 from typing import Any
 
+from paneboard.protocol import visdom_text
+
 from ..commands.envelope import EventError
 from ..panes.common import PLOTLY_LAYOUT as LAYOUT_KEY
 from ..panes.figure import HEATMAP_MODES
@@ -92,7 +94,10 @@ def create_events(env: str, win: str, body: dict) -> list[dict]:
     ev: dict[str, Any] = {"op": "set", "env": env, "win": win, "opts": opts}
     if kind == "text":
         content = data[0].get("content", "")
-        return [{**ev, "kind": "text", "content": content if isinstance(content, str) else str(content)}]
+        text = {**ev, "kind": "text", "content": visdom_text(content)}
+        if isinstance(content, list):  # Visdom keeps the list: /win_data answers it as sent
+            text["visdom_content"] = content
+        return [text]
     if kind in ("image", "image_history"):
         content = data[0].get("content")
         # A saved image_history window holds a list: the first image creates the pane, the rest append.
@@ -149,7 +154,7 @@ def update_events(env: str, win: str, body: dict, pane: PaneRecord | None, ntrac
     if pane.kind == "text":
         if not data:
             return [{**ev, "mode": "append", "content": ""}] if opts else []
-        return [{**ev, "mode": "append", "content": str(data[0].get("content", ""))}]
+        return [{**ev, "mode": "append", "content": visdom_text(data[0].get("content", ""))}]
     if pane.kind == "image":
         if not data:
             return []
@@ -193,7 +198,8 @@ def window_json(store: Store, pane: PaneRecord) -> dict:
                            "height": opts.get("height"), "contentID": str(pane.version), "i": pane.position}
     content = pane.content or {}
     if pane.kind == "text":
-        win.update(type="text", content=content.get("html", ""))
+        raw = content.get("visdom_content")
+        win.update(type="text", content=raw if isinstance(raw, list) else content.get("html", ""))
     elif pane.kind == "image":
         history = content.get("history")
         if history:
@@ -249,5 +255,16 @@ def window_events(env: str, win: str, window: Any) -> list[dict]:
     kind, content = window.get("type"), window.get("content")
     if kind == "plot":
         content = content if isinstance(content, dict) else {}
-        return create_events(env, win, {"data": content.get("data"), "layout": content.get("layout"), "opts": opts})
+        evs = create_events(env, win, {"data": content.get("data"), "layout": content.get("layout"), "opts": opts})
+        # What update_window put on the window (mode, markers, markersize, fillarea ...): the opts of the /update
+        # that put it there, kept as the live /update keeps them, so an imported window equals the live one.
+        extra = {k: v for k, v in window.items() if k not in _WINDOW_FIELDS and v is not None}
+        if extra and evs[0]["kind"] in ("line", "scatter", "figure"):
+            evs[0]["opts"] = {**evs[0]["opts"], **extra, WINDOW_KEY: extra}
+        return evs
     return create_events(env, win, {"data": [{"type": kind, "content": content}], "opts": opts})
+
+
+# The keys Visdom's window() writes itself (server_utils.window); any other key of a saved window is an opt.
+_WINDOW_FIELDS = frozenset(("command", "id", "title", "inflate", "width", "height", "contentID", "i", "type", "content",
+                            "selected", "show_slider", "directed", "showEdgeLabels", "showVertexLabels", "old_content"))

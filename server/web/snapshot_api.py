@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint, Response
 
+from ..counts import counted
 from ..sharing import snapshot
 from .api import _budget, _env_or_404, attachment, env_names_arg, render_pane
 from .common import services
@@ -40,7 +41,7 @@ def env_snapshot(env: str) -> Response:
     store = services().store
     panes = [_pane_json(render_pane(p, budget)) for p in store.list_panes(summary.name)]
     snapshot.inline_images(panes, store.get_blob)
-    subtitle = f"env {summary.name}: {summary.panes} panes, {summary.points:,} points"
+    subtitle = f"env {summary.name}: {counted(summary.panes, 'pane')}, {counted(summary.points, 'point')}"
     return _html(snapshot.build(summary.name, subtitle, panes), f"{summary.name}.html")
 
 
@@ -64,5 +65,5 @@ def compare_snapshot() -> Response:
                 label = name if len(traces) == 1 else f"{name}/{t['name']}"
                 group["traces"].append({"label": label, "x": t["x"], "y": t["y"], "color": i})
     title = "compare " + ", ".join(names)
-    return _html(snapshot.build(title, f"{len(names)} envs, {len(groups)} panes", list(groups.values())),
+    return _html(snapshot.build(title, f"{counted(len(names), 'env')}, {counted(len(groups), 'pane')}", list(groups.values())),
                  "compare-" + "-".join(names)[:100] + ".html")

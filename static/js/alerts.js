@@ -1,6 +1,7 @@
 // alerts.js — env page banner for the SDK's health alerts: shown while the env's "alerts" pane has rows, dismissible.
 import * as api from "./api.js";
 import { h } from "./dom.js";
+import { getItem, setItem } from "./storage.js";
 
 const WIN = "alerts"; // the pane paneboard.alerts writes (client_sdk/hooks/alerts.py ALERTS_WIN)
 
@@ -24,7 +25,7 @@ export function alertsBanner(env, cardOf) {
   } });
   const dismiss = h("button", { type: "button", class: "alerts-dismiss", title: "dismiss until the next alert",
     "aria-label": "dismiss", text: "×", onclick: () => {
-      sessionStorage.setItem(key, String(count));
+      setItem("session", key, String(count));
       render();
     } });
   const el = h("div", { class: "alerts-banner", role: "alert", hidden: true, dataset: { count: "0" } },
@@ -35,7 +36,7 @@ export function alertsBanner(env, cardOf) {
   let inflight = null;
 
   function render() {
-    const dismissed = Number(sessionStorage.getItem(key) || 0);
+    const dismissed = Number(getItem("session", key) || 0);
     el.dataset.count = String(count);
     el.hidden = count === 0 || count <= dismissed;
     text.textContent = count ? `${count} alert${count === 1 ? "" : "s"} in this env. Latest: ${latest}` : "";

@@ -17,6 +17,9 @@ export function h(tag, props, ...kids) {
 
 export const fmtInt = (n) => (Number.isFinite(Number(n)) ? Number(n).toLocaleString("en-US") : "–");
 
+/** "1 pane", "2 panes", "1,024 points": a count and its noun in the right number (plural: singular + "s"). */
+export const counted = (n, singular, plural = `${singular}s`) => `${fmtInt(n)} ${Number(n) === 1 ? singular : plural}`;
+
 export function toMs(t) {
   if (typeof t === "number") return t < 1e11 ? t * 1000 : t; // seconds (or already ms)
   if (typeof t === "string" && t) return /^[\d.]+$/.test(t) ? toMs(Number(t)) : Date.parse(t);

@@ -1,5 +1,6 @@
 // sections.js — the env page's pane sections: TensorBoard-style groups by title prefix, the hooks' groups, pins.
 import { h } from "./dom.js";
+import { getJSON, setJSON } from "./storage.js";
 
 const PINNED = "\u0000pinned"; // section keys never clash with a title prefix
 const UNGROUPED = "";
@@ -29,21 +30,11 @@ function rank(key) {
 }
 
 function stored(key, fallback) {
-  try {
-    const v = JSON.parse(localStorage.getItem(key) || "null");
-    return v && typeof v === "object" ? v : fallback;
-  } catch {
-    return fallback;
-  }
+  const v = getJSON("local", key, fallback);
+  return v && typeof v === "object" ? v : fallback;
 }
 
-function store(key, value) {
-  try {
-    localStorage.setItem(key, JSON.stringify(value));
-  } catch {
-    // private mode or a full quota: the state lasts until the page closes
-  }
-}
+const store = (key, value) => setJSON("local", key, value);
 
 /**
  * Sections of one env page inside `container`. place(slot) files a card by its pane summary (slot.win, slot.title,

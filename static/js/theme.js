@@ -1,4 +1,5 @@
 // theme.js — light/dark theme: follows prefers-color-scheme until the user picks one; Plotly figures follow too.
+import { getItem, setItem } from "./storage.js";
 
 const KEY = "paneboard.theme";
 const media = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
@@ -17,14 +18,9 @@ const AXIS_PATHS = [["gridcolor", "#eee"], ["zerolinecolor", "#444"], ["linecolo
 const CARTESIAN = new Set([undefined, "scatter", "bar", "histogram", "box", "violin", "heatmap", "contour", "scattergl",
   "histogram2d", "histogram2dcontour", "ohlc", "candlestick", "waterfall", "funnel"]);
 
-let unsaved = null; // the pick when localStorage cannot be used (it lasts for this page)
 const chosen = () => {
-  try {
-    const v = localStorage.getItem(KEY);
-    return v === "dark" || v === "light" ? v : unsaved;
-  } catch {
-    return unsaved;
-  }
+  const v = getItem("local", KEY);
+  return v === "dark" || v === "light" ? v : null;
 };
 
 /** The theme in effect: the user's pick, else the system's. */
@@ -104,13 +100,7 @@ function label(btn) {
 export function toggleTheme() {
   const next = isDark() ? "light" : "dark";
   const system = media && media.matches ? "dark" : "light";
-  unsaved = next === system ? null : next;
-  try {
-    if (unsaved) localStorage.setItem(KEY, unsaved);
-    else localStorage.removeItem(KEY);
-  } catch {
-    // private mode: `unsaved` keeps the pick for this page
-  }
+  setItem("local", KEY, next === system ? null : next); // refused storage keeps the pick for this page
   apply();
 }
 

@@ -1,6 +1,6 @@
 // pages/compare.js — compare page: panes with the same title from several envs overlaid (one color per env), config diff, live.
 import * as api from "../api.js";
-import { h, throttled } from "../dom.js";
+import { counted, h, throttled } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
 
@@ -28,7 +28,7 @@ export function comparePage({ connect, points, notice }) {
   const $ = (id) => document.getElementById(id);
   document.title = `compare ${envs.join(", ")} · paneboard`;
   $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
-    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${envs.length} envs` }));
+    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${counted(envs.length, "env")}` }));
   const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
   $("tools").replaceChildren(h("a", { class: "btn-small act-snapshot", download: "",
     title: "download this comparison as one HTML file (opens offline)",
@@ -81,7 +81,7 @@ export function comparePage({ connect, points, notice }) {
       } else {
         traces = (pane.traces || []).map((t) => traceOf(t, pane));
         const total = (pane.traces || []).reduce((n, t) => n + (Number(t.total) || 0), 0);
-        c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${pane.members.length} envs`;
+        c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(pane.members.length, "env")}`;
       }
       c.card.dataset.grouped = pane.group ? "1" : "";
       c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.length, 0));

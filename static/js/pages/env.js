@@ -1,7 +1,7 @@
 // pages/env.js — one env's page: header tools, the pane grid, and the live messages that keep it current.
 import * as api from "../api.js";
 import { alertsBanner } from "../alerts.js";
-import { fmtInt, h, throttled, timeEl } from "../dom.js";
+import { counted, h, throttled, timeEl } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
@@ -58,7 +58,7 @@ function buildChrome(page) {
 
 function showStats(e) {
   if (!e) return;
-  $("env-stats").replaceChildren(`${fmtInt(e.panes)} panes · ${fmtInt(e.points)} points · updated `, timeEl(e.updated));
+  $("env-stats").replaceChildren(`${counted(e.panes, "pane")} · ${counted(e.points, "point")} · updated `, timeEl(e.updated));
 }
 
 /** On every (re)connect: sync the cards with the env's pane list, then draw the panes in view. */

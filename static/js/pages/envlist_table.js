@@ -37,11 +37,12 @@ const actions = (list, e) => h("td", { class: "col-actions" },
 function row(list, e, grouped) {
   const { selected } = list;
   const pick = h("input", { type: "checkbox", class: "pick", "aria-label": `select ${e.name} to compare`,
-    checked: selected.has(e.name), onchange: () => {
+    onchange: () => {
       if (pick.checked) selected.add(e.name);
       else selected.delete(e.name);
       list.compareBtn.disabled = selected.size < 2;
     } });
+  pick.checked = selected.has(e.name); // the property, not the attribute: kept rows are compared by their markup
   return h("tr", { dataset: { env: e.name }, class: grouped ? "in-group" : null },
     h("td", { class: "col-pick" }, pick),
     h("td", { class: "col-name" }, h("a", { href: api.envPageUrl(e.name), text: e.name }),
@@ -70,9 +71,10 @@ function sortedRows(list) {
 /** A folding group's header row: its prefix, member count and summed points. */
 function groupRow(list, g, members, open) {
   const points = members.reduce((n, m) => n + (Number(m.points) || 0), 0);
+  // The click reads the state then, not `open`: a kept row outlives the draw that made it.
   return h("tr", { class: "group-row", dataset: { group: g, open: open ? "1" : "0" }, onclick: () => {
-    if (open) list.collapsed.add(g);
-    else list.collapsed.delete(g);
+    if (list.collapsed.has(g)) list.collapsed.delete(g);
+    else list.collapsed.add(g);
     drawTable(list);
   } }, h("td", { class: "col-pick", text: open ? "▾" : "▸" }),
   h("td", { class: "col-name group-name", text: `${g}_*  (${members.length})` }),
@@ -105,6 +107,35 @@ export function drawTable(list) {
     out.push(groupRow(list, g, members, open));
     if (open) for (const m of members) out.push(row(list, m, true));
   }
-  list.body.replaceChildren(...out);
+  reconcile(list.body, out);
   list.empty.hidden = list.envs.size > 0;
+}
+
+const keyOf = (tr) => (tr.dataset.group !== undefined ? `group:${tr.dataset.group}` : `env:${tr.dataset.env}`);
+
+/**
+ * Make `body` show `fresh` (rows just built) while keeping the rows and cells already there where they match, so a
+ * live update (a run streaming points) never replaces the link, checkbox or button the keyboard focus is on.
+ */
+function reconcile(body, fresh) {
+  const focused = body.contains(document.activeElement) ? document.activeElement : null;
+  const old = new Map([...body.children].map((tr) => [keyOf(tr), tr]));
+  const want = fresh.map((tr) => {
+    const kept = old.get(keyOf(tr));
+    if (!kept || kept.className !== tr.className || kept.cells.length !== tr.cells.length) return tr;
+    for (const [k, v] of Object.entries(tr.dataset)) kept.dataset[k] = v;
+    [...tr.cells].forEach((cell, i) => {
+      if (kept.cells[i].outerHTML !== cell.outerHTML) kept.cells[i].replaceWith(cell);
+    });
+    const pick = tr.querySelector("input.pick");
+    if (pick) kept.querySelector("input.pick").checked = pick.checked;
+    return kept;
+  });
+  const keep = new Set(want);
+  for (const tr of [...body.children]) if (!keep.has(tr)) tr.remove();
+  want.forEach((tr, i) => {
+    if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null); // moves only rows out of place
+  });
+  // A focused row that had to move (sorted by points or time) loses focus in the move: give it back.
+  if (focused && focused.isConnected && document.activeElement !== focused) focused.focus({ preventScroll: true });
 }

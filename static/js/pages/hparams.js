@@ -2,7 +2,7 @@
 // hparams and final metrics; sortable table with column picker, parallel coordinates (Plotly's, or SVG without
 // WebGL) whose brushing filters the table, CSV download of what the table shows. Data: GET api/v1/hparams (WIRE.md §3).
 import * as api from "../api.js";
-import { h, throttled } from "../dom.js";
+import { counted, h, throttled } from "../dom.js";
 import { drawPlot } from "./hparams_plot.js";
 import { columnsOf, download, drawPicker, drawTable } from "./hparams_table.js";
 
@@ -53,7 +53,7 @@ export function hparamsPage({ connect, notice }) {
 function buildChrome(hp, envs) {
   document.title = "hparams · paneboard";
   $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
-    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: envs ? `hparams of ${envs.length} envs` : "hparams" }));
+    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: envs ? `hparams of ${counted(envs.length, "env")}` : "hparams" }));
   const csvBtn = h("button", { type: "button", class: "btn hp-csv", text: "download CSV", onclick: () => download(hp) });
   $("tools").replaceChildren(csvBtn);
 

@@ -1,6 +1,6 @@
 // pages/hparams_table.js — the HParams view's session table: columns, brushing filter, sort, column picker, CSV.
 import * as api from "../api.js";
-import { h } from "../dom.js";
+import { counted, h } from "../dom.js";
 import { dimensionOf, inRange, missing } from "./hparams_plot.js";
 
 /** Columns: env, session, every hparam, every metric; `get(row)` reads the cell value. */
@@ -82,7 +82,7 @@ export function drawTable(hp) {
       if (c.key === "env") return h("td", null, h("a", { href: api.envPageUrl(r.env), text: r.env }));
       return h("td", { class: typeof v === "number" ? "num" : null, text: fmt(v) });
     })))));
-  hp.count.textContent = `${rows.length} of ${hp.res.sessions.length} sessions`;
+  hp.count.textContent = `${rows.length} of ${counted(hp.res.sessions.length, "session")}`;
 }
 
 /** Save what the table shows (visible columns, filtered and sorted rows) as hparams.csv. */

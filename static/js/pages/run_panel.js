@@ -2,7 +2,7 @@
 // provenance (host, versions, GPUs, git with its diff, packages), config, editable tags and notes. Data:
 // GET api/v1/envs/<env>/run; edits PUT .../tags and .../notes; live "run" and "meta" messages refresh it.
 import * as api from "../api.js";
-import { h, throttled, timeEl, toMs } from "../dom.js";
+import { counted, h, throttled, timeEl, toMs } from "../dom.js";
 
 /** "1 h 02 min" from seconds. */
 export function fmtDuration(s) {
@@ -75,11 +75,11 @@ export function runPanel({ env, notice }) {
       : h("div", { class: "muted", text: "no config (Client(config=...), set_config or add_hparams)" });
     const extras = [];
     if (git && git.diff) {
-      extras.push(h("details", { class: "run-diff" }, h("summary", { text: `git diff (${git.diff.split("\n").length} lines${git.diff_truncated ? ", truncated" : ""})` }),
+      extras.push(h("details", { class: "run-diff" }, h("summary", { text: `git diff (${counted(git.diff.split("\n").length, "line")}${git.diff_truncated ? ", truncated" : ""})` }),
         h("pre", { text: git.diff })));
     }
     if (p.packages && p.packages.length) {
-      extras.push(h("details", { class: "run-packages" }, h("summary", { text: `${p.packages.length} packages` }),
+      extras.push(h("details", { class: "run-packages" }, h("summary", { text: `${counted(p.packages.length, "package")}` }),
         h("pre", { text: p.packages.join("\n") })));
     }
     el.replaceChildren(

@@ -4,6 +4,7 @@
 import * as api from "../api.js";
 import { h, throttled } from "../dom.js";
 import { ROW_H, columnsOf, defaultVisible, drawBody, drawHead, windowOf } from "./runs_table.js";
+import { getJSON, setJSON } from "../storage.js";
 
 const $ = (id) => document.getElementById(id);
 const COLS_KEY = "paneboard.runs.columns";
@@ -12,15 +13,8 @@ const TYPE_MS = 250;      // the query runs once typing pauses this long
 const REFRESH_MS = 1000;  // live changes refetch at most this often
 const PAGE = 200;         // runs per fetched window (the first covers a tall screen)
 
-function stored(key, fallback) {
-  try {
-    const v = JSON.parse(localStorage.getItem(key) || "null");
-    return v === null ? fallback : v;
-  } catch {
-    return fallback;
-  }
-}
-const store = (key, v) => { try { localStorage.setItem(key, JSON.stringify(v)); } catch { /* private mode */ } };
+const stored = (key, fallback) => getJSON("local", key, fallback);
+const store = (key, v) => setJSON("local", key, v);
 
 export function runsPage({ connect, notice }) {
   const params = new URLSearchParams(window.location.search);

@@ -1,6 +1,6 @@
 // pages/seed_groups.js — seed groups for Scalars and Compare: controls, mean ± band traces, the A-vs-B table.
 import * as api from "../api.js";
-import { h } from "../dom.js";
+import { counted, h } from "../dom.js";
 
 export const GROUP_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
@@ -70,9 +70,9 @@ export function bandInfo(res, series) {
   const binned = (e) => (e.downsampled ? " (binned)" : "");
   // The usual case in one short phrase, so the card keeps room for its title.
   if (groups.length && groups.every((e) => e.aligned === e.n && e.steps === groups[0].steps && binned(e) === binned(groups[0]))) {
-    return `${band} · n=${groups.map((e) => e.n).join(", ")} · all aligned on ${groups[0].steps} steps${binned(groups[0])}`;
+    return `${band} · n=${groups.map((e) => e.n).join(", ")} · all aligned on ${counted(groups[0].steps, "step")}${binned(groups[0])}`;
   }
-  const parts = groups.map((e) => `n=${e.n}: ${e.aligned} aligned on ${e.steps} steps${binned(e)}`);
+  const parts = groups.map((e) => `n=${e.n}: ${e.aligned} aligned on ${counted(e.steps, "step")}${binned(e)}`);
   return `${band} · ${parts.join(" · ")}`;
 }
 
@@ -107,6 +107,6 @@ export function abTable(res) {
     }
   }
   return h("details", { class: "ab-box", open: true },
-    h("summary", { text: `A vs B: ${res.groups.length} groups (${res.groups.map((g) => `${g.label}: n=${g.n}`).join("; ")})` }),
+    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} (${res.groups.map((g) => `${g.label}: n=${g.n}`).join("; ")})` }),
     h("table", { class: "config ab-table" }, h("tbody", null, rows)));
 }

@@ -1,6 +1,7 @@
 // panes/embeddings.js — Visdom embeddings: labelled 2-D points; hover -> EntitySelected, lasso -> RegionSelected.
 import { loadPlotly } from "../plotly_loader.js";
 import { reportKeys, sendEvent } from "./visdom_events.js";
+import { counted } from "../dom.js";
 
 const CONFIG = { responsive: true, displaylogo: false };
 const LAYOUT = {
@@ -42,7 +43,7 @@ export function render(el, pane, ctx) {
     await Plotly.react(div, traces(d.points), LAYOUT, CONFIG);
     // The script's preview HTML (data_getter) arrives sanitized by the server.
     preview.innerHTML = d.loading ? "computing the embedding…" : (d.selected && d.selected.html) || "";
-    ctx.setInfo(`${(d.points || []).length} points${d.has_previous ? " · zoomed" : ""}`, "");
+    ctx.setInfo(`${counted((d.points || []).length, "point")}${d.has_previous ? " · zoomed" : ""}`, "");
     if (!div.dataset.wired) {
       div.dataset.wired = "1";
       div.on("plotly_hover", (ev) => {

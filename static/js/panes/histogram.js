@@ -1,6 +1,7 @@
 // panes/histogram.js — histogram panes as TensorBoard draws them: OFFSET ridgelines by step, OVERLAY by recency, DISTRIBUTION bands.
 import { loadPlotly } from "../plotly_loader.js";
 import { isDark } from "../theme.js";
+import { counted } from "../dom.js";
 
 const BINS = 30; // TensorBoard's DEFAULT_BIN_COUNT: every step re-binned to 30 equal bins over the union range
 const MODES = [["offset", "Offset"], ["overlay", "Overlay"], ["distribution", "Distribution"]];
@@ -165,7 +166,7 @@ export function render(el, pane, ctx) {
     first = false;
     const n = Number(d.count) || 0;
     const shown = mode === "distribution" ? dist.length : hists.length;
-    ctx.setInfo(`${n} steps`, shown < n ? `${shown} of ${n} steps shown` : "");
+    ctx.setInfo(counted(n, "step"), shown < n ? `${shown} of ${counted(n, "step")} shown` : "");
   }
 
   return {

@@ -1,6 +1,7 @@
 // panes/media.js — media panes (TensorBoard images, audio, text per step): the record at the slider's step, newest by default.
 import { sizeImage } from "./image.js";
 import { stepper } from "./stepper.js";
+import { counted } from "../dom.js";
 
 
 export function render(el, pane, ctx) {
@@ -67,7 +68,7 @@ export function render(el, pane, ctx) {
   function set(p) {
     pane = p;
     const d = p.data || {};
-    ctx.setInfo(`${Number(d.count) || 0} steps`, d.type || "");
+    ctx.setInfo(counted(Number(d.count) || 0, "step"), d.type || "");
     return steps.set(p);
   }
 

@@ -2,6 +2,7 @@
 // by module scope. Modules start collapsed to the top level (box = module, with the shapes it outputs); a click
 // expands one, its frame's title collapses it again. Edges carry tensor shapes. SVG built with DOM calls (CSP-safe).
 import { button, detailsPanel, findNodes, fitView, scopesToOpen } from "./model_graph_tools.js";
+import { counted } from "../dom.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const LAYER_GAP = 84;
@@ -209,7 +210,7 @@ function drawUnits(g, nodeLayer, units) {
     node.append(svg("text", { x: u.w / 2, y: 15, "text-anchor": "middle", "font-size": 11, "font-weight": u.group ? 600 : 400,
       fill: "#1d2733" }, u.label));
     node.append(svg("text", { x: u.w / 2, y: 30, "text-anchor": "middle", "font-size": 9, fill: "#5f6b7a" }, sub));
-    const tip = u.group ? `${u.scope}\n${u.members} nodes — click to expand${u.out.size ? `\noutputs ${[...u.out].join(", ")}` : ""}`
+    const tip = u.group ? `${u.scope}\n${counted(u.members, "node")} — click to expand${u.out.size ? `\noutputs ${[...u.out].join(", ")}` : ""}`
       : `${u.node.op}${u.scope ? `\n${u.scope}` : ""}${u.node.shape ? `\nshape ${u.node.shape}` : ""}${u.node.attr ? `\n${u.node.attr}` : ""}`;
     node.append(svg("title", {}, tip));
     node.style.cursor = "pointer";
@@ -238,7 +239,7 @@ function draw(g) {
   drawUnits(g, nodeLayer, units);
   g.bounds = units.length ? { x: box.x0, y: box.y0, w: box.x1 - box.x0, h: box.y1 - box.y0 } : null;
   const ops = g.nodes.filter((n) => n.op !== "parameter" && n.op !== "input" && n.op !== "output").length;
-  g.ctx.setInfo(`${ops} ops · ${units.filter((u) => u.group).length} modules shown`, g.name);
+  g.ctx.setInfo(`${counted(ops, "op")} · ${counted(units.filter((u) => u.group).length, "module")} shown`, g.name);
 }
 
 function toggle(g, scope, open) {

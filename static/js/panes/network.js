@@ -1,6 +1,7 @@
 // panes/network.js — network panes (Visdom's `graph`): a force-directed layout computed here, drawn with Plotly
 // (edges as one NaN-separated line trace, nodes as markers; labels as text, never markup).
 import { loadPlotly } from "../plotly_loader.js";
+import { counted } from "../dom.js";
 
 const ITERATIONS = 150;
 
@@ -99,7 +100,7 @@ export function render(el, pane, ctx) {
     const h = Number(o.height);
     div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
     await Plotly.react(div, data, layout, { responsive: true, displaylogo: false });
-    ctx.setInfo(`${nodes.length} nodes, ${edges.length} edges`, "");
+    ctx.setInfo(`${counted(nodes.length, "node")}, ${counted(edges.length, "edge")}`, "");
   }
 
   return {

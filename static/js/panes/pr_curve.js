@@ -1,6 +1,7 @@
 // panes/pr_curve.js — PR curve panes: precision (y) over recall (x) of the record at the slider's step, newest by default.
 import { loadPlotly } from "../plotly_loader.js";
 import { stepper } from "./stepper.js";
+import { counted } from "../dom.js";
 
 const CONFIG = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
 
@@ -48,7 +49,7 @@ export function render(el, pane, ctx) {
 
   function set(p) {
     const d = p.data || {};
-    ctx.setInfo(`${Number(d.count) || 0} steps`, "");
+    ctx.setInfo(counted(Number(d.count) || 0, "step"), "");
     return steps.set(p);
   }
 

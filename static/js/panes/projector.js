@@ -1,7 +1,7 @@
 // panes/projector.js — TensorBoard-style embedding projector: PCA / t-SNE / UMAP computed by the server (WIRE.md §3),
 // colour / label / search by a metadata column, click → k nearest neighbours, sprite thumbnail of the hovered point.
 import { getJson } from "../api.js";
-import { h, fmtInt } from "../dom.js";
+import { counted, fmtInt, h } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { buildControls, setColumns, setComponents } from "./projector_controls.js";
 
@@ -145,7 +145,7 @@ async function project(pj) {
     if (res.status !== "computing") { pj.proj = res; break; }
     const secs = Math.round((performance.now() - t0) / 1000);
     const step = res.coords ? `, iteration ${fmtInt(res.iteration)} of ${fmtInt(res.of)}` : "";
-    setState(pj, "computing", `computing ${NAMES[st.method]} on ${fmtInt(res.used)} of ${fmtInt(res.n)} points${step}… ${secs} s`);
+    setState(pj, "computing", `computing ${NAMES[st.method]} on ${fmtInt(res.used)} of ${counted(res.n, "point")}${step}… ${secs} s`);
     if (res.coords && res.indices) await show(pj, res); // a partial embedding: shown while the rest is computed
   }
   await show(pj, pj.proj);
@@ -161,13 +161,13 @@ async function show(pj, res) {
 }
 
 function summary(p) {
-  let s = `${NAMES[p.method]} on ${fmtInt(p.used)} of ${fmtInt(p.n)} points${p.sampled ? " (sampled)" : ""}`;
+  let s = `${NAMES[p.method]} on ${fmtInt(p.used)} of ${counted(p.n, "point")}${p.sampled ? " (sampled)" : ""}`;
   if (p.method === "pca") {
     const v = p.components.map((c, j) => `${"XYZ"[j]} ${pct(p.variance[c])}`).join(" · ");
     const total = p.components.reduce((a, c) => a + p.variance[c], 0);
     s += ` · variance ${v} (${pct(total)})${p.fit_points < p.n ? `, fitted on ${fmtInt(p.fit_points)}` : ""}`;
-  } else if (p.method === "tsne") s += ` · perplexity ${p.perplexity}, ${p.iterations} iterations`;
-  else s += ` · ${p.neighbors} neighbours, min_dist ${p.min_dist}`;
+  } else if (p.method === "tsne") s += ` · perplexity ${p.perplexity}, ${counted(p.iterations, "iteration")}`;
+  else s += ` · ${counted(p.neighbors, "neighbour")}, min_dist ${p.min_dist}`;
   return s;
 }
 
@@ -246,8 +246,9 @@ function tracesOf(pj, found) {
   const main = overlay(pj, "points", proj.indices.map((_, j) => j), { size: three ? 2.5 : 5, opacity: 0.85 }, false);
   colourPoints(pj, main);
   const traces = [main];
-  if (found) traces.push(overlay(pj, "matches", found, { size: three ? 5 : 10, color: "rgba(0,0,0,0)",
-    line: { color: "#e91e63", width: 2 }, symbol: "circle-open" }, found.length <= MAX_LABELS));
+  // An open symbol is stroked in marker.color (marker.line.color is ignored): the ring colour goes there.
+  if (found) traces.push(overlay(pj, "matches", found, { size: three ? 5 : 10, color: "#e91e63",
+    line: { width: 2 }, symbol: "circle-open" }, found.length <= MAX_LABELS));
   const nn = st.neighbors.map((n) => posOf[n.i]).filter((j) => j >= 0);
   if (st.selected != null) {
     // black and red with white rims: apart from any palette colour the points may have
@@ -284,8 +285,8 @@ async function draw(pj) {
   root.dataset.matches = found ? String(found.length) : "";
   const partial = p.status === "computing"; // a t-SNE still forming: the state stays "computing"
   root.dataset.iteration = partial ? String(p.iteration) : "";
-  if (partial) setState(pj, "computing", `${NAMES[p.method]} on ${fmtInt(p.used)} points: iteration ${fmtInt(p.iteration)} of ${fmtInt(p.of)}…`);
-  else setState(pj, "ready", summary(p) + (found ? ` · ${fmtInt(found.length)} match${found.length === 1 ? "" : "es"}` : ""));
+  if (partial) setState(pj, "computing", `${NAMES[p.method]} on ${counted(p.used, "point")}: iteration ${fmtInt(p.iteration)} of ${fmtInt(p.of)}…`);
+  else setState(pj, "ready", summary(p) + (found ? ` · ${counted(found.length, "match", "matches")}` : ""));
   pj.ctx.setInfo(`${fmtInt(data.n)} × ${fmtInt(data.d)}`, `step ${data.step}`);
   if (!plot.dataset.wired) {
     plot.dataset.wired = "1";

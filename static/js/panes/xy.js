@@ -2,6 +2,7 @@
 import { getPane } from "../api.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { defaultMode, mathReady, normalizeLayout, normalizeTrace } from "./plotly_compat.js";
+import { counted } from "../dom.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const GRID = "#eceef1";
@@ -128,7 +129,7 @@ export function render(el, pane, ctx) {
   function report() {
     const shown = (div.data || []).reduce((n, d) => n + (d.x ? d.x.length : 0), 0);
     ctx.setPoints(shown);
-    const tip = shown < stored ? `${shown.toLocaleString()} of ${stored.toLocaleString()} points shown (downsampled)` : "";
+    const tip = shown < stored ? `${shown.toLocaleString()} of ${counted(stored, "point")} shown (downsampled)` : "";
     ctx.setInfo(`${stored.toLocaleString()} pts${shown < stored ? " ↓" : ""}`, tip);
   }
 
