@@ -6,15 +6,10 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pytest
 
 from helpers.browser import env_url
 from helpers.tensorboard import writer
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 # Set to a folder to keep the screenshots (they are taken either way: what a person would look at).
 SHOTS = os.environ.get("PANEBOARD_SHOTS")
 

@@ -7,11 +7,6 @@ import pytest
 
 from helpers.browser import TIMEOUT_MS, XY, Tab, env_url, flushed
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
-
 # What a framed cross-site page or strict privacy settings do: the getter itself throws a SecurityError.
 REFUSE_STORAGE = """
 for (const name of ["sessionStorage", "localStorage"]) {

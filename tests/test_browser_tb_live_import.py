@@ -17,10 +17,6 @@ from torch.utils.tensorboard import SummaryWriter as TorchWriter
 from helpers.browser import env_url
 from helpers.tensorboard import writer
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.e2e,
-]
 LOSS = [0.9, 0.5, 0.25]
 XAXIS = """(win) => { const d = document.querySelector(`[data-win="${win}"] .js-plotly-plot`);
   const t = d && d._fullLayout && d._fullLayout.xaxis.title; return t ? (t.text || "") : null; }"""
@@ -37,6 +33,7 @@ def info(tab, win: str) -> str:
     return tab.js("(w) => document.querySelector(`[data-win=\"${w}\"] .card-info`).textContent", win)
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_imported_and_live_scalars_read_the_same(server, server_types, tab, tmp_path: Path):
     logdir = tmp_path / "runs"
     with TorchWriter(log_dir=str(logdir / "exp")) as w:
@@ -64,6 +61,7 @@ def test_imported_and_live_scalars_read_the_same(server, server_types, tab, tmp_
     try:
         imported_title = axis_and_info(imported)
     finally:
+        tab.page.goto("about:blank")  # leave its page first: its live socket would log the refused reconnect
         imported.stop()
     with writer(server, "runs/exp") as w:
         log(w)

@@ -15,8 +15,6 @@ import numpy as np
 import pytest
 import visdom  # required: a missing client fails these tests
 
-pytestmark = pytest.mark.e2e
-
 # torchnet's VisdomTextLogger and faster-rcnn's label lists: text() given a list or a tuple.
 LINES = ["Printing: 1 of 4", "Printing: 2 of 4"]
 
@@ -97,6 +95,7 @@ def comparable(window: dict) -> dict:
     return {k: v for k, v in window.items() if k != "contentID"}
 
 
+@pytest.mark.e2e  # runs `python -m paneboard.server` itself
 def test_imported_windows_equal_live_ones(server, server_types, reference, tmp_path):
     windows, saved = reference
     db = tmp_path / "imported.db"
