@@ -7,7 +7,7 @@ from typing import Any
 from ..store import RunRecord
 
 ACTIVE = ("running", "stalled")
-STATUSES = ("running", "finished", "crashed", "stalled")
+STATUSES = ("running", "finished", "failed", "crashed", "stalled")
 
 
 def notes_html(notes: str) -> str:
@@ -23,9 +23,9 @@ def run_json(run: RunRecord | None, *, full: bool = True) -> dict[str, Any]:
     """The run record as the API shows it; `full` adds the rendered notes."""
     if run is None:
         return {"status": None, "started": None, "ended": None, "tags": [], "notes": "", "provenance": None,
-                **({"notes_html": ""} if full else {})}
+                "error": None, **({"notes_html": ""} if full else {})}
     out: dict[str, Any] = {"status": run.status, "started": run.started, "ended": run.ended, "tags": list(run.tags),
-                           "notes": run.notes, "provenance": run.provenance}
+                           "notes": run.notes, "provenance": run.provenance, "error": run.error}
     if full:
         out["notes_html"] = notes_html(run.notes)
     return out
