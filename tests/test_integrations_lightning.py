@@ -65,9 +65,9 @@ def test_resuming_with_the_same_version_appends_to_the_same_env(server: Any):
     assert len(loss) == 16
 
 
-def test_experiment_is_the_client_and_hooks_write_model_and_system_panes(server: Any):
+def test_experiment_takes_client_calls_and_hooks_write_model_and_system_panes(server: Any):
     logger = PaneboardLogger(env="pl-hooks", server="http://127.0.0.1", port=server.port)
-    assert logger.experiment is logger.writer.client
+    assert logger.experiment is logger.writer and logger.experiment.client is logger.writer.client
     logger.experiment.text("from the module", win="note")
     import paneboard
 
