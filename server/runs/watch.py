@@ -123,7 +123,8 @@ class RunWatch:
         except Exception:
             log.debug("could not read the shared crash grace", exc_info=True)
             return
-        if valid_grace(stored):
+        if valid_grace(stored) and float(stored) != self.grace:
+            log.info("crash grace: %g s, the database's (set by the last server given --crash-grace)", stored)
             self.grace = float(stored)
 
     def _run(self) -> None:
