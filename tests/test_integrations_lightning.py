@@ -112,9 +112,8 @@ class Gan(Tiny):
 
 
 def test_experiment_is_a_summary_writer_like_tensorboard_loggers(server: Any):
-    from helpers.tensorboard import records
-
     import paneboard
+    from helpers.tensorboard import records
 
     logger = PaneboardLogger(env="pl-gan", server="http://127.0.0.1", port=server.port)
     assert isinstance(logger.experiment, paneboard.SummaryWriter)

@@ -18,8 +18,9 @@ class RunWriter(SummaryWriter):
             raise AttributeError(name)
         return getattr(self.client, name)
 
-    def close(self, win: Any = None, env: str | None = None, *, timeout: float | None = None) -> Any:
-        """`close("win")` deletes a pane, as Client.close does; `close()` flushes, as SummaryWriter.close does."""
-        if isinstance(win, str) or env is not None:
-            return self.client.close(win, env)
-        return super().close(win if win is not None else timeout)
+    def close(self, *args: Any, **kwargs: Any) -> Any:
+        """`close("win")` or `close(win=..., env=...)` deletes panes, as Client.close does; `close()` and
+        `close(timeout)` flush and end the run, as SummaryWriter.close does."""
+        if (args and isinstance(args[0], str)) or {"win", "env"} & kwargs.keys():
+            return self.client.close(*args, **kwargs)
+        return super().close(*args, **kwargs)
