@@ -149,3 +149,10 @@ def test_servers_on_one_postgresql_database_agree_on_the_crash_grace(postgres: A
         if job.poll() is None:
             job.kill()
             job.wait()
+
+
+def test_a_crash_grace_that_is_not_a_positive_number_is_refused(capsys: pytest.CaptureFixture[str]):
+    from paneboard.server.cli.main import main
+
+    assert main(["--crash-grace", "0"]) == 2
+    assert "--crash-grace must be a positive number of seconds, got 0" in capsys.readouterr().err

@@ -146,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         print(tunnel_command(args.print_tunnel, args.port))
         return 0
     token = args.token or None
+    if args.crash_grace is not None and not 0 < args.crash_grace < 1e9:
+        print(f"dash-server: --crash-grace must be a positive number of seconds, got {args.crash_grace:g}",
+              file=sys.stderr)
+        return 2
     if bool(args.username) != bool(args.password):
         print("dash-server: --username and --password go together", file=sys.stderr)
         return 2
