@@ -73,7 +73,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
     background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
     are its config and tags, and unless capture=False the run records this job's provenance and ends as
-    finished on close_connection() or at exit.
+    finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
     """
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
