@@ -79,6 +79,9 @@ def test_experiment_takes_client_calls_and_hooks_write_model_and_system_panes(se
     assert any("norm" in w for w in wins), wins  # watch(model): weight / gradient norms
     assert any(w.startswith("sys_") for w in wins), wins  # the system monitor
     assert any(w.startswith("data_") for w in wins), wins  # the watched loader's data-wait and throughput
+    logger.experiment.close("note")  # a pane's name: Client.close (delete the pane), not SummaryWriter.close
+    assert logger.writer.flush(timeout=30)
+    assert "note" not in {p["win"] for p in server.get_json("/api/v1/envs/pl-hooks")["panes"]}
 
 
 class CliTiny(Tiny):

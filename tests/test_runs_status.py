@@ -92,13 +92,18 @@ def test_a_crashed_run_runs_again_when_its_job_reconnects_then_finishes(make_ser
     assert [y for _, y in srv.series("back", "loss")["1"]] == [1.0, 0.5]
 
 
-@pytest.mark.parametrize("command", ["import-visdom", "import-tb"])
+@pytest.mark.parametrize("command", ["import-visdom", "import-tb", "import-envs"])
 def test_imports_start_no_crash_watch(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, command: str):
     from paneboard.server.cli.main import main
 
     source = tmp_path / "source"
     source.mkdir()
-    (source / "env.json").write_text("{not json")  # a file to open the store for (its error is reported)
+    (source / "exp.json").write_text('{"jsons": {"note": {"id": "note", "type": "text", "content": "hi"}}}')
+    args = [str(source)]
+    if command == "import-envs":  # an archive of that env, written beforehand
+        assert main(["import-visdom", str(source), "--db", str(tmp_path / "source.db")]) == 0
+        args = [str(tmp_path / "exp.tar")]
+        assert main(["export-envs", "exp", "-o", args[0], "--db", str(tmp_path / "source.db")]) == 0
     started: list[str] = []
     start = threading.Thread.start
 
@@ -107,7 +112,7 @@ def test_imports_start_no_crash_watch(tmp_path: Any, monkeypatch: pytest.MonkeyP
         start(thread)
 
     monkeypatch.setattr(threading.Thread, "start", recording_start)
-    main([command, str(source), "--db", str(tmp_path / "imported.db")])
+    assert main([command, *args, "--db", str(tmp_path / "imported.db")]) == 0
     assert "paneboard-writer" in started  # the import ran through the store's writer
     assert "paneboard-run-watch" not in started  # and judged no job: those may be reconnecting meanwhile
 
