@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import time
+import traceback
 import weakref
 from collections.abc import Callable, Mapping
 from time import time as _now
+from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -77,7 +79,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
     background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
     are its config and tags, and unless capture=False the run records this job's provenance and ends as
-    finished on close_connection() or at exit.
+    finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
     """
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
@@ -256,12 +258,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     def flush(self, timeout: float | None = None) -> bool:
         """True once every event enqueued before this call is stored; False on timeout, or if any was rejected."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        ok = self.transport.flush(timeout)
-        if self._start_pending():  # connected meanwhile: the run's start counts as enqueued by the constructor
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            self._await_start(left)
-            ok = self.transport.flush(None if deadline is None else max(0.0, deadline - time.monotonic()))
-        return ok
+        self._await_start(timeout)  # the run's start counts as enqueued by the constructor
+        return self.transport.flush(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
     def check_connection(self, timeout_seconds: float = 0) -> bool:
         """True if the background websocket is connected (waits up to timeout_seconds for it)."""
@@ -279,7 +277,9 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        if kind is not None:  # the block raised: the run failed (ending it twice is a no-op)
+            self._end_run("".join(traceback.format_exception(kind, value, tb)))
         self.close_connection()
 
     # -------------------------------------------------------------------------------------- helpers

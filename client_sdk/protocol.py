@@ -25,6 +25,7 @@ MAX_NOTE_BYTES = 64 * 1024        # a run's markdown note, UTF-8
 MAX_DIFF_BYTES = 256 * 1024       # the git diff kept in a run's provenance (the SDK cuts it to this)
 MAX_PACKAGES = 2_000              # installed distributions listed in a run's provenance
 MAX_PROVENANCE_BYTES = 1024 * 1024
+MAX_ERROR_BYTES = 64 * 1024       # a failed run's traceback, UTF-8 (the SDK keeps its end)
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
 # The x-axis title of TensorBoard scalar panes, one rule for both ways in: paneboard.SummaryWriter (live) and
 # import-tb / --logdir (server/tensorboard/decode.py). TensorBoard's own x axis is the step.

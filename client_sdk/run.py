@@ -1,4 +1,4 @@
-"""A Client's run: its start (with provenance) once connected, clean end, config, tags, notes, best directions."""
+"""A Client's run: its start (with provenance), its end (finished or failed), config, tags, notes, best directions."""
 
 from __future__ import annotations
 
@@ -7,25 +7,83 @@ import functools
 import logging
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from . import failures
+from .protocol import MAX_ERROR_BYTES
 from .transport import Transport
 
 log = logging.getLogger("paneboard")
-START_WAIT = 10.0  # seconds an ending run waits for its start event, so the end never overtakes the start
+START_WAIT = 10.0  # seconds an ending run waits for its provenance, so that its start goes out with it
 
 
-class _RunStart:
-    """The run_start event's progress: provenance is read at once, the event goes when the client first connects
-    (a client that never reaches a server starts no run: its spool, synced later, carries only its data)."""
+class _Run:
+    """One client's run: its start goes out as soon as the provenance is read, connected or not (a spooled start
+    is delivered with the data, so a short job, or a server that is away, still gets its run); its end goes out
+    once, after the start. It holds no reference to its client: a Client made inside a function and dropped
+    still starts and ends its run (the transport lives on until the exit flush)."""
 
-    def __init__(self) -> None:
-        self.sent = threading.Event()
-        self.cancelled = False
-        self.thread: threading.Thread | None = None
+    def __init__(self, env: str, transport: Transport) -> None:
+        self.env, self.transport = env, transport
+        self.started = time.time()
+        self.lock = threading.Lock()
+        self.provenance: dict[str, Any] | None = None
+        self.captured = threading.Event()  # the provenance was read (or failed)
+        self.sent = threading.Event()      # the run_start is enqueued
+        self.ended = False
         self.at_exit: Callable[[], None] | None = None
+
+    def capture(self) -> None:
+        from .provenance import capture
+
+        try:
+            self.provenance = capture()
+        except Exception as exc:  # provenance is a courtesy: the run starts without it
+            log.debug("paneboard: provenance capture failed: %r", exc)
+        self.captured.set()
+        self.send_start()
+
+    def send_start(self) -> None:
+        with self.lock:
+            if self.sent.is_set():
+                return
+            self.transport.put({"t": self.started, "op": "run_start", "env": self.env, "win": None,
+                                "client": self.transport.client_id, "provenance": self.provenance or {}})
+            self.sent.set()
+
+    def reopen(self) -> None:
+        """Logging again after the end (a SummaryWriter used after close(), as torch allows): the same start
+        again, so the run is running with its first start time and provenance, and ends again at exit."""
+        with self.lock:
+            if not self.ended:
+                return
+            self.ended = False
+            self.sent.clear()
+        self.send_start()
+        if self.at_exit is not None:
+            atexit.register(self.at_exit)
+
+    def end(self, error: str | None = None) -> None:
+        """Enqueue the run's end (once): finished, or failed with `error` (a traceback)."""
+        with self.lock:
+            if self.ended:
+                return
+            self.ended = True
+        if self.at_exit is not None:
+            try:
+                atexit.unregister(self.at_exit)
+            except Exception:  # interpreter shutdown
+                pass
+        self.captured.wait(START_WAIT)  # a start without its provenance rather than no end
+        self.send_start()
+        ev: dict[str, Any] = {"t": time.time(), "op": "run_end", "env": self.env, "win": None,
+                              "client": self.transport.client_id}
+        if error is not None:
+            # The end of a traceback says the most: keep that part of a long one.
+            ev["status"], ev["error"] = "failed", error.encode("utf-8", "replace")[-MAX_ERROR_BYTES:].decode(
+                "utf-8", "ignore")
+        self.transport.put(ev)
 
 
 class RunMethods:
@@ -33,8 +91,7 @@ class RunMethods:
 
     env: str
     transport: Transport
-    _run: _RunStart | None = None
-    _run_ended = False
+    _run: _Run | None = None
 
     def _start_run(self, config: Mapping[str, Any] | None, tags: Iterable[str] | None, capture: bool) -> None:
         if config:
@@ -43,43 +100,34 @@ class RunMethods:
             self.add_tags(*tags)
         if not capture:
             return
+        failures.install()
+        run = self._run = _Run(self.env, self.transport)
         # Provenance (git, packages) takes tens of milliseconds: a thread, so the constructor returns at once.
-        run = self._run = _RunStart()
-        run.thread = threading.Thread(target=_send_start, args=(weakref.ref(self), run, self.transport),
-                                      name="paneboard-provenance", daemon=True)
-        run.thread.start()
+        threading.Thread(target=run.capture, name="paneboard-provenance", daemon=True).start()
         # Registered after the transport's exit flush, so it runs first (LIFO); its own partial, so that ending
-        # this client unregisters it alone (a long job opening many clients keeps no list of dead ones).
-        run.at_exit = functools.partial(_end_at_exit, weakref.ref(self))
+        # this run unregisters it alone (a long job opening many clients keeps no list of dead ones).
+        run.at_exit = functools.partial(_end_at_exit, run)
         atexit.register(run.at_exit)
 
     def _await_start(self, timeout: float | None) -> None:
-        """Once connected, the run's start counts as sent by the constructor: wait for it to be enqueued."""
-        run = self._run
-        if run is not None and self.transport.sender.first_welcome.is_set():
-            run.sent.wait(timeout)
+        """The run's start counts as enqueued by the constructor: wait (at most `timeout`) until it is."""
+        if self._run is not None:
+            self._run.sent.wait(timeout)
 
-    def _start_pending(self) -> bool:
-        run = self._run
-        return run is not None and not run.sent.is_set() and not run.cancelled \
-            and self.transport.sender.first_welcome.is_set()
+    def _end_run(self, error: str | None = None) -> None:
+        if self._run is not None:
+            self._run.end(error)
 
-    def _end_run(self) -> None:
-        """Mark the run finished (once); called by close_connection and at interpreter exit."""
-        run = self._run
-        if run is None or self._run_ended:
-            return
-        self._run_ended = True
-        if run.at_exit is not None:
-            try:
-                atexit.unregister(run.at_exit)
-            except Exception:  # interpreter shutdown
-                pass
-        self._await_start(START_WAIT)
-        run.cancelled = True
-        if run.sent.is_set():
-            self.transport.put({"t": time.time(), "op": "run_end", "env": self.env, "win": None,
-                                "client": self.transport.client_id})
+    def _reopen_run(self) -> None:
+        if self._run is not None:
+            self._run.reopen()
+
+    def end_run(self, error: str | None = None) -> None:
+        """End this client's run now: `finished`, or `failed` with `error` (e.g. a traceback). Without a call
+        the run ends at close_connection() or at exit (failed if an exception ended the program)."""
+        if error is not None and not isinstance(error, str):
+            raise TypeError(f"error must be a string, got {type(error).__name__}")
+        self._end_run(error)
 
     def set_config(self, config: Mapping[str, Any], replace: bool = False) -> None:
         """Merge `config` into the run's config (replace=True: make it the whole config). Values are kept as JSON
@@ -133,30 +181,8 @@ def _json_safe(value: Any, depth: int = 0) -> Any:
     return str(value)
 
 
-def _send_start(ref: weakref.ref[RunMethods], run: _RunStart, transport: Transport) -> None:
-    from .provenance import capture
-
-    started = time.time()
+def _end_at_exit(run: _Run) -> None:
     try:
-        provenance = capture()
-    except Exception as exc:  # provenance is a courtesy: the run starts without it
-        log.debug("paneboard: provenance capture failed: %r", exc)
-        provenance = {}
-    welcome = transport.sender.first_welcome
-    while not welcome.wait(0.5):
-        if run.cancelled or ref() is None:
-            return
-    client = ref()
-    if client is not None and not run.cancelled:
-        transport.put({"t": started, "op": "run_start", "env": client.env, "win": None,
-                       "client": transport.client_id, "provenance": provenance})
-        run.sent.set()
-
-
-def _end_at_exit(ref: weakref.ref[RunMethods]) -> None:
-    client = ref()
-    if client is not None:
-        try:
-            client._end_run()
-        except Exception:  # never fail the interpreter's exit
-            pass
+        run.end(failures.uncaught())
+    except Exception:  # never fail the interpreter's exit
+        pass

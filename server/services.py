@@ -46,8 +46,10 @@ class Services:
         # Other servers may have browsers attached: with peers, always publish.
         writer = Writer(store, publish, listening=None if peers else hub.has_subscribers)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
-        runs = RunWatch(writer, store, grace=settings.run_crash_grace_s, announce=peers.publish if peers else None)
-        hub.listeners.append(runs.note)
+        runs = None
+        if settings.watch_runs:
+            runs = RunWatch(writer, store, grace=settings.run_crash_grace_s, announce=peers.publish if peers else None)
+            hub.listeners.append(runs.note)
         run_index = RunIndex(store)
         hub.listeners.append(run_index.note)
         writer.on_commit.append(run_index.touched)

@@ -28,9 +28,12 @@ class Settings:
     max_request_bytes: int = 64 * 1024 * 1024  # HTTP bodies and websocket frames
     logdir: str | None = None     # a TensorBoard logdir imported and watched while the server runs (tensorboard/importer.py)
     stall_after_s: float = 60.0   # server-side stall alert: minimum silence of an open SDK connection (0: off)
-    run_crash_grace_s: float = 30.0  # a run whose job's connection dropped and stayed away this long is crashed
+    # A run whose job's connection dropped and stayed away this long is crashed; None: the database's (else 30 s).
+    # Given, it becomes the grace of every server on the database (runs/watch.py).
+    run_crash_grace_s: float | None = None
     body_deadline_s: float = 30.0  # a request body must arrive within this (slow clients get a 408)
     allowed_hosts: tuple[str, ...] = ()  # Host names answered besides loopback ones when there is no token
+    watch_runs: bool = True       # False for the CLI imports: they judge no job's connection (runs/watch.py)
 
     def __post_init__(self) -> None:
         base = "/" + self.base_url.strip("/")

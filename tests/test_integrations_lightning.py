@@ -65,9 +65,9 @@ def test_resuming_with_the_same_version_appends_to_the_same_env(server: Any):
     assert len(loss) == 16
 
 
-def test_experiment_is_the_client_and_hooks_write_model_and_system_panes(server: Any):
+def test_experiment_takes_client_calls_and_hooks_write_model_and_system_panes(server: Any):
     logger = PaneboardLogger(env="pl-hooks", server="http://127.0.0.1", port=server.port)
-    assert logger.experiment is logger.writer.client
+    assert logger.experiment is logger.writer and logger.experiment.client is logger.writer.client
     logger.experiment.text("from the module", win="note")
     import paneboard
 
@@ -79,6 +79,9 @@ def test_experiment_is_the_client_and_hooks_write_model_and_system_panes(server:
     assert any("norm" in w for w in wins), wins  # watch(model): weight / gradient norms
     assert any(w.startswith("sys_") for w in wins), wins  # the system monitor
     assert any(w.startswith("data_") for w in wins), wins  # the watched loader's data-wait and throughput
+    logger.experiment.close("note")  # a pane's name: Client.close (delete the pane), not SummaryWriter.close
+    assert logger.writer.flush(timeout=30)
+    assert "note" not in {p["win"] for p in server.get_json("/api/v1/envs/pl-hooks")["panes"]}
 
 
 class CliTiny(Tiny):
@@ -98,3 +101,48 @@ def test_lightning_cli_takes_the_logger_by_class_path(server: Any, tmp_path: Any
                  save_config_kwargs={"overwrite": True})
     assert len(server.series("cli-run", "train_loss")["train_loss"]) == 4
     assert list(tmp_path.rglob("config.yaml")), "LightningCLI saves its config under the logger's log_dir"
+
+
+class Gan(Tiny):
+    """Logs as Lightning's GAN example does at each epoch's end: `logger.experiment.add_image(...)`, and the other
+    SummaryWriter calls TensorBoardLogger users make there."""
+
+    def on_train_epoch_end(self) -> None:
+        samples = torch.sigmoid(self.net[0].weight.detach()).reshape(1, 8, 4)
+        for logger in self.loggers:
+            logger.experiment.add_image("generated_images", samples, self.current_epoch)
+            logger.experiment.add_histogram("first_layer", self.net[0].weight, self.current_epoch)
+
+
+def test_experiment_is_a_summary_writer_like_tensorboard_loggers(server: Any):
+    import paneboard
+    from helpers.tensorboard import records
+
+    logger = PaneboardLogger(env="pl-gan", server="http://127.0.0.1", port=server.port)
+    assert isinstance(logger.experiment, paneboard.SummaryWriter)
+    trainer = pl.Trainer(max_epochs=2, limit_train_batches=4, logger=logger, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False, accelerator="cpu")
+    trainer.fit(Gan(), loader())
+    assert logger.experiment.flush(30)
+    images = records(server, "pl-gan", "generated_images")
+    assert [(r["step"], r["type"], r["width"], r["height"]) for r in images] == [(0, "image", 4, 8), (1, "image", 4, 8)]
+    assert [r["step"] for r in records(server, "pl-gan", "first_layer")] == [0, 1]
+
+
+class Failing(Tiny):
+    def training_step(self, batch: Any, batch_idx: int) -> Any:
+        if batch_idx == 2:
+            raise RuntimeError("boom at batch 2")
+        return super().training_step(batch, batch_idx)
+
+
+def test_a_fit_that_raises_ends_the_run_failed_with_its_traceback(server: Any):
+    logger = PaneboardLogger(env="pl-fail", server="http://127.0.0.1", port=server.port)
+    with pytest.raises(RuntimeError, match="boom"):
+        pl.Trainer(max_epochs=1, limit_train_batches=4, logger=logger, log_every_n_steps=1,
+                   enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                   accelerator="cpu").fit(Failing(), loader())
+    assert logger.writer.flush(30)
+    run = server.get_json("/api/v1/envs/pl-fail/run")
+    assert run["status"] == "failed", run
+    assert "RuntimeError: boom at batch 2" in run["error"] and "training_step" in run["error"]

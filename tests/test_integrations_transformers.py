@@ -33,14 +33,16 @@ class Tokens(torch.utils.data.Dataset):
         return {"input_ids": self.ids[i], "labels": self.labels[i]}
 
 
-def trainer(tmp_path: Any, callbacks: list, report_to: list[str], steps: int = 8) -> Any:
+def trainer(tmp_path: Any, callbacks: list, report_to: list[str], steps: int = 8, eval_steps: int = 0) -> Any:
     config = transformers.BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                                      intermediate_size=32, max_position_embeddings=16, num_labels=2)
     model = transformers.BertForSequenceClassification(config)
     args = transformers.TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=steps, logging_steps=1,
                                           per_device_train_batch_size=4, report_to=report_to, save_strategy="no",
-                                          eval_strategy="no", disable_tqdm=True, use_cpu=True, run_name="tiny-bert")
-    return transformers.Trainer(model=model, args=args, train_dataset=Tokens(), callbacks=callbacks)
+                                          eval_strategy="steps" if eval_steps else "no", eval_steps=eval_steps or None,
+                                          disable_tqdm=True, use_cpu=True, run_name="tiny-bert")
+    return transformers.Trainer(model=model, args=args, train_dataset=Tokens(), callbacks=callbacks,
+                                eval_dataset=Tokens(8) if eval_steps else None)
 
 
 def test_keys_are_grouped_as_the_trainer_groups_them():
@@ -74,3 +76,20 @@ def test_the_trainers_own_tensorboard_callback_writes_through_a_paneboard_summar
     loss = server.series("hf-tb", "train/loss")["train/loss"]
     assert len(loss) == 8
     assert not any("tfevents" in f for _, _, files in os.walk(tmp_path) for f in files)  # no event files
+
+
+def test_evaluate_after_train_lands_through_the_tensorboard_callbacks_writer(server: Any, tmp_path: Any):
+    from transformers.integrations import TensorBoardCallback
+
+    writer = paneboard.SummaryWriter("hf-eval", server="http://127.0.0.1", port=server.port)
+    t = trainer(tmp_path, [TensorBoardCallback(tb_writer=writer)], report_to=[], eval_steps=4)
+    t.train()  # evaluates at steps 4 and 8, then closes the writer (on_train_end) and drops it
+    t.evaluate()  # the README's route: the callback must log this one through the same writer
+    assert writer.flush(timeout=30)
+    evals = server.series("hf-eval", "eval/loss")["eval/loss"]
+    assert [x for x, _ in evals] == [4, 8, 8]
+    assert not any("tfevents" in f for _, _, files in os.walk(tmp_path) for f in files)  # no local event files
+    run = server.get_json("/api/v1/envs/hf-eval/run")
+    assert run["status"] == "running" and run["provenance"]["pid"] == os.getpid()  # the same run, going on
+    writer.close()
+    assert server.get_json("/api/v1/envs/hf-eval/run")["status"] == "finished"

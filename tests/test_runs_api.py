@@ -84,8 +84,14 @@ def test_run_ends_when_its_last_client_does_and_server_status_changes(svc_api):
     svc.writer.submit_wait([status_command("ddp", "crashed", "rank1", 1600.0)])
     run = api.get("/api/v1/envs/ddp/run").get_json()
     assert (run["status"], run["started"], run["ended"]) == ("crashed", 1000.0, 1600.0)
-    events(api, {"op": "run_end", "env": "ddp", "client": "rank1"})  # a late end does not hide the crash
+    svc.writer.submit_wait([status_command("ddp", "running", None, 1700.0)])  # no longer stalled: not a revival
     assert api.get("/api/v1/envs/ddp/run").get_json()["status"] == "crashed"
+    # The crashed client reconnects (the watch says so): running again; its clean end then finishes the run.
+    svc.writer.submit_wait([status_command("ddp", "running", "rank1", 1800.0)])
+    run = api.get("/api/v1/envs/ddp/run").get_json()
+    assert (run["status"], run["ended"]) == ("running", None)
+    events(api, {"op": "run_end", "env": "ddp", "client": "rank1"})
+    assert api.get("/api/v1/envs/ddp/run").get_json()["status"] == "finished"
     start(api, "ddp", client="again", t=3000.0)  # a new job in the same env: a new run
     run = api.get("/api/v1/envs/ddp/run").get_json()
     assert (run["status"], run["started"], run["ended"]) == ("running", 3000.0, None)

@@ -8,12 +8,13 @@ import math
 import numbers
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from ..client import Client
 from ..tensorboard.summaries import hparam_value
 from ..tensorboard.writer import SummaryWriter
 
+W = TypeVar("W", bound=SummaryWriter)
 MAX_CONFIG_KEYS = 500  # hparams per run: a model config can list thousands of entries nobody filters on
 
 
@@ -32,7 +33,10 @@ class Connection:
     base_url: str | None = None
 
     def writer(self, env: str) -> SummaryWriter:
-        return SummaryWriter(env, client=self.client, server=self.server, port=self.port, base_url=self.base_url)
+        return self.writer_of(SummaryWriter, env)
+
+    def writer_of(self, kind: type[W], env: str) -> W:
+        return kind(env, client=self.client, server=self.server, port=self.port, base_url=self.base_url)
 
 
 def log_hparams(writer: SummaryWriter, hparams: dict[str, Any], metrics: dict[str, float]) -> None:

@@ -7,8 +7,10 @@ import time
 from argparse import Namespace
 from typing import Any
 
+from .. import failures
 from ..client import Client
 from ._common import Connection, flat_config, log_hparams, missing_extra, number
+from .experiment import RunWriter
 
 try:
     from lightning.pytorch.callbacks import Callback
@@ -41,7 +43,7 @@ class PaneboardLogger(Logger):
         self._env = env or f"{name}/{self._version}"
         self._connect = Connection(client, server, port, base_url)
         self._log_graph = log_graph
-        self._writer: Any = None
+        self._writer: RunWriter | None = None
         self._hparams: dict[str, Any] = {}
         self._last: dict[str, float] = {}
 
@@ -68,17 +70,18 @@ class PaneboardLogger(Logger):
         return self._env
 
     @property
-    def writer(self) -> Any:
+    def writer(self) -> RunWriter:
         """The paneboard.SummaryWriter this logger writes through (created on first use)."""
         if self._writer is None:
-            self._writer = self._connect.writer(self._env)
+            self._writer = self._connect.writer_of(RunWriter, self._env)
         return self._writer
 
     @property
     @rank_zero_experiment
-    def experiment(self) -> Client:
-        """The paneboard.Client of this run: `self.logger.experiment.images(...)` and every other Client call."""
-        return self.writer.client
+    def experiment(self) -> RunWriter:
+        """The run's SummaryWriter, as TensorBoardLogger's: `self.logger.experiment.add_image(...)` and every
+        other add_*; its `.client` (and the writer itself) take the Client's calls (`images`, `line`, ...)."""
+        return self.writer
 
     @rank_zero_only
     def log_metrics(self, metrics: dict[str, Any], step: int | None = None) -> None:
@@ -122,6 +125,8 @@ class PaneboardLogger(Logger):
         if self._hparams:  # the hparams table shows each run with the final value of its metrics
             log_hparams(self._writer, dict(self._hparams), dict(self._last))
         self._writer.add_text("status", f"run {status}")
+        if status == "failed":  # Lightning calls this inside its except block, then re-raises: the run failed
+            self._writer.client.end_run(failures.current(f"Lightning ended the run: {status}"))
         self._writer.flush(timeout=30)
 
 
@@ -143,7 +148,7 @@ class PaneboardHooks(Callback):
             return self.client
         for logger in getattr(trainer, "loggers", []):
             if isinstance(logger, PaneboardLogger):
-                return logger.experiment
+                return logger.writer.client
         return None
 
     @rank_zero_only

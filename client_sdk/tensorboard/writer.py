@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import os
 import socket
+import traceback
 from collections.abc import Mapping
 from datetime import datetime
 from time import time as _now
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,7 @@ import numpy as np
 from ..client import Client
 from ..protocol import TB_XLABEL
 from . import convert as tc
+from . import handoff
 from . import summaries as ts
 
 
@@ -41,7 +44,9 @@ class SummaryWriter:
       * Images and videos: only floats (and bools) are scaled ×255; integer images 0..255 are kept as they are.
       * `add_video` writes an animated GIF with Pillow (torch's moviepy path is broken for moviepy ≥ 2).
       * `add_embedding` from several writers in one env does not overwrite: each (tag, step) is its own pane.
-      * `close()` flushes; later add_* calls still work (they reconnect), as in torch.
+      * `close()` flushes and ends the run; later add_* calls still work (they reconnect and the run goes on),
+        as in torch. A transformers TensorBoardCallback that closes it at the end of train() gets it back for
+        a later evaluate() (see handoff.py).
     """
 
     def __init__(self, log_dir: Any = None, comment: str = "", purge_step: int | None = None, max_queue: int = 10,
@@ -78,15 +83,26 @@ class SummaryWriter:
         return self.client.flush(self.client.transport.exit_timeout if timeout is None else timeout)
 
     def close(self, timeout: float | None = None) -> bool:
-        """Flush; a writer that made its own client also stops its sender (a later add_* restarts it)."""
+        """Flush; a writer that made its own client also ends its run and stops its sender. As with torch, the
+        writer still works: the next add_* reconnects and the run goes on (running again, same start)."""
+        handoff.keep_for_closer(self)
         if self._owns_client:
+            self._put = self._put_reopening
             return self.client.close_connection(timeout)
         return self.flush(timeout)
+
+    def _put_reopening(self, event: dict[str, Any]) -> int:
+        """The first add_* after close(): the run starts again before the event, then events go straight."""
+        self.client._reopen_run()
+        self._put = self.client.transport.put
+        return self._put(event)
 
     def __enter__(self) -> SummaryWriter:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        if kind is not None and self._owns_client:  # the block raised: this writer's run failed
+            self.client.end_run("".join(traceback.format_exception(kind, value, tb)))
         self.close()
 
     def __repr__(self) -> str:

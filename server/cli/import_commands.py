@@ -34,7 +34,7 @@ def import_tb(argv: list[str]) -> int:
     if not os.path.isdir(args.logdir):
         print(f"dash-server import-tb: {args.logdir}: not a directory", file=sys.stderr)
         return 2
-    services = Services.open(Settings(db=args.db))
+    services = Services.open(Settings(db=args.db, watch_runs=False))
     services.start()
     t0 = time.perf_counter()
     try:
@@ -80,7 +80,7 @@ def import_visdom(argv: list[str]) -> int:
     except FileNotFoundError as exc:
         print(f"dash-server import-visdom: {exc}", file=sys.stderr)
         return 2
-    services = Services.open(Settings(db=args.db))
+    services = Services.open(Settings(db=args.db, watch_runs=False))
     services.start()
     problems: list[str] = []
     windows = 0

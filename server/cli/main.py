@@ -42,9 +42,10 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--stall-after", type=float, default=60.0, metavar="SECONDS",
                    help="alert when a connected job sends nothing for this long and 10x its usual interval "
                         "(default 60; 0 turns the server-side stall alert off)")
-    p.add_argument("--crash-grace", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--crash-grace", type=float, default=None, metavar="SECONDS",
                    help="a run whose job's connection dropped without a clean end and stayed away this long is "
-                        "shown as crashed (default 30)")
+                        "shown as crashed; every server on the database uses the last one given (default: the "
+                        "database's, else 30)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
@@ -145,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         print(tunnel_command(args.print_tunnel, args.port))
         return 0
     token = args.token or None
+    if args.crash_grace is not None and not 0 < args.crash_grace < 1e9:
+        print(f"dash-server: --crash-grace must be a positive number of seconds, got {args.crash_grace:g}",
+              file=sys.stderr)
+        return 2
     if bool(args.username) != bool(args.password):
         print("dash-server: --username and --password go together", file=sys.stderr)
         return 2

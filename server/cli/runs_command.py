@@ -79,7 +79,7 @@ def _via_db(db: str, body: dict) -> dict:
     from ..store.schema import SchemaError
 
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
-    settings = Settings(db=db)
+    settings = Settings(db=db, watch_runs=False)
     try:
         lock_database(settings.db_url)  # a running server's writer must be the only one on its SQLite file
         services = Services.open(settings)

@@ -114,7 +114,7 @@ def import_envs_command(argv: list[str]) -> int:
         print(f"dash-server import-envs: {exc}", file=sys.stderr)
         return 2
     try:
-        services = Services.open(Settings(db=args.db))
+        services = Services.open(Settings(db=args.db, watch_runs=False))
     except SchemaError as exc:
         print(f"dash-server import-envs: {exc}", file=sys.stderr)
         return 2

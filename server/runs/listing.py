@@ -35,7 +35,7 @@ def list_runs(store: Store, query: str | None = None) -> list[dict[str, Any]]:
 
 
 SORT_FIELDS = ("env", "status", "tags", "updated", "created", "started", "ended", "duration", "host", "commit")
-_STATUS_ORDER = {"running": 0, "stalled": 1, "crashed": 2, "finished": 3}
+_STATUS_ORDER = {"running": 0, "stalled": 1, "crashed": 2, "failed": 3, "finished": 4}
 
 
 def sort_value(key: str) -> Callable[[dict[str, Any]], Any]:

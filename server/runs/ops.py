@@ -8,6 +8,7 @@ from typing import Any
 
 from paneboard.protocol import (
     MAX_DIFF_BYTES,
+    MAX_ERROR_BYTES,
     MAX_NAME,
     MAX_NOTE_BYTES,
     MAX_PACKAGES,
@@ -105,8 +106,18 @@ def parse_start(raw: dict, op: str, env: str, seq: int | None, wall: float) -> E
 
 
 def parse_end(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
-    _checked_fields(raw, op, {"client"})
-    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"client": _client(raw)})
+    _checked_fields(raw, op, {"client", "status", "error"})
+    status = raw.get("status") or "finished"
+    if status not in ("finished", "failed"):
+        raise EventError(f'run_end: status must be "finished" or "failed", got {str(status)[:40]!r}')
+    error = raw.get("error")
+    if error is not None and (not isinstance(error, str)
+                              or len(error.encode("utf-8", "surrogatepass")) > MAX_ERROR_BYTES):
+        raise EventError(f"run_end: error must be a string of at most {MAX_ERROR_BYTES} bytes (a traceback)")
+    if error is not None and status != "failed":
+        raise EventError('run_end: error goes with status "failed"')
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall,
+                      payload={"client": _client(raw), "status": status, "error": error})
 
 
 def parse_config(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
@@ -141,7 +152,8 @@ def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
 
 
 def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
-    """The server's own status change of a run: "crashed" (client gone), "stalled" or "running" again."""
+    """The server's own status change of a run: "crashed" (client gone), "stalled", or "running" again (no
+    longer stalled; or crashed, and `client` reconnected)."""
     return EnvCommand(op="run_status", env=env, wall=wall, payload={"status": status, "client": client})
 
 
@@ -203,9 +215,16 @@ def _started(run: RunRecord, cmd: EnvCommand) -> RunRecord:
 
 
 def _ended(run: RunRecord, cmd: EnvCommand) -> RunRecord:
-    clients = tuple(c for c in run.clients if c != cmd.payload["client"])
-    if clients or run.status not in ACTIVE:
-        return dataclasses.replace(run, clients=clients)  # other clients still run it, or it ended already
+    client, p = cmd.payload["client"], cmd.payload
+    clients = tuple(c for c in run.clients if c != client)
+    # A crashed run's client that sends its end was only away: its job came back and ends now.
+    back = run.status == "crashed" and client is not None and client in run.clients
+    if run.status not in ACTIVE and not back:
+        return dataclasses.replace(run, clients=clients)  # it ended already
+    if p.get("status") == "failed":  # one failing client fails the job, whoever else still runs it
+        return dataclasses.replace(run, status="failed", ended=cmd.wall, clients=clients, error=p.get("error"))
+    if clients:  # other clients still run it (or, if it crashed, may come back)
+        return dataclasses.replace(run, clients=clients)
     return dataclasses.replace(run, status="finished", ended=cmd.wall, clients=())
 
 
@@ -214,10 +233,12 @@ def _status_set(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     if status == "crashed":
         if run.status not in ACTIVE or client not in run.clients:
             return run
-        return dataclasses.replace(run, status="crashed", ended=cmd.wall,
-                                   clients=tuple(c for c in run.clients if c != client))
+        # The clients stay listed: one that reconnects brings the run back (the watch's "running").
+        return dataclasses.replace(run, status="crashed", ended=cmd.wall)
     if status == "stalled":
         return dataclasses.replace(run, status="stalled") if run.status == "running" else run
+    if run.status == "crashed":  # its job reconnected after the grace: running again
+        return dataclasses.replace(run, status="running", ended=None) if client in run.clients else run
     return dataclasses.replace(run, status="running") if run.status == "stalled" else run
 
 

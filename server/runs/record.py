@@ -7,7 +7,7 @@ from typing import Any
 from ..store import RunRecord
 
 ACTIVE = ("running", "stalled")
-STATUSES = ("running", "finished", "crashed", "stalled")
+STATUSES = ("running", "finished", "failed", "crashed", "stalled")
 
 
 def notes_html(notes: str) -> str:
@@ -20,12 +20,13 @@ def notes_html(notes: str) -> str:
 
 
 def run_json(run: RunRecord | None, *, full: bool = True) -> dict[str, Any]:
-    """The run record as the API shows it; `full` adds the rendered notes."""
+    """The run record as the API shows it; `full` adds the rendered notes and a failed run's traceback."""
     if run is None:
         return {"status": None, "started": None, "ended": None, "tags": [], "notes": "", "provenance": None,
-                **({"notes_html": ""} if full else {})}
+                **({"notes_html": "", "error": None} if full else {})}
     out: dict[str, Any] = {"status": run.status, "started": run.started, "ended": run.ended, "tags": list(run.tags),
                            "notes": run.notes, "provenance": run.provenance}
-    if full:
+    if full:  # listings leave the traceback out (they do not read it)
         out["notes_html"] = notes_html(run.notes)
+        out["error"] = run.error
     return out

@@ -7,7 +7,10 @@ connection of its client. After a server restart every running run gets the same
 
 Several servers on one PostgreSQL database see each other's clients: each one says which clients it holds
 (a `clients_seen` message through the peers' LISTEN/NOTIFY, on every hello and every grace/3 seconds), and a
-client seen anywhere within the grace is not crashed.
+client seen anywhere within the grace is not crashed. They all use one grace, the database's (the setting
+`crash_grace_s`): a server given --crash-grace stores it there, and every watch re-reads it every few seconds.
+
+A crashed run's client that connects again (its job was only cut off longer than the grace) makes it running.
 """
 
 from __future__ import annotations
@@ -25,19 +28,31 @@ from .ops import status_command
 log = logging.getLogger("paneboard.runs")
 
 CHECK_EVERY = 0.5  # seconds
+GRACE_KEY = "crash_grace_s"  # the shared setting every server on the database takes its grace from
+DEFAULT_GRACE = 30.0
+REREAD_EVERY = 2.0  # seconds between reads of the shared grace
 SEEN_TYPE = "clients_seen"  # the peer message naming the clients a server holds (browsers never get it)
 SEEN_BATCH = 100            # client ids per message: NOTIFY payloads stay under PostgreSQL's 8000 bytes
 
 
+def valid_grace(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e9
+
+
 class RunWatch:
-    def __init__(self, writer: Submit, store: Store, grace: float = 30.0,
+    def __init__(self, writer: Submit, store: Store, grace: float | None = None,
                  announce: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
-        self.writer, self.store, self.grace = writer, store, grace
+        if grace is not None and not valid_grace(grace):
+            raise ValueError(f"the crash grace must be a positive number of seconds, got {grace!r}")
+        self.writer, self.store = writer, store
+        self.wanted = grace                    # this server's --crash-grace (None: the database's)
+        self.grace = grace if grace is not None else DEFAULT_GRACE  # until the database's is read
         self.announce = announce               # publishes to the other servers (None: this one is alone)
         self._live: dict[str, int] = {}        # client id -> open ingest connections
         self._due: dict[str, float] = {}       # client id -> when it counts as gone (monotonic)
         self._elsewhere: dict[str, float] = {}  # client id -> when another server last said it holds it
         self._fresh: set[str] = set()           # connected since the last announcement
+        self._back: set[str] = set()            # connected since the last check for crashed runs they ran
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="paneboard-run-watch", daemon=True)
@@ -55,6 +70,7 @@ class RunWatch:
             self._live[client_id] = self._live.get(client_id, 0) + 1
             self._due.pop(client_id, None)
             self._fresh.add(client_id)  # announced by the watch thread: a NOTIFY would block the event loop
+            self._back.add(client_id)
 
     def note(self, messages: list[dict[str, Any]]) -> None:
         """Hub listener: other servers' clients_seen messages (our own come back too: they change nothing)."""
@@ -85,7 +101,34 @@ class RunWatch:
             self._live.pop(client_id, None)
             self._due[client_id] = time.monotonic() + self.grace
 
+    def _agree_grace(self) -> float:
+        """Store this server's grace as everyone's, or take the stored one; returns the grace runs left running
+        were promised (the larger of the old and the new: a job another server holds keeps the old one's)."""
+        try:
+            stored = self.store.get_setting(GRACE_KEY)
+            if self.wanted is not None and stored != self.wanted:
+                self.store.put_setting(GRACE_KEY, self.wanted)
+                if valid_grace(stored):
+                    log.warning("crash grace of every server on this database: %g s (was %g s)", self.wanted, stored)
+        except Exception:
+            log.exception("could not read or store the shared crash grace")
+            return self.grace
+        if self.wanted is None and valid_grace(stored):
+            self.grace = float(stored)
+        return max(self.grace, float(stored)) if valid_grace(stored) else self.grace
+
+    def _reread_grace(self) -> None:
+        try:
+            stored = self.store.get_setting(GRACE_KEY)
+        except Exception:
+            log.debug("could not read the shared crash grace", exc_info=True)
+            return
+        if valid_grace(stored) and float(stored) != self.grace:
+            log.info("crash grace: %g s, the database's (set by the last server given --crash-grace)", stored)
+            self.grace = float(stored)
+
     def _run(self) -> None:
+        promised = self._agree_grace()
         try:  # runs left running by the last server: their clients get the grace to reconnect
             orphans = self.store.active_run_clients()
         except Exception:
@@ -94,10 +137,13 @@ class RunWatch:
         with self._lock:
             for cid in orphans:
                 if cid not in self._live:
-                    self._due.setdefault(cid, time.monotonic() + self.grace)
-        said = time.monotonic()
+                    self._due.setdefault(cid, time.monotonic() + promised)
+        said = read = time.monotonic()
         while not self._stop.wait(CHECK_EVERY):
             now = time.monotonic()
+            if now - read >= REREAD_EVERY:
+                self._reread_grace()
+                read = now
             with self._lock:
                 expired = [cid for cid, at in self._due.items() if at <= now]
                 for cid in expired:
@@ -107,12 +153,26 @@ class RunWatch:
                 self._elsewhere = {c: t for c, t in self._elsewhere.items() if now - t <= 2 * self.grace}
                 every = now - said >= self.grace / 3
                 tell, self._fresh = (list(self._live) if every else list(self._fresh)), set()
+                back, self._back = self._back, set()
             if gone:
                 self._crash(gone)
+            if back:
+                self._revive(back)
             if every:
                 said = now
             if self.announce is not None and tell:
                 self._announce(tell)
+
+    def _revive(self, clients: set[str]) -> None:
+        try:
+            crashed = self.store.crashed_run_clients(clients)
+        except Exception:
+            log.exception("could not read the crashed runs")
+            return
+        commands = [status_command(env, "running", cid, time.time()) for cid, envs in crashed.items() for env in envs]
+        if commands:
+            log.info("run(s) %s running again: their job reconnected", ", ".join(sorted({c.env for c in commands})))
+            self.writer.submit(Job(list(commands)))
 
     def _crash(self, clients: list[str]) -> None:
         try:

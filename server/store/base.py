@@ -90,13 +90,14 @@ class RunRecord:
     """An env's run record: what its job reported (status, times, provenance) and what users added."""
 
     env: str
-    status: str | None = None       # running | finished | crashed | stalled; None: no job reported (an import)
+    status: str | None = None       # running | finished | failed | crashed | stalled; None: no job reported (an import)
     started: float | None = None
     ended: float | None = None
     clients: tuple[str, ...] = ()   # SDK client ids still running it (the run ends when the last one does)
     tags: tuple[str, ...] = ()
     notes: str = ""
     provenance: dict | None = None
+    error: str | None = None        # a failed run's traceback
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,9 @@ class Store(ABC):
     def active_run_clients(self) -> dict[str, list[str]]:
         """client id -> envs it is still running, for runs whose status is running or stalled."""
     @abstractmethod
+    def crashed_run_clients(self, client_ids: set[str]) -> dict[str, list[str]]:
+        """client id -> envs of its runs shown crashed, for the given clients (a job that came back)."""
+    @abstractmethod
     def list_traces(self, pane: PaneRecord) -> list[TraceRecord]: ...
     @abstractmethod
     def read_series(self, trace: TraceRecord, budget: int, x0: float | None = None, x1: float | None = None,
@@ -305,6 +309,13 @@ class Store(ABC):
     def list_share_tokens(self) -> list[ShareTokenRecord]: ...
     @abstractmethod
     def delete_share_token(self, token_id: int) -> bool: ...
+
+    # Settings shared by every server on the database, each read or written in a short transaction of its own.
+    @abstractmethod
+    def get_setting(self, key: str) -> Any:
+        """The shared setting's value, None if unset."""
+    @abstractmethod
+    def put_setting(self, key: str, value: Any) -> None: ...
 
     @abstractmethod
     def close(self) -> None: ...

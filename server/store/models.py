@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -134,6 +134,7 @@ class Run(Base):
     notes: Mapped[str] = mapped_column(Text, nullable=False, default="")
     provenance: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # without the two bulky parts:
     details: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # {"packages", "diff"}: read for one run only
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)  # a failed run's traceback
 
 
 class WriterEpoch(Base):
@@ -143,6 +144,15 @@ class WriterEpoch(Base):
     __tablename__ = "writer_epoch"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     n: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
+class ServerSetting(Base):
+    """A setting every server on the database shares (e.g. the crash grace), so that they all decide alike."""
+
+    __tablename__ = "server_setting"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[Any] = mapped_column(JSON, nullable=False)
+    updated: Mapped[float] = mapped_column(Float, nullable=False)
 
 
 class ShareToken(Base):
@@ -170,3 +180,4 @@ step_t = cast(Table, StepRecord.__table__)
 epoch_t = cast(Table, WriterEpoch.__table__)
 run_t = cast(Table, Run.__table__)
 share_t = cast(Table, ShareToken.__table__)
+setting_t = cast(Table, ServerSetting.__table__)

@@ -24,7 +24,8 @@ def run_from_row(r: Any, env: str, details: dict | None = None) -> RunRecord:
         if "diff" in details and isinstance(provenance.get("git"), dict):
             provenance["git"] = {**provenance["git"], "diff": details["diff"]}
     return RunRecord(env=env, status=r.status, started=r.started, ended=r.ended, clients=tuple(r.clients or ()),
-                     tags=tuple(r.tags or ()), notes=r.notes or "", provenance=provenance)
+                     tags=tuple(r.tags or ()), notes=r.notes or "", provenance=provenance,
+                     error=getattr(r, "error", None))
 
 
 def _split(provenance: dict | None) -> tuple[dict | None, dict | None]:
@@ -50,7 +51,7 @@ def put_run(conn: Connection, env_id: int, run: RunRecord) -> None:
     light, details = _split(run.provenance)
     values = {"env_id": env_id, "status": run.status, "started": run.started, "ended": run.ended,
               "clients": list(run.clients), "tags": list(run.tags), "notes": run.notes, "provenance": light,
-              "details": details}
+              "details": details, "error": run.error}
     conn.execute(upsert(conn, run_t, ["env_id"], [k for k in values if k != "env_id"]), values)
 
 
@@ -64,14 +65,16 @@ def copy_run(conn: Connection, src_id: int, dst_id: int, env: str) -> None:
     if src is not None:
         run = run_from_row(src, env, src.details)
         status = None if run.status in ACTIVE else run.status
-        put_run(conn, dst_id, RunRecord(env, status, run.started, run.ended, (), run.tags, run.notes, run.provenance))
+        put_run(conn, dst_id, RunRecord(env, status, run.started, run.ended, (), run.tags, run.notes, run.provenance,
+                                        run.error))
 
 
-_LIGHT = [c for c in run_t.c if c.name != "details"]
+_LIGHT = [c for c in run_t.c if c.name not in ("details", "error")]  # listings read neither
 
 
-def active_runs(conn: Connection) -> list[RunRecord]:
-    q = select(*_LIGHT, env_t.c.name).join(env_t, run_t.c.env_id == env_t.c.id).where(run_t.c.status.in_(ACTIVE))
+def active_runs(conn: Connection, statuses: tuple[str, ...] = ACTIVE) -> list[RunRecord]:
+    """The runs in these statuses (by default the ones a job still runs)."""
+    q = select(*_LIGHT, env_t.c.name).join(env_t, run_t.c.env_id == env_t.c.id).where(run_t.c.status.in_(statuses))
     return [run_from_row(r, r.name) for r in conn.execute(q)]
 
 

@@ -181,7 +181,7 @@ _OP_FIELDS: dict[str, str] = {
     "rename_env": "to", "layout": "win, layout {x, y, w, h}", "save_view": "name", "load_view": "name",
     "set_meta": "meta (object)", "custom_scalars": "layout (TensorBoard custom scalars)",
     "hparams": "session, hparams, metrics, domains",
-    "run_start": "client, provenance", "run_end": "client", "run_config": "config, replace",
+    "run_start": "client, provenance", "run_end": "client, status, error", "run_config": "config, replace",
     "run_tags": "add, remove or set", "run_note": "note, append", "run_best": "series, direction",
 }
 

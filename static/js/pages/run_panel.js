@@ -1,5 +1,6 @@
 // pages/run_panel.js — an env's run on its page: a status badge in the header and a "run" panel with times,
-// provenance (host, versions, GPUs, git with its diff, packages), config, editable tags and notes. Data:
+// a failed run's traceback, provenance (host, versions, GPUs, git with its diff, packages), config, editable tags
+// and notes. Data:
 // GET api/v1/envs/<env>/run; edits PUT .../tags and .../notes; live "run" and "meta" messages refresh it.
 import * as api from "../api.js";
 import { counted, h, throttled, timeEl, toMs } from "../dom.js";
@@ -74,6 +75,10 @@ export function runPanel({ env, notice }) {
       ? h("table", { class: "config" }, config.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", { text: fmtValue(v) }))))
       : h("div", { class: "muted", text: "no config (Client(config=...), set_config or add_hparams)" });
     const extras = [];
+    if (run.error) { // a failed run's traceback, open: it is why the run failed
+      extras.push(h("details", { class: "run-error", open: true }, h("summary", { text: "traceback" }),
+        h("pre", { text: run.error })));
+    }
     if (git && git.diff) {
       extras.push(h("details", { class: "run-diff" }, h("summary", { text: `git diff (${counted(git.diff.split("\n").length, "line")}${git.diff_truncated ? ", truncated" : ""})` }),
         h("pre", { text: git.diff })));
