@@ -356,14 +356,31 @@ def _recording_popen_init(self: subprocess.Popen, args: Any, *rest: Any, **kwarg
 subprocess.Popen.__init__ = _recording_popen_init  # type: ignore[method-assign]
 
 
+def _starts_a_server_process(fixturedefs: Any) -> bool:
+    """A fixture of a module that starts a ServerProcess itself (a module-scoped server for its tests)."""
+    import inspect
+
+    for fixturedef in fixturedefs or ():
+        try:
+            if "ServerProcess(" in inspect.getsource(fixturedef.func):
+                return True
+        except (OSError, TypeError):
+            continue
+    return False
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if "chromium" in fixtures:
             item.add_marker(pytest.mark.browser)
-        if "postgres" in fixtures:
+        callspec = getattr(item, "callspec", None)
+        if "postgres" in fixtures or (callspec is not None and "postgresql" in callspec.params.values()):
             item.add_marker(pytest.mark.postgresql)
-        if fixtures & _SERVER_PROCESS_FIXTURES:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs if info is not None else {}
+        if fixtures & _SERVER_PROCESS_FIXTURES or any(
+                _starts_a_server_process(defs.get(name)) for name in fixtures - {"server_types"}):
             item.add_marker(pytest.mark.e2e)
 
 

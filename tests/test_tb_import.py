@@ -261,6 +261,7 @@ def wait_points(srv, env: str, win: str, n: int, timeout: float = 30.0) -> list[
     raise AssertionError(f"{env}/{win}: {len(got)} of {n} points after {timeout}s\n{srv.log()[-3000:]}")
 
 
+@pytest.mark.e2e  # starts a ServerProcess with --logdir
 def test_logdir_watch_live_and_restart(tmp_path: Path, server_types) -> None:
     """--logdir imports at start, follows a run as it is written, and resumes after a restart without
     duplicates (a new writer's file in the same run included; its steps going back are kept)."""
