@@ -1,4 +1,4 @@
-"""The wire vocabulary the SDK and dash-server share: pane kinds, event ops, limits and the binary frame codec.
+"""The wire vocabulary the SDK and dash-server share: pane kinds, limits and the binary frame codec.
 
 The server imports these (it may import the SDK; the SDK never imports the server), so a limit is written
 once; tests/test_kind_registry.py checks the JS registry and the server's against KIND_NAMES.
@@ -13,9 +13,6 @@ from dataclasses import dataclass
 # Pane kinds, each owned by one module under server/panes/ and one under static/js/panes/.
 KIND_NAMES = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
               "histogram", "media", "pr_curve", "projector")
-# Event ops: pane ops, then env-wide ops (server/envops.py).
-OPS = ("set", "update", "close", "delete_env", "fork_env", "rename_env", "layout", "save_view", "load_view",
-       "set_meta", "custom_scalars", "hparams", "run_start", "run_end", "run_config", "run_tags", "run_note", "run_best")
 
 MAX_NAME = 256           # env, window and hparam names, in characters
 MAX_BUCKETS = 20_000     # histogram buckets per record

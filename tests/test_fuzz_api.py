@@ -9,8 +9,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from paneboard.protocol import OPS
 from paneboard.server.app import create_app
+from paneboard.server.dispatch.table import PRODUCER_OPS as OPS
 from paneboard.server.settings import Settings
 from paneboard.server.web.openapi import openapi_path, spec
 

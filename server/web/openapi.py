@@ -1,7 +1,7 @@
 """OpenAPI 3 description of the public JSON API, served at /api/v1/openapi.json (and fuzzed by the tests).
 
 Generated from the app itself: every `/api/...` rule of the Flask url_map becomes a path (its converters
-become path parameters, its methods operations) and the event schema lists every op of paneboard.protocol.OPS. What a
+become path parameters, its methods operations) and the event schema lists every producer op of the op table (dispatch/table.py). What a
 rule cannot say (summaries, query parameters, bodies, other content types) comes from _DOCUMENTED; a route
 without an entry there is still described, from its view's docstring, so a new route is never left out.
 """
@@ -13,9 +13,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app
 
-from paneboard.protocol import OPS
-
 from .. import __version__
+from ..dispatch.table import PRODUCER_OPS
 from .common import json_response
 
 bp = Blueprint("openapi", __name__)
@@ -189,9 +188,9 @@ _OP_FIELDS: dict[str, str] = {
 def _event_schema() -> dict[str, Any]:
     return {"type": "object", "required": ["op"],
             "description": "One producer event; fields by op: " + "; ".join(
-                f"{op}: {_OP_FIELDS.get(op, 'see docs/WIRE.md')}" for op in OPS),
+                f"{op}: {_OP_FIELDS.get(op, 'see docs/WIRE.md')}" for op in PRODUCER_OPS),
             "properties": {
-                "op": {"type": "string", "enum": list(OPS)},
+                "op": {"type": "string", "enum": list(PRODUCER_OPS)},
                 "env": {"type": "string"}, "win": {"type": "string", "nullable": True},
                 "kind": {"type": "string"}, "mode": {"type": "string"}, "name": {"type": "string", "nullable": True},
                 "opts": {"type": "object"}, "s": {"type": "integer", "minimum": 0}, "t": {"type": "number"},
