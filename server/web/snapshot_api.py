@@ -12,7 +12,6 @@ from .common import services
 
 bp = Blueprint("snapshot_api", __name__, url_prefix="/api/v1")
 
-MAX_SNAPSHOT_ENVS = 16
 SNAPSHOT_KINDS = ("line", "scatter", "figure", "text", "image")
 
 
@@ -47,7 +46,7 @@ def env_snapshot(env: str) -> Response:
 @bp.get("/compare/snapshot.html")
 def compare_snapshot() -> Response:
     """The compare view of ?envs=a,b: panes with the same title overlaid, one colour per env, in one HTML file."""
-    names = env_names_arg(MAX_SNAPSHOT_ENVS)
+    names = env_names_arg()
     budget = _budget()
     store = services().store
     groups: dict[str, dict[str, Any]] = {}
