@@ -44,7 +44,9 @@ def charts() -> Response:
     store = services().store
     found: dict[tuple[str, str], dict[str, Any]] = {}
     panes: dict[str, int] = {}
+    layout: dict[str, dict[str, Any]] = {}
     for env in envs:
+        _merge_layout(layout, (store.get_env_meta(env) or {}).get("custom_scalars"))
         listed = store.list_panes(env)
         panes[env] = len(listed)
         for pane in listed:
@@ -54,7 +56,20 @@ def charts() -> Response:
             chart = found.setdefault((win, title), {"title": title, "win": win or None, "kind": pane.kind,
                                                     "opts": pane.opts, "envs": []})
             chart["envs"].append(env)
-    return json_response({"envs": envs, "panes": panes, "charts": list(found.values())})
+            chart.setdefault("wins", {})[pane.win] = None  # hook groups (sys_*) are told by their win
+    for chart in found.values():
+        chart["wins"] = list(chart["wins"])[:8]
+    return json_response({"envs": envs, "panes": panes, "charts": list(found.values()), "custom_scalars": layout})
+
+
+def _merge_layout(into: dict[str, dict[str, Any]], layout: object) -> None:
+    """TensorBoard merges every run's custom-scalars layout (a later run adds charts); here once for all runs,
+    so the browser does not read the meta of a thousand runs."""
+    if not isinstance(layout, dict):
+        return
+    for category, charts in layout.items():
+        if isinstance(charts, dict):
+            into[str(category)] = {**into.get(str(category), {}), **charts}
 
 
 def _after_list(envs: list[str]) -> list[float | None]:
