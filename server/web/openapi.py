@@ -103,7 +103,7 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "params": [_POINTS], "ok": {"description": "an HTML file (attachment)",
                                     "content": {"text/html": {"schema": {"type": "string"}}}}},
     ("/api/v1/compare/snapshot.html", "GET"): {
-        "summary": "A compare view (panes with the same title overlaid, one colour per env) as one HTML file",
+        "summary": "A compare view (panes with the same win and title overlaid, one colour per env) as one HTML file",
         "params": [{**_ENVS, "required": True}, _POINTS],
         "ok": {"description": "an HTML file (attachment)", "content": {"text/html": {"schema": {"type": "string"}}}}},
     ("/api/v1/archive", "GET"): {

@@ -81,6 +81,26 @@ export function keyColors(run, n) {
 /** The dash of the k-th series of a run on one chart. */
 export const dashOf = (k) => DASHES[k % DASHES.length];
 
+/**
+ * Colour, dash and label of each series of one chart ([{env, win, name, suffix?}], in drawing order). Several
+ * runs: each run's colour, its own series told apart by dash. One run: its keys (an add_scalars pane) in
+ * distinct colours. The label is the run, with the key when the run has several series.
+ */
+export function styleSeries(list) {
+  const perEnv = new Map();
+  for (const s of list) perEnv.set(s.env, (perEnv.get(s.env) || 0) + 1);
+  const oneRun = perEnv.size === 1;
+  const colors = oneRun ? keyColors(list[0].env, list.length) : null;
+  const seen = new Map();
+  return list.map((s, i) => {
+    const k = seen.get(s.env) || 0;
+    seen.set(s.env, k + 1);
+    const key = s.name && s.name !== s.win ? s.name : s.win;
+    const label = s.suffix ? `${s.env} · ${s.suffix}` : perEnv.get(s.env) > 1 ? `${s.env}/${key}` : String(s.env);
+    return { label, color: oneRun ? colors[i] : runColor(s.env), dash: oneRun ? "solid" : dashOf(k) };
+  });
+}
+
 /** rgba() of a "#rrggbb" colour, for bands and faded raw lines. */
 export function rgba(hex, alpha) {
   const n = parseInt(String(hex).slice(1), 16);

@@ -2,7 +2,7 @@
 // raw + smoothed lines in each run's own colour, drawn only when in view.
 import { h } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
-import { dashOf, keyColors, runColor } from "../run_colors.js";
+import { styleSeries } from "../run_colors.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
 import { cardTools } from "./scalars_card_tools.js";
 import { HOVER_LAYOUT, hoverFields } from "./scalars_hover.js";
@@ -79,22 +79,9 @@ export function removeCard(sc, chart) {
 function styled(sc, chart) {
   const order = new Map(sc.runs.map((r, i) => [r, i]));
   const list = [...chart.held.values()].filter((s) => sc.shownSet.has(s.env));
-  list.sort((a, b) => (order.get(a.env) - order.get(b.env)) || (a.part || 0) - (b.part || 0)
-    || String(a.win).localeCompare(String(b.win)) || String(a.name).localeCompare(String(b.name)));
-  const perEnv = new Map();
-  for (const s of list) perEnv.set(s.env, (perEnv.get(s.env) || 0) + 1);
-  const oneRun = perEnv.size === 1;
-  const colors = oneRun ? keyColors(list[0].env, list.length) : null;
-  const seen = new Map();
-  return list.map((s, i) => {
-    const k = seen.get(s.env) || 0;
-    seen.set(s.env, k + 1);
-    const key = s.name && s.name !== s.win ? s.name : s.win;
-    let label = perEnv.get(s.env) > 1 && !s.suffix ? `${s.env}/${key}` : s.env;
-    if (s.suffix) label = `${s.env} · ${s.suffix}`;
-    // One run: its keys (add_scalars) in distinct colours; several runs: the run's colour, its series by dash.
-    return { ...s, label, color: oneRun ? colors[i] : runColor(s.env), dash: oneRun ? "solid" : dashOf(k) };
-  });
+  // Stable: a run's series keep the server's order (its panes, then each pane's traces as logged).
+  list.sort((a, b) => (order.get(a.env) - order.get(b.env)) || (a.part || 0) - (b.part || 0));
+  return styleSeries(list).map((st, i) => ({ ...list[i], ...st }));
 }
 
 /** Plotly traces of one chart: per series the raw points faded underneath and the smoothed line on top. */
