@@ -43,9 +43,13 @@ export function comparePage({ connect, points, notice }) {
     href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
   const controls = h("div", { class: "compare-controls" },
     groupControls(gs, () => { mode = null; refresh(); }));
-  const legend = h("div", { class: "compare-legend" }, envs.map((e) =>
-    h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
-      h("span", { class: "chip", style: `background:${runColor(e)}` }), e)));
+  const chips = envs.map((e) => h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
+    h("span", { class: "chip", style: `background:${runColor(e)}` }), e));
+  // A sweep's hundreds of run chips fold away, so the charts stay at the top of the page.
+  const legend = envs.length > LEGEND_MAX
+    ? h("details", { class: "compare-legend-fold" }, h("summary", { text: `${envs.length} runs` }),
+      h("div", { class: "compare-legend" }, chips))
+    : h("div", { class: "compare-legend" }, chips);
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
