@@ -33,7 +33,12 @@ def server(tmp_path_factory, server_types) -> Iterator:
     panes = [{"op": "set", "env": env, "win": win, "kind": "line", "opts": {"title": "loss"},
               "traces": [{"name": None, "x": [0.0, 1.0], "y": [1.0, 0.5]}]}
              for env, win in (("cmp_a", "loss_iter"), ("cmp_a", "loss_epoch"), ("cmp_b", "loss_iter"))]
-    assert http(srv, "POST", "/api/v1/events", {"events": keys + panes})["errors"] == []
+    # The system hook's charts (win sys_*), a title with "/" inside a word group, and user tags.
+    hooks = [{"op": "set", "env": "hooked", "win": win, "kind": "line", "opts": {"title": title},
+              "traces": [{"name": None, "x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 2.0]}]}
+             for win, title in (("sys_disk", "disk I/O (MiB/s)"), ("sys_cpu", "cpu (%)"), ("loss", "train/loss"),
+                                ("zz", "zeta/metric"), ("io", "net I/O"))]
+    assert http(srv, "POST", "/api/v1/events", {"events": keys + panes + hooks})["errors"] == []
     try:
         yield srv
     finally:
@@ -165,6 +170,23 @@ def test_series_of_one_run_by_dash_and_add_scalars_keys_by_colour(server, tab):
     tab.wait(f"() => {CARD.format(tag='losses')}.data.length === 6")
     one = tab.js(SMOOTHED, "losses")
     assert len({c for _, c, _, _ in one}) == 3  # a lone run's add_scalars keys: three colours
+    assert tab.errors == []
+
+
+def test_user_metrics_first_hook_groups_last_and_titles_kept(server, tab):
+    tab.page.set_viewport_size({"width": 1600, "height": 1000})
+    tab.open(f"{server.url}/scalars?envs=hooked")
+    tab.wait("() => document.querySelectorAll('.sc-card').length === 5")
+    sections = tab.js("() => [...document.querySelectorAll('.sc-section')].map(s => [s.dataset.section, "
+                      "[...s.querySelectorAll('.sc-card')].map(c => c.dataset.tag)])")
+    assert sections == [["net I/O", ["net I/O"]], ["train", ["train/loss"]], ["zeta", ["zeta/metric"]],
+                        ["system", ["cpu (%)", "disk I/O (MiB/s)"]]]
+    # The legend sits outside the plot area (right of a wide chart); the robust range keeps single points inside.
+    plot = CARD.format(tag="train/loss")
+    tab.wait(f"() => !!({plot} && {plot}._fullLayout)")
+    assert tab.js(f"() => {plot}._fullLayout.legend.x") > 1
+    lo, hi = tab.js(f"() => {plot}._fullLayout.yaxis.range")
+    assert lo < 1.0 and hi > 3.0
     assert tab.errors == []
 
 
