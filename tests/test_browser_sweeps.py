@@ -16,11 +16,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.e2e]
 
 SHOTS = os.environ.get("PANEBOARD_SHOTS")  # a folder: save screenshots there to look at
 RUNS = [f"sweep-lr{i % 7}-s{i:03d}" for i in range(210)]
-STEPS = 400  # 84,000 points a tag: more than a chart's shared budget (60,000)
+STEPS = 400  # 84,000 points a tag: more than a chart's shared budget (24,000)
 CARD = "document.querySelector('[data-tag=\"{tag}\"] .js-plotly-plot')"
+# [run, colour, dash, name] of each smoothed line; a sweep's chart packs its runs in a trace per (colour, dash).
 SMOOTHED = ("t => { const d = document.querySelector(`[data-tag=\"${t}\"] .js-plotly-plot`); return d && d.data ? "
-            "d.data.filter(s => s.meta.role === 'smoothed').map(s => [s.meta.env, s.line.color, s.line.dash || 'solid', "
-            "s.name]) : null; }")
+            "d.data.filter(s => s.meta.role === 'smoothed').flatMap(s => s.meta.envs ? s.meta.envs.map(e => [e, "
+            "s.line.color, s.line.dash || 'solid', e]) : [[s.meta.env, s.line.color, s.line.dash || 'solid', s.name]])"
+            " : null; }")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +58,9 @@ def sweep_url(server) -> str:
 
 
 def wait_runs(tab: Tab, tag: str, n: int) -> None:
-    tab.wait(f"() => {{ const d = {CARD.format(tag=tag)}; return !!(d && d.data && d.data.length === {2 * n}); }}")
+    """Until the chart of `tag` has drawn n series (runs, packed or not)."""
+    tab.wait(f"() => {{ const c = document.querySelector('[data-tag=\"{tag}\"]'); return !!c && "
+             f"Number(c.dataset.series) === {n}; }}")
 
 
 def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
@@ -71,8 +75,10 @@ def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
     widths = tab.js("() => [...document.querySelectorAll('.sc-card')].slice(0, 2).map(c => c.getBoundingClientRect())"
                     ".map(r => [Math.round(r.top), Math.round(r.width)])")
     assert widths[0][0] == widths[1][0] and widths[0][1] > 500
-    held = tab.js(f"() => Number({CARD.format(tag='train/loss')}.closest('.sc-card').dataset.points)") // 2  # raw
-    assert 0 < held <= 60_000 + 2 * len(RUNS) < len(RUNS) * STEPS
+    held = tab.js(f"() => Number({CARD.format(tag='train/loss')}.closest('.sc-card').dataset.points)")
+    assert 0 < held <= 24_000 + 2 * len(RUNS) < len(RUNS) * STEPS
+    # Packed: a trace per (colour, dash) holding its runs, not one (or two) per run.
+    assert tab.js(f"() => {CARD.format(tag='train/loss')}.data.length") <= 30
     if SHOTS:
         tab.page.screenshot(path=os.path.join(SHOTS, "sweep_scalars_light.png"))
         tab.page.emulate_media(color_scheme="dark")
@@ -206,8 +212,7 @@ def test_compare_takes_a_sweep_and_a_narrow_screen(server, tab):
     tab.page.set_viewport_size({"width": 390, "height": 844})
     tab.open(f"{server.url}/compare?envs={','.join(RUNS)}")
     tab.js("() => document.querySelector('[data-title=\"train/loss\"]').scrollIntoView()")  # read when in view
-    tab.wait("() => { const d = document.querySelector('[data-title=\"train/loss\"] .js-plotly-plot');"
-             f" return !!(d && d.data && d.data.length === {len(RUNS)}); }}")
+    tab.wait(f"() => Number(document.querySelector('[data-title=\"train/loss\"]').dataset.series) === {len(RUNS)}")
     assert tab.js("() => document.getElementById('notice').hidden")
     if SHOTS:
         tab.page.screenshot(path=os.path.join(SHOTS, "sweep_compare_390.png"))

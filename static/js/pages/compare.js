@@ -4,6 +4,7 @@ import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { h, throttled } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
+import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { runColor, styleSeries } from "../run_colors.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
@@ -91,26 +92,40 @@ export function comparePage({ connect, points, notice }) {
     if (!c.visible) return;
     const Plotly = await loadPlotly();
     let traces;
+    let count = 0; // series drawn: runs (or their keys), or groups
     if (c.group) {
       traces = bandTraces(groupRes, c.group);
+      count = c.group.groups.length;
       c.card.querySelector(".card-info").textContent = bandInfo(groupRes, c.group);
     } else {
       const order = new Map(envs.map((e, i) => [e, i]));
       const list = [...c.held.values()].sort((a, b) => order.get(a.env) - order.get(b.env));
       const styles = styleSeries(list);
-      traces = list.map((s, i) => ({
-        type: "scatter", x: s.x, y: s.y, name: styles[i].label, legendgroup: s.env, meta: { env: s.env },
-        mode: c.kind === "scatter" ? "markers" : "lines", connectgaps: false,
-        line: { width: 1.5, color: styles[i].color, dash: styles[i].dash }, marker: { size: 4, color: styles[i].color },
-      }));
+      const mode = c.kind === "scatter" ? "markers" : "lines";
+      if (list.length >= PACK_MIN) { // a sweep: one trace per (colour, dash), the run named per point
+        traces = packSeries(list.map((s, i) => ({ ...s, ...styles[i] }))).map((g) => ({
+          type: "scatter", x: g.x, y: g.y, text: g.text, name: "", mode, connectgaps: false, meta: { envs: g.envs },
+          line: { width: 1.2, color: g.color, dash: g.dash }, marker: { size: 3, color: g.color },
+          hovertemplate: "<b>%{text}</b><br>%{y:.4g} at %{x:.6~g}<extra></extra>",
+        }));
+      } else {
+        traces = list.map((s, i) => ({
+          type: "scatter", x: s.x, y: s.y, name: styles[i].label, legendgroup: s.env, meta: { env: s.env }, mode,
+          connectgaps: false, line: { width: 1.5, color: styles[i].color, dash: styles[i].dash },
+          marker: { size: 4, color: styles[i].color },
+        }));
+      }
+      count = list.length;
+      c.card.dataset.series = String(count);
       const total = list.reduce((n, s) => n + (Number(s.total) || 0), 0);
       const runs = new Set(list.map((s) => s.env)).size;
       c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${runs} envs`;
     }
     c.card.dataset.grouped = c.group ? "1" : "";
-    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.length, 0));
+    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
     const wide = (c.plot.clientWidth || 600) >= 560;
-    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: traces.length <= LEGEND_MAX,
+    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
+      ...(count > LEGEND_MAX ? { hovermode: "closest" } : {}),
       uirevision: "keep", font: { size: 11 },
       // Outside the plot area: right of a wide chart, under a narrow one.
       legend: wide ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }

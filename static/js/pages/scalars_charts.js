@@ -1,6 +1,7 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
 import { h } from "../dom.js";
+import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
@@ -96,7 +97,9 @@ function tracesOf(sc, chart) {
     for (const t of series) if (t.wall && t.wall.length) span = Math.max(span, t.wall[t.wall.length - 1] - t.wall[0]);
     unit = relUnit(span);
   }
-  const many = series.length > LEGEND_MAX;
+  const packed = series.length >= PACK_MIN;
+  const raws = [];
+  const smooths = [];
   for (const t of series) {
     const ys = t.y;
     let xs = t.x;
@@ -104,22 +107,39 @@ function tracesOf(sc, chart) {
     if (state.xmode !== "step" && !w) noWalls = true;
     else if (state.xmode === "relative") xs = w.map((v) => (v - w[0]) / unit[0]);
     else if (state.xmode === "wall") xs = w.map((v) => v * 1000);
+    const hover = hoverFields(t.label, ys, t.x, w);
+    const sm = smooth(ys, state.smoothing);
+    if (packed) {
+      for (const v of ys) raws.push(v);
+      smooths.push({ ...t, x: xs, y: sm, custom: hover.customdata });
+      continue;
+    }
     // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
     const mode = ys.length === 1 ? "lines+markers" : "lines";
     const base = { type: "scatter", mode, x: xs, connectgaps: false, legendgroup: t.env };
     out.push({ ...base, y: ys, name: `${t.label} (raw)`, showlegend: false, hoverinfo: "skip", opacity: 0.25,
       line: { width: 1, color: t.color, dash: t.dash }, meta: { env: t.env, win: t.win, role: "raw" } });
-    out.push({ ...base, y: smooth(ys, state.smoothing), name: String(t.label),
-      line: { width: many ? 1.2 : 1.6, color: t.color, dash: t.dash }, marker: { size: 7, color: t.color },
-      meta: { env: t.env, win: t.win, role: "smoothed" }, ...hoverFields(t.label, ys, t.x, w) });
+    out.push({ ...base, y: sm, name: String(t.label), line: { width: 1.6, color: t.color, dash: t.dash },
+      marker: { size: 7, color: t.color }, meta: { env: t.env, win: t.win, role: "smoothed" }, ...hover });
   }
-  return { traces: out, unit, noWalls, count: series.length };
+  if (packed) {
+    // A sweep: one trace per (colour, dash) holding all its runs, the run named per point in the tooltip.
+    const base = { type: "scatter", mode: "lines", connectgaps: false, showlegend: false };
+    // No faded raw underlay: under hundreds of runs it is noise, and it would double what Plotly draws.
+    for (const g of packSeries(smooths)) {
+      out.push({ ...base, x: g.x, y: g.y, text: g.text, customdata: g.customdata, name: "",
+        line: { width: 1.2, color: g.color, dash: g.dash }, meta: { envs: g.envs, role: "smoothed" },
+        hovertemplate: "<b>%{text}</b><br>smoothed %{y:.4g} · value %{customdata[0]:.4g} · step "
+          + "%{customdata[1]:.6~g} · %{customdata[2]}<extra></extra>" });
+    }
+  }
+  return { traces: out, unit, noWalls, count: series.length, raw: packed ? raws : null };
 }
 
-function layoutOf(state, traces, unit, { count, width }) {
+function layoutOf(state, traces, unit, { count, width, raw = null }) {
   const yaxis = { type: state.logY ? "log" : "linear", automargin: true, gridcolor: "#eceef1" };
   if (state.outliers) {
-    const vals = traces.filter((t) => t.meta.role === "raw").flatMap((t) => t.y);
+    const vals = raw || traces.filter((t) => t.meta.role === "raw").flatMap((t) => t.y);
     const r = robustRange(vals, state.logY);
     if (r) yaxis.range = r;
     else yaxis.autorange = true;
@@ -158,17 +178,18 @@ export async function drawChart(sc, chart) {
     const st = { ...sc.state, xmode: "step", outliers: false };
     drawn = { traces, layout: layoutOf(st, traces, [1, "s"], { count: chart.group.groups.length, width }) };
   } else {
-    const { traces, unit, noWalls, count } = tracesOf(sc, chart);
+    const { traces, unit, noWalls, count, raw } = tracesOf(sc, chart);
     chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
-    drawn = { traces, layout: layoutOf(sc.state, traces, unit, { count, width }) };
+    drawn = { traces, count, layout: layoutOf(sc.state, traces, unit, { count, width, raw }) };
   }
   chart.card.dataset.smoothing = String(sc.state.smoothing);
   chart.card.dataset.grouped = chart.group ? "1" : "";
-  chart.card.dataset.points = String(drawn.traces.reduce((n, t) => n + t.x.length, 0));
+  chart.card.dataset.points = String(drawn.traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
   const config = { responsive: true, displaylogo: false };
   if (chart.first) await Plotly.newPlot(chart.plot, drawn.traces, drawn.layout, config);
   else await Plotly.react(chart.plot, drawn.traces, drawn.layout, config);
   chart.first = false;
+  chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
   chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);
 }
 
