@@ -6,6 +6,7 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
+
 from helpers.browser import http
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e]

@@ -9,6 +9,7 @@ import urllib.parse
 from collections.abc import Iterator
 
 import pytest
+
 from helpers.browser import Tab, http
 from helpers.sweep import log_sweep
 

@@ -9,6 +9,7 @@ import urllib.parse
 from collections.abc import Iterator
 
 import pytest
+
 from helpers.browser import http
 from helpers.sweep import log_sweep
 
@@ -114,3 +115,14 @@ def test_compare_and_groups_take_more_than_the_old_caps(server):
     envs = ",".join(RUNS[:70])
     assert len(_get(server, "/api/v1/compare", envs=envs, points=50)["envs"]) == 70
     assert len(_get(server, "/api/v1/groups", envs=envs, points=50)["groups"]) >= 1
+
+
+def test_a_chart_read_equals_each_pane_read_at_its_share_of_the_budget(server):
+    """The batched read of many series (one numpy pass) downsamples exactly as a pane's own read."""
+    res = _get(server, "/api/v1/chart", envs=",".join(RUNS[:40]), title="val/loss", width=300, budget=1200)
+    per = res["per_series"]
+    assert per == 30
+    for env, x, y in _split(res)[:6]:
+        t = server.get_json(f"/api/v1/envs/{env}/panes/val_loss?points={per}")["data"]["traces"][0]
+        assert t["downsampled"] and x == t["x"]
+        assert y == pytest.approx(t["y"], rel=1e-6)  # float32 on the wire

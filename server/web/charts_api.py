@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from flask import Blueprint, Response, request
 
-from ..store import PaneRecord, Store
+from ..store import PaneRecord, TraceRecord
 from .api import MAX_POINTS, _env_or_404, _float_arg, _int_arg, _name, env_names_arg
 from .common import ApiError, env_visible, json_response, services
 
@@ -45,19 +45,19 @@ def charts() -> Response:
     envs = _picked_envs()
     store = services().store
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    panes: dict[str, int] = {}
+    counts = {e.name: e.panes for e in store.list_envs()}  # the browser spots new tags by a run's pane count
+    panes = {env: counts.get(env, 0) for env in envs}
     layout: dict[str, dict[str, Any]] = {}
+    metas = store.env_metas(envs)
+    listed = store.chart_panes(envs, CHART_KINDS)
     for env in envs:
-        _merge_layout(layout, (store.get_env_meta(env) or {}).get("custom_scalars"))
-        listed = store.list_panes(env)
-        panes[env] = len(listed)
-        for pane in listed:
-            if pane.kind not in CHART_KINDS:
-                continue
+        _merge_layout(layout, metas.get(env, {}).get("custom_scalars"))
+        for pane, _traces in listed.get(env, []):
             win, title = _key(pane, by)
             chart = found.setdefault((win, title), {"title": title, "win": win or None, "kind": pane.kind,
                                                     "opts": pane.opts, "envs": []})
-            chart["envs"].append(env)
+            if not chart["envs"] or chart["envs"][-1] != env:
+                chart["envs"].append(env)
             chart.setdefault("wins", {})[pane.win] = None  # hook groups (sys_*) are told by their win
     for chart in found.values():
         chart["wins"] = list(chart["wins"])[:8]
@@ -92,13 +92,6 @@ def _after_list(envs: list[str]) -> list[float | None]:
             raise ApiError(400, "after must hold finite numbers")
         out.append(v)
     return out
-
-
-def _members(store: Store, env: str, title: str, win: str | None) -> list[PaneRecord]:
-    if win is not None:
-        pane = store.get_pane(env, win)
-        return [pane] if pane is not None and pane.kind in CHART_KINDS and (pane.title or pane.win) == title else []
-    return [p for p in store.list_panes(env) if p.kind in CHART_KINDS and (p.title or p.win) == title]
 
 
 def _compact(x: np.ndarray) -> np.ndarray:
@@ -143,21 +136,22 @@ def chart() -> Response:
         raise ApiError(400, f"budget must be between 1 and {MAX_POINTS}")
     walls = request.args.get("walls") in ("1", "true")
     store = services().store
-    plan = []
+    plan: list[tuple[int, PaneRecord, TraceRecord]] = []
     kind = None
+    listed = store.chart_panes(envs, CHART_KINDS, title)  # a few queries for any number of runs
     for i, env in enumerate(envs):
-        for pane in _members(store, env, title, win):
+        for pane, traces in listed.get(env, []):
+            if (pane.title or pane.win) != title or (win is not None and pane.win != win):
+                continue
             kind = kind or pane.kind
-            for trace in store.list_traces(pane):
-                plan.append((i, pane, trace))
+            plan.extend((i, pane, trace) for trace in traces)
     per = max(MIN_PER_SERIES, min(2 * width, budget // max(1, len(plan))))
     cols: dict[str, list[Any]] = {"env": [], "win": [], "name": [], "total": [], "n": []}
     xs, ys, ws = [], [], []
     x0 = _float_arg("x0")
-    for i, pane, trace in plan:
-        lo = after[i] if after[i] is not None else x0
-        method = "stride" if pane.kind == "scatter" else "minmax"
-        series = store.read_series(trace, per, lo, None, method=method)
+    reads = [(trace, after[i] if after[i] is not None else x0, "stride" if pane.kind == "scatter" else "minmax")
+             for i, pane, trace in plan]
+    for (i, pane, trace), series in zip(plan, store.read_series_many(reads, per), strict=True):
         x, y = series.x, series.y
         if after[i] is not None:  # the read's range is inclusive; the browser already has the point at `after`
             keep = x > after[i]
