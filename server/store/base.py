@@ -281,14 +281,14 @@ class Store(ABC):
         a chart of a sweep. A backend overrides it to read in a few queries rather than a few per trace."""
         return [self.read_series(t, budget, x0, None, method=method) for t, x0, method in reads]
 
-    def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None
-                    ) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
+    def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None,
+                    traces: bool = True) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
         """env -> its panes of these kinds (titled `title`, or untitled with that win, when given) in position
-        order, each with its traces (content not read)."""
+        order, each with its traces unless `traces` is false (content not read)."""
         out = {}
         for env in envs:
             panes = [p for p in self.list_panes(env) if p.kind in kinds and (title is None or (p.title or p.win) == title)]
-            out[env] = [(p, self.list_traces(p)) for p in panes]
+            out[env] = [(p, self.list_traces(p) if traces else []) for p in panes]
         return out
 
     def env_metas(self, envs: list[str]) -> dict[str, dict]:

@@ -16,8 +16,8 @@ class SqlCharts:
 
     engine: Engine
 
-    def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None
-                    ) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
+    def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None,
+                    traces: bool = True) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
         p = pane_t.c
         cols = [p.id, p.win, p.kind, p.title, p.opts, p.position, p.version, p.created, p.updated, p.layout,
                 env_t.c.name]
@@ -33,15 +33,15 @@ class SqlCharts:
                     panes[r.id] = PaneRecord(id=r.id, env=r.name, win=r.win, kind=r.kind, title=r.title,
                                              opts=r.opts or {}, content=None, position=r.position, version=r.version,
                                              created=r.created, updated=r.updated, layout=r.layout)
-            traces: dict[int, list[TraceRecord]] = {i: [] for i in panes}
-            ids = list(panes)
+            found: dict[int, list[TraceRecord]] = {i: [] for i in panes}
+            ids = list(panes) if traces else []
             t = trace_t.c
             for k in range(0, len(ids), BATCH):
                 q = select(trace_t).where(t.pane_id.in_(ids[k:k + BATCH])).order_by(t.pane_id, t.idx)
                 for r in conn.execute(q):
-                    traces[r.pane_id].append(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, r.npoints))
+                    found[r.pane_id].append(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, r.npoints))
         for pane in panes.values():  # in position order, as list_panes
-            out[pane.env].append((pane, traces[pane.id]))
+            out[pane.env].append((pane, found[pane.id]))
         return out
 
     def env_metas(self, envs: list[str]) -> dict[str, dict]:

@@ -9,7 +9,7 @@ import numpy as np
 from flask import Blueprint, Response, request
 
 from ..store import PaneRecord, TraceRecord
-from .api import MAX_POINTS, _env_or_404, _float_arg, _int_arg, _name, env_names_arg
+from .api import MAX_POINTS, _float_arg, _int_arg, _name, env_names_arg
 from .common import ApiError, env_visible, json_response, services
 
 bp = Blueprint("charts_api", __name__, url_prefix="/api/v1")
@@ -25,9 +25,14 @@ DEFAULT_BUDGET = 24_000
 
 def _picked_envs() -> list[str]:
     """?envs=a,b, or every env this caller may see when the parameter is absent (a sweep's "all runs")."""
+    known = {e.name for e in services().store.list_envs() if env_visible(e.name)}  # one query, not one per run
     if request.args.get("envs") is None:
-        return sorted(e.name for e in services().store.list_envs() if env_visible(e.name))
-    return [_env_or_404(n).name for n in env_names_arg()]
+        return sorted(known)
+    names = env_names_arg()
+    missing = next((n for n in names if n not in known), None)
+    if missing is not None:
+        raise ApiError(404, f"env {missing!r} not found")
+    return names
 
 
 def _key(pane: PaneRecord, by: str) -> tuple[str, str]:
@@ -49,7 +54,7 @@ def charts() -> Response:
     panes = {env: counts.get(env, 0) for env in envs}
     layout: dict[str, dict[str, Any]] = {}
     metas = store.env_metas(envs)
-    listed = store.chart_panes(envs, CHART_KINDS)
+    listed = store.chart_panes(envs, CHART_KINDS, traces=False)
     for env in envs:
         _merge_layout(layout, metas.get(env, {}).get("custom_scalars"))
         for pane, _traces in listed.get(env, []):
