@@ -197,7 +197,12 @@ export async function drawChart(sc, chart) {
 
 /** Re-draw the charts in view from what they hold (smoothing, axis and scale changes need no read). */
 export function redraw(sc) {
+  // A slider drag fires dozens of changes: while one redraw runs, the others fold into one more, which draws
+  // the latest state (not a queue of stale ones, each seconds long on a sweep).
+  if (sc.redrawQueued) return sc.drawing;
+  sc.redrawQueued = true;
   sc.drawing = sc.drawing.then(async () => {
+    sc.redrawQueued = false;
     for (const chart of sc.charts.values()) if (chart.loaded) await drawChart(sc, chart);
     applyTagFilter(sc);
   }).catch((err) => sc.notice(`cannot draw: ${err.message}`, "error"));
