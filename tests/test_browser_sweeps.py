@@ -229,3 +229,20 @@ def test_compare_takes_a_sweep_and_a_narrow_screen(server, tab):
         wait_runs(tab, "train/loss", len(RUNS))
         tab.page.screenshot(path=os.path.join(SHOTS, "sweep_scalars_390.png"))
     assert tab.errors == []
+
+
+def test_compare_leaves_out_a_run_that_is_gone_and_says_so_once(server, tab):
+    charts = reads(tab, "/api/v1/charts?")
+    tab.open(f"{server.url}/compare?envs=cmp_a,ghost_run")
+    tab.wait("() => document.querySelectorAll('.compare-grid .card .js-plotly-plot').length === 2")
+    notice = tab.page.locator("#notice")
+    assert notice.is_visible() and "ghost_run" in notice.inner_text() and "left out" in notice.inner_text()
+    asked = len(charts)
+    # A live change of the run shown reads its new points; the missing run is not asked for again.
+    http(server, "POST", "/api/v1/events", {"events": [{"op": "update", "env": "cmp_a", "win": "loss_iter",
+         "kind": "line", "mode": "append", "traces": [{"name": None, "x": [2.0], "y": [0.25]}]}]})
+    tab.wait("() => [...document.querySelectorAll('.compare-grid .card')].some(c => c.dataset.paneWin === 'loss_iter'"
+             " && c.querySelector('.js-plotly-plot').data[0].x.length === 3)")
+    assert all("ghost_run" not in u for u in charts[asked:])
+    # The only console errors are the browser's logs of the refused reads (404).
+    assert all("404" in e for e in tab.errors), tab.errors

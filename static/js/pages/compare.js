@@ -160,7 +160,21 @@ export function comparePage({ connect, points, notice }) {
 
   async function index() {
     needIndex = false;
-    const idx = await listCharts(envs, "win");
+    let idx;
+    try {
+      idx = await listCharts(envs, "win");
+    } catch (err) {
+      if (err.status !== 404) throw err;
+      // A named run is gone (deleted, renamed, a stale link): compare the others and say which are missing,
+      // once, instead of refusing the whole page on every change.
+      const known = new Set(((await api.listEnvs()).envs || []).map((e) => String(e.name)));
+      const gone = envs.filter((e) => !known.has(e));
+      envs = envs.filter((e) => known.has(e));
+      for (const e of gone) envSet.delete(e);
+      if (!envs.length) throw err;
+      missing.push(...gone);
+      idx = await listCharts(envs, "win");
+    }
     for (const [env, n] of Object.entries(idx.panes || {})) paneCounts.set(env, n);
     const wanted = new Map(idx.charts.map((c) => [chartKey(c), c]));
     for (const key of [...charts.keys()]) if (!wanted.has(key)) drop(key);
@@ -216,6 +230,7 @@ export function comparePage({ connect, points, notice }) {
   }
 
   let failed = false;
+  const missing = []; // named runs the server does not have
   let running = null;
   let again = false;
   function run() { // one update at a time; a change meanwhile runs one more after it
@@ -223,7 +238,11 @@ export function comparePage({ connect, points, notice }) {
       again = true;
       return running;
     }
-    running = update().then(() => { if (failed) notice(""); failed = false; }, (err) => {
+    running = update().then(() => {
+      if (missing.length) notice(`not found, left out: ${missing.join(", ")}`, "warn");
+      else if (failed) notice("");
+      failed = false;
+    }, (err) => {
       failed = true; // shown once, not retried on a timer: the next change tries again, and a success clears it
       notice(`cannot load: ${err.message}`, "error");
     }).finally(() => {
