@@ -10,7 +10,7 @@ import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
 import { abTable, fetchGroups, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
-const READS = 3; // chart reads in flight at once
+const READS = 2; // chart reads in flight at once: one drawn while the next is read
 const REREAD_FACTOR = 4; // a series grown by live appends past this many times its share is read afresh
 
 const $ = (id) => document.getElementById(id);
