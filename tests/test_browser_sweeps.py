@@ -41,7 +41,11 @@ def server(tmp_path_factory, server_types) -> Iterator:
               "traces": [{"name": None, "x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 2.0]}]}
              for win, title in (("sys_disk", "disk I/O (MiB/s)"), ("sys_cpu", "cpu (%)"), ("loss", "train/loss"),
                                 ("zz", "zeta/metric"), ("io", "net I/O"))]
-    assert http(srv, "POST", "/api/v1/events", {"events": keys + panes + hooks})["errors"] == []
+    # Twelve sections of one chart each: most of them far below the fold.
+    tall = [{"op": "set", "env": env, "win": f"m{k}", "kind": "line", "opts": {"title": f"s{k:02d}/metric"},
+             "traces": [{"name": None, "x": [0.0, 1.0], "y": [1.0, float(k)]}]} for k in range(12)
+            for env in ("tall_a", "tall_b")]
+    assert http(srv, "POST", "/api/v1/events", {"events": keys + panes + hooks + tall})["errors"] == []
     try:
         yield srv
     finally:
@@ -202,6 +206,20 @@ def test_user_metrics_first_hook_groups_last_and_titles_kept(server, tab):
     assert tab.js(f"() => {plot}._fullLayout.legend.x") > 1
     lo, hi = tab.js(f"() => {plot}._fullLayout.yaxis.range")
     assert lo < 1.0 and hi > 3.0
+    assert tab.errors == []
+
+
+def test_charts_below_the_fold_are_read_when_scrolled_to(server, tab):
+    charts = reads(tab, "/api/v1/chart?")
+    tab.open(f"{server.url}/scalars?envs=tall_a,tall_b")
+    tab.wait("() => document.querySelectorAll('.sc-card').length === 12")
+    wait_runs(tab, "s00/metric", 2)
+    first = sorted(urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["title"][0] for u in charts)
+    assert "s00/metric" in first and "s11/metric" not in first and len(first) < 8, first
+    assert tab.js("() => !document.querySelector('[data-tag=\"s11/metric\"] .js-plotly-plot')")
+    tab.js("() => document.querySelector('[data-tag=\"s11/metric\"]').scrollIntoView()")
+    wait_runs(tab, "s11/metric", 2)
+    assert sum("title=s11%2Fmetric" in u for u in charts) == 1
     assert tab.errors == []
 
 
