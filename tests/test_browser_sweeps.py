@@ -180,6 +180,9 @@ def test_series_of_one_run_by_dash_and_add_scalars_keys_by_colour(server, tab):
     tab.open(f"{server.url}/scalars?envs=keys_a,keys_b")
     tab.wait(f"() => {{ const d = {CARD.format(tag='losses')}; return !!(d && d.data && d.data.length === 12); }}")
     both = tab.js(SMOOTHED, "losses")
+    if SHOTS:
+        tab.page.set_viewport_size({"width": 1600, "height": 700})
+        tab.page.screenshot(path=os.path.join(SHOTS, "keys_dashes.png"))
     for env in ("keys_a", "keys_b"):
         mine = [s for s in both if s[0] == env]
         assert len({c for _, c, _, _ in mine}) == 1  # one run, one colour ...
