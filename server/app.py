@@ -21,6 +21,7 @@ from .web import (
     archive_api,
     auth,
     body,
+    charts_api,
     envs_api,
     groups_api,
     hparams_api,
@@ -57,6 +58,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(runs_api.bp)
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
+    app.register_blueprint(charts_api.bp)  # one budgeted, columnar read per chart of many runs
     app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view

@@ -74,7 +74,7 @@ def test_fork_from_the_browser_has_the_data_and_diverges(server, sdk, tab):
 def test_compare_overlays_two_envs_and_stays_live(server, sdk, tab):
     a, b = sdk("run_a"), sdk("run_b")
     a.line(Y=[1.0, 0.5], X=[0, 1], win="loss", opts={"title": "loss"})
-    b.line(Y=[2.0, 1.0, 0.2], X=[0, 1, 2], win="l", opts={"title": "loss"})
+    b.line(Y=[2.0, 1.0, 0.2], X=[0, 1, 2], win="loss", opts={"title": "loss"})  # Compare keys by (win, title)
     http(server, "PUT", "/api/v1/envs/run_a/meta", {"config": {"lr": 0.1, "bs": 32}})
     flushed(a)
     flushed(b)
@@ -91,7 +91,7 @@ def test_compare_overlays_two_envs_and_stays_live(server, sdk, tab):
     assert tab.js("() => [...document.querySelectorAll('.legend-env')].map(e => e.dataset.env)") == ["run_a", "run_b"]
     assert tab.js("() => [...document.querySelectorAll('.config-diff tr.differs')].map(r => r.dataset.key)") == ["lr"]
 
-    b.line(Y=[0.1, 0.05], X=[3, 4], win="l", update="append")
+    b.line(Y=[0.1, 0.05], X=[3, 4], win="loss", update="append")
     flushed(b)
     tab.wait(f"() => document.querySelector('{card}').data[1].y.length === 5")
     assert tab.errors == []

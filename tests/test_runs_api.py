@@ -141,10 +141,19 @@ def test_queries_select_the_right_runs(api):
         "not (status:finished) or (model = vit and loss.last > 0.5)": {"mlp", "vit"},
         "status:running": {"mlp"},
         "loss.min_step = 1 and config.model != mlp": {"resnet_a", "resnet_b", "vit"},
-        "nosuchkey > 1": set(),
     }
     for q, want in cases.items():
         assert set(runs(api, q)) == want, q
+    # A field no run has, a statistic that does not exist or a status no run can have: an error naming it (at its
+    # position), never a silent 0 runs.
+    for q, pos, words in (("nosuchkey > 1", 0, ("unknown field", "'nosuchkey'")),
+                          ("lr < 1 and loss.mean < 0.5", 11, ("unknown statistic", "'mean'", "'loss'")),
+                          ("status:banana", 7, ("unknown status", "'banana'")),
+                          ("config.optim > 1", 0, ("unknown config key", "'optim'")),
+                          ("vall/acc.max > 0.5", 0, ("unknown field", "'vall/acc.max'"))):
+        body = runs(api, q, status=400)
+        assert body["position"] == pos and all(w in body["error"] for w in words), (q, body)
+    assert set(runs(api, "tags:nosuch or status:crashed")) == set()  # known fields, no match: 0 runs, no error
 
 
 def test_sorted_windows_with_every_env_and_the_columns(api):

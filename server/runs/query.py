@@ -55,8 +55,20 @@ _TOKEN = re.compile(r"""
   | (?P<word>[A-Za-z_@$][\w./@$\-\[\]]*)
 """, re.X)
 _KEYWORDS = {"and", "or", "not"}
-_RUN_FIELDS = {"name", "env", "status", "tags", "tag", "host", "user", "commit", "branch", "dirty", "started",
+RUN_FIELDS = {"name", "env", "status", "tags", "tag", "host", "user", "commit", "branch", "dirty", "started",
                "ended", "created", "updated"}
+STATUSES = ("running", "stalled", "crashed", "finished")
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """A field a query compares, kept so the caller can check it against the runs it has (check_fields)."""
+
+    field: str
+    op: str
+    literal: Any
+    pos: int
+    value_pos: int
 
 
 def tokenize(text: str) -> list[Token]:
@@ -80,8 +92,9 @@ def tokenize(text: str) -> list[Token]:
     return out
 
 
-def compile_query(text: str) -> Predicate:
-    """The predicate a run dict (the /api/v1/runs form) must satisfy; QueryError for a malformed query."""
+def compile_query(text: str, refs: list[FieldRef] | None = None) -> Predicate:
+    """The predicate a run dict (the /api/v1/runs form) must satisfy; QueryError for a malformed query.
+    `refs`, when given, receives every field the query compares (for check_fields)."""
     if len(text) > MAX_QUERY:
         raise QueryError(f"the query is longer than {MAX_QUERY} characters", MAX_QUERY)
     if not text.strip():
@@ -91,12 +104,15 @@ def compile_query(text: str) -> Predicate:
     tok = parser.peek()
     if tok.kind != "end":
         raise QueryError(f"expected 'and', 'or' or the end, got {tok.text!r}", tok.pos)
+    if refs is not None:
+        refs.extend(parser.refs)
     return pred
 
 
 class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens, self.i = tokens, 0
+        self.refs: list[FieldRef] = []
 
     def peek(self) -> Token:
         return self.tokens[self.i]
@@ -157,6 +173,7 @@ class _Parser:
         literal: Any = value.value
         if value.kind == "word":
             literal = {"true": True, "false": False, "null": None}.get(value.text.lower(), value.text)
+        self.refs.append(FieldRef(str(field.value), op.text, literal, field.pos, value.pos))
         return _comparison(str(field.value), op.text, literal, value)
 
 
@@ -223,7 +240,7 @@ def _num_or_none(s: str) -> float | None:
 
 def _getter(field: str) -> Callable[[dict[str, Any]], Any]:
     low = field.lower()
-    if low in _RUN_FIELDS:
+    if low in RUN_FIELDS:
         return _run_field(low)
     if low.startswith("config."):
         path = field[len("config."):]

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import jsonio
-from ..store import Store
+from ..store import Store, TraceRecord
 from .stats import describe, t_ppf, welch
 
 BANDS = ("std", "minmax", "ci")
@@ -93,31 +93,32 @@ class RunSeries:
 
 
 def read_runs(store: Store, envs: list[str], budget: int) -> dict[str, dict[str, RunSeries]]:
-    """series name -> env -> its points; a series is a line pane's title, plus `/trace` when it has several."""
+    """series name -> env -> its points; a series is a line pane's title, plus `/trace` when it has several.
+    The panes, traces and points of all runs are read together (a sweep of a thousand runs: a few queries)."""
     out: dict[str, dict[str, RunSeries]] = {}
+    listed = store.chart_panes(envs, SERIES_KINDS)
+    named: list[tuple[str, str]] = []
+    reads: list[tuple[TraceRecord, float | None, str]] = []
     for env in envs:
-        for pane in store.list_panes(env):
-            if pane.kind not in SERIES_KINDS:
-                continue
-            traces = store.list_traces(pane)
+        for pane, traces in listed.get(env, []):
             title = pane.title or pane.win
             for tr in traces:
-                name = title if len(traces) == 1 else f"{title}/{tr.name}"
-                # min/max buckets keep the exact first, last, min and max points: final and best stay exact.
-                s = store.read_series(tr, budget)
-                x, y = np.asarray(s.x, dtype=np.float64), np.asarray(s.y, dtype=np.float64)
-                ok = np.isfinite(x) & np.isfinite(y)
-                final = float(y[ok][-1]) if ok.any() else None
-                x, y = x[ok], y[ok]
-                if len(x):
-                    # A restarted run stores a step again: the last value at each step wins.
-                    order = np.argsort(x, kind="stable")
-                    x, y = x[order], y[order]
-                    last = np.r_[x[1:] != x[:-1], True]
-                    x, y = x[last], y[last]
-                out.setdefault(name, {})[env] = RunSeries(
-                    x, y, s.downsampled, final, float(y.min()) if len(y) else None,
-                    float(y.max()) if len(y) else None)
+                named.append((title if len(traces) == 1 else f"{title}/{tr.name}", env))
+                reads.append((tr, None, "minmax"))
+    # min/max buckets keep the exact first, last, min and max points: final and best stay exact.
+    for (name, env), s in zip(named, store.read_series_many(reads, budget), strict=True):
+        x, y = np.asarray(s.x, dtype=np.float64), np.asarray(s.y, dtype=np.float64)
+        ok = np.isfinite(x) & np.isfinite(y)
+        final = float(y[ok][-1]) if ok.any() else None
+        x, y = x[ok], y[ok]
+        if len(x):
+            # A restarted run stores a step again: the last value at each step wins.
+            order = np.argsort(x, kind="stable")
+            x, y = x[order], y[order]
+            last = np.r_[x[1:] != x[:-1], True]
+            x, y = x[last], y[last]
+        out.setdefault(name, {})[env] = RunSeries(
+            x, y, s.downsampled, final, float(y.min()) if len(y) else None, float(y.max()) if len(y) else None)
     return out
 
 

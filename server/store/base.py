@@ -280,6 +280,25 @@ class Store(ABC):
     def read_series(self, trace: TraceRecord, budget: int, x0: float | None = None, x1: float | None = None,
                     method: str = "minmax") -> Series:
         """At most about `budget` points of the trace in [x0, x1]."""
+    def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
+        """read_series for many traces at once ((trace, x0, method) each, x1 open), each with `budget` points:
+        a chart of a sweep. A backend overrides it to read in a few queries rather than a few per trace."""
+        return [self.read_series(t, budget, x0, None, method=method) for t, x0, method in reads]
+
+    def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None,
+                    traces: bool = True) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
+        """env -> its panes of these kinds (titled `title`, or untitled with that win, when given) in position
+        order, each with its traces unless `traces` is false (content not read)."""
+        out = {}
+        for env in envs:
+            panes = [p for p in self.list_panes(env) if p.kind in kinds and (title is None or (p.title or p.win) == title)]
+            out[env] = [(p, self.list_traces(p) if traces else []) for p in panes]
+        return out
+
+    def env_metas(self, envs: list[str]) -> dict[str, dict]:
+        """env -> its meta dict, for the envs that exist."""
+        return {e: m for e in envs if (m := self.get_env_meta(e)) is not None}
+
     @abstractmethod
     def export_series(self, trace: TraceRecord) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Every stored point as (x, y, wall) blocks, in storage order."""

@@ -148,3 +148,41 @@ def _edge_points(metas: Sequence[ChunkMeta], load: Loader, lo: float, hi: float
             last = (float(x[idx[-1]]), float(y[idx[-1]]))
             break
     return first, last
+
+
+def minmax_many(parts: Sequence[tuple[np.ndarray, np.ndarray]], budget: int
+                ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """minmax() of many whole series at once, in one numpy pass (a sweep's chart: a thousand series, each a
+    few thousand points): per series its own buckets over its own x span, each bucket's first minimum and last
+    maximum, plus its first and last point. None unless every series' x is finite and non-decreasing (then
+    the caller reads them one by one)."""
+    nb = max(1, (budget - 2) // 2)
+    sizes = np.array([len(x) for x, _ in parts], dtype=np.int64)
+    if not len(parts) or not sizes.all():
+        return None
+    X = np.concatenate([x for x, _ in parts])
+    Y = np.concatenate([y for _, y in parts])
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    ends = starts + sizes - 1
+    if not np.all(np.isfinite(X)):
+        return None
+    seg = np.repeat(np.arange(len(parts)), sizes)
+    step_ok = np.ones(len(X), dtype=bool)
+    step_ok[1:] = X[1:] >= X[:-1]
+    step_ok[starts] = True  # a new series may start lower than the last one ended
+    if not step_ok.all():
+        return None
+    lo, hi = X[starts], X[ends]
+    width = np.where(hi > lo, (hi - lo) / nb, 1.0)
+    b = np.clip(((X - lo[seg]) / width[seg]).astype(np.int64), 0, nb - 1) + seg * nb  # non-decreasing overall
+    finite = np.isfinite(Y)
+    idx = np.flatnonzero(finite)
+    picked = idx[bucket_extremes_sorted(b[idx], Y[idx])] if len(idx) else idx
+    keep = np.zeros(len(X), dtype=bool)
+    keep[picked] = True
+    keep[starts] = True  # first and last stored points, kept exactly (as minmax's edge points)
+    keep[ends] = True
+    out_idx = np.flatnonzero(keep)
+    cut = np.asarray(np.searchsorted(out_idx, starts))  # where each series' points begin among those kept
+    pieces = np.split(out_idx, cut[1:])
+    return [(X[p], Y[p]) for p in pieces]

@@ -15,15 +15,17 @@ from .base import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, 
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
+from .sqla_charts import SqlCharts
 from .sqla_settings import SqlSettings
 from .sqla_tokens import SqlShareTokens
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
 MAX_BUDGET = 200_000
 PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 parameters before 3.32
+FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up front, in a few queries
 
 
-class SqlStore(SqlShareTokens, SqlSettings, Store):
+class SqlStore(SqlCharts, SqlShareTokens, SqlSettings, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_engine_for(url)
@@ -161,34 +163,85 @@ class SqlStore(SqlShareTokens, SqlSettings, Store):
             q = q.where(c.x0 <= x1)
         with self.engine.connect() as conn:
             metas = [downsample.ChunkMeta(*r) for r in conn.execute(q.order_by(c.seq))]
-            cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+            return self._read_chunks(conn, trace, metas, budget, x0, x1, method, {})
 
-            def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
-                if seq not in cache:
-                    r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
-                    cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
-                return cache[seq]
+    def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
+        """One connection, the chunk summaries of every trace in a few queries, and the chunks of short traces
+        (a sweep's usual few thousand steps: one or two chunks each) in a few more; then each read as above."""
+        budget = max(4, min(int(budget), MAX_BUDGET))
+        c = chunk_t.c
+        ids = list(dict.fromkeys(t.id for t, _, _ in reads))
+        metas: dict[int, list[ChunkMeta]] = {i: [] for i in ids}
+        caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {i: {} for i in ids}
+        with self.engine.connect() as conn:
+            for k in range(0, len(ids), PREFETCH_BATCH):
+                q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax)
+                     .where(c.trace_id.in_(ids[k:k + PREFETCH_BATCH])).order_by(c.trace_id, c.seq))
+                for r in conn.execute(q):
+                    metas[r.trace_id].append(downsample.ChunkMeta(*r[1:]))
+            few = [i for i in ids if 0 < len(metas[i]) <= FEW_CHUNKS]
+            for k in range(0, len(few), PREFETCH_BATCH):
+                chunks = select(c.trace_id, c.seq, c.xs, c.ys).where(c.trace_id.in_(few[k:k + PREFETCH_BATCH]))
+                for row in conn.execute(chunks):
+                    caches[row.trace_id][row.seq] = (codec.decode(row.xs), codec.decode(row.ys))
+            out: list[Series | None] = [None] * len(reads)
+            # Whole lines longer than the budget, every chunk at hand: downsampled together in one numpy pass.
+            whole = [k for k, (t, x0, method) in enumerate(reads)
+                     if x0 is None and method == "minmax" and metas[t.id] and sum(m.n for m in metas[t.id]) > budget
+                     and all(m.seq in caches[t.id] for m in metas[t.id])]
+            parts = [self._joined(metas[reads[k][0].id], caches[reads[k][0].id]) for k in whole]
+            done = downsample.minmax_many(parts, budget) if parts else None
+            for k, (x, y) in zip(whole if done is not None else [], done or [], strict=True):
+                out[k] = Series(x, y, reads[k][0].total, True)
+            for k, (trace, x0, method) in enumerate(reads):
+                if out[k] is not None:
+                    continue
+                ms = metas[trace.id]
+                if x0 is not None:  # as read_series's query: chunks ending before x0 are out
+                    ms = [m for m in ms if m.x1 is not None and m.x1 >= x0]
+                out[k] = self._read_chunks(conn, trace, ms, budget, x0, None, method, caches[trace.id])
+            return [s for s in out if s is not None]
 
-            in_range = sum(m.n for m in metas)
-            if in_range > budget and (x0 is not None or x1 is not None):
-                self._prefetch(conn, trace.id, self._edge_chunks(metas, x0, x1), cache)
-                in_range = self._count_in_range(metas, load, x0, x1)
-            if in_range <= budget:
-                self._prefetch(conn, trace.id, metas, cache)
-                x, y = downsample.read_all(metas, load, x0, x1)
-                return Series(x, y, trace.total, False)
-            if method == "stride":
-                self._prefetch(conn, trace.id, metas, cache)
-                x, y = downsample.stride(metas, load, budget, x0, x1)
-                return Series(x, y, trace.total, True)
-            bounds = [m for m in metas if m.x0 is not None]
-            if not bounds:
-                return Series(np.empty(0), np.empty(0), trace.total, True)
-            lo = x0 if x0 is not None else min(m.x0 for m in bounds if m.x0 is not None)
-            hi = x1 if x1 is not None else max(m.x1 for m in bounds if m.x1 is not None)  # set with x0
-            x, y = downsample.minmax(bounds, load, budget, lo, hi,
-                                     prefetch=lambda ms: self._prefetch(conn, trace.id, ms, cache))
+    @staticmethod
+    def _joined(metas: list[ChunkMeta], cache: dict[int, tuple[np.ndarray, np.ndarray]]
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """A trace's points from its decoded chunks, in chunk order."""
+        if len(metas) == 1:
+            return cache[metas[0].seq]
+        return (np.concatenate([cache[m.seq][0] for m in metas]), np.concatenate([cache[m.seq][1] for m in metas]))
+
+    def _read_chunks(self, conn: Connection, trace: TraceRecord, metas: list[ChunkMeta], budget: int,
+                     x0: float | None, x1: float | None, method: str,
+                     cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Series:
+        """A budgeted read of these chunks of the trace (those meeting [x0, x1]); `cache` holds decoded chunks."""
+        c = chunk_t.c
+
+        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
+            if seq not in cache:
+                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
+                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
+            return cache[seq]
+
+        in_range = sum(m.n for m in metas)
+        if in_range > budget and (x0 is not None or x1 is not None):
+            self._prefetch(conn, trace.id, self._edge_chunks(metas, x0, x1), cache)
+            in_range = self._count_in_range(metas, load, x0, x1)
+        if in_range <= budget:
+            self._prefetch(conn, trace.id, metas, cache)
+            x, y = downsample.read_all(metas, load, x0, x1)
+            return Series(x, y, trace.total, False)
+        if method == "stride":
+            self._prefetch(conn, trace.id, metas, cache)
+            x, y = downsample.stride(metas, load, budget, x0, x1)
             return Series(x, y, trace.total, True)
+        bounds = [m for m in metas if m.x0 is not None]
+        if not bounds:
+            return Series(np.empty(0), np.empty(0), trace.total, True)
+        lo = x0 if x0 is not None else min(m.x0 for m in bounds if m.x0 is not None)
+        hi = x1 if x1 is not None else max(m.x1 for m in bounds if m.x1 is not None)  # set with x0
+        x, y = downsample.minmax(bounds, load, budget, lo, hi,
+                                 prefetch=lambda ms: self._prefetch(conn, trace.id, ms, cache))
+        return Series(x, y, trace.total, True)
 
     @staticmethod
     def _edge_chunks(metas: list[ChunkMeta], x0: float | None, x1: float | None) -> list[ChunkMeta]:

@@ -33,11 +33,13 @@ def _name(value: str, what: str) -> str:
         raise ApiError(400, str(exc)) from None
 
 
-def env_names_arg(limit: int) -> list[str]:
-    """The distinct env names of ?envs=a,b (400 unless it names 1..limit valid ones)."""
+def env_names_arg(limit: int | None = None) -> list[str]:
+    """The distinct env names of ?envs=a,b: at least one, any number unless `limit` says (a sweep has thousands)."""
     raw = request.args.get("envs", "")
     names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
-    if not 1 <= len(names) <= limit:
+    if not names:
+        raise ApiError(400, "envs must name at least one env, comma-separated")
+    if limit is not None and len(names) > limit:
         raise ApiError(400, f"envs must name 1..{limit} envs, comma-separated")
     return names
 

@@ -14,7 +14,6 @@ from .common import ApiError, json_response, services
 
 bp = Blueprint("envs_api", __name__, url_prefix="/api/v1")
 
-MAX_COMPARE = 16
 COMPARE_KINDS = ("line", "scatter")
 
 
@@ -115,7 +114,7 @@ def load_view(env: str, view: str) -> Response:
 @bp.get("/compare")
 def compare() -> Response:
     """Panes with the same title (or win id) from several envs, one trace per env trace, labelled by env."""
-    names = env_names_arg(MAX_COMPARE)
+    names = env_names_arg()
     store = services().store
     budget = _budget()
     groups: dict[str, dict[str, Any]] = {}

@@ -12,7 +12,6 @@ from .common import ApiError, json_response, services
 
 bp = Blueprint("groups_api", __name__, url_prefix="/api/v1")
 
-MAX_GROUP_ENVS = 64
 MAX_IGNORE = 32
 _KEY = re.compile(r"^[^\x00-\x1f,]{1,200}$")
 
@@ -35,7 +34,7 @@ def _ignored() -> list[str]:
 @bp.get("/groups")
 def groups() -> Response:
     """?envs=a,b (runs), ?ignore=seed (config keys left out of the grouping), ?band=std|minmax|ci, ?value=final|best."""
-    names = env_names_arg(MAX_GROUP_ENVS)
+    names = env_names_arg()
     ignore = _ignored()
     band = _choice("band", seed_groups.BANDS)
     value = _choice("value", seed_groups.VALUES)

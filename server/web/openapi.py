@@ -69,6 +69,18 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/v1/compare", "GET"): {
         "summary": "x/y panes of several envs grouped by title, traces labelled by env",
         "params": [{**_ENVS, "required": True}, _POINTS, _WALLS]},
+    ("/api/v1/charts", "GET"): {
+        "summary": "The line/scatter charts of the picked runs (every visible run when envs is absent), no data: "
+                   "by title (Scalars) or by (win, title) (Compare)",
+        "params": [{**_ENVS, "required": False}, _query("by", {"type": "string", "enum": ["title", "win"]})]},
+    ("/api/v1/chart", "GET"): {
+        "summary": "Every picked run's series of one chart, columnar, downsampled to the chart's width with a "
+                   "point budget shared by all series (min/max per bucket kept)",
+        "params": [{**_ENVS, "required": False}, _query("title", {"type": "string"}, required=True),
+                   _query("win", {"type": "string"}), _query("width", {"type": "integer"}, "chart width in px"),
+                   _query("budget", {"type": "integer"}, "points shared by every series"), _WALLS,
+                   _query("x0", {"type": "number"}),
+                   _query("after", {"type": "string"}, "per env (aligned with envs): only points with x past it")]},
     ("/api/v1/groups", "GET"): {
         "summary": "Seed groups: runs grouped by config minus `ignore`, mean ± band per series on aligned steps, "
                    "per-group final/best values with 95% CI and Welch's t-test between groups",
@@ -90,7 +102,7 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "params": [_POINTS], "ok": {"description": "an HTML file (attachment)",
                                     "content": {"text/html": {"schema": {"type": "string"}}}}},
     ("/api/v1/compare/snapshot.html", "GET"): {
-        "summary": "A compare view (panes with the same title overlaid, one colour per env) as one HTML file",
+        "summary": "A compare view (panes with the same win and title overlaid, one colour per env) as one HTML file",
         "params": [{**_ENVS, "required": True}, _POINTS],
         "ok": {"description": "an HTML file (attachment)", "content": {"text/html": {"schema": {"type": "string"}}}}},
     ("/api/v1/archive", "GET"): {

@@ -9,7 +9,8 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from ..runs.listing import columns_of, list_runs, sort_runs
-from ..runs.query import QueryError
+from ..runs.query import FieldRef, QueryError, compile_query
+from ..runs.query_check import check_fields
 from ..runs.record import run_json
 from ..runs.retention import delete_envs, select_runs
 from .api import _env_or_404
@@ -21,11 +22,15 @@ bp = Blueprint("runs_api", __name__, url_prefix="/api/v1")
 
 def _query_runs(query: str | None) -> list[dict[str, Any]]:
     svc = services()
+    refs: list[FieldRef] = []
     try:
-        found = svc.run_index.runs(query) if svc.run_index is not None else list_runs(svc.store, query)
+        predicate = compile_query(query or "", refs)  # first: a malformed query costs no read
+        every = svc.run_index.runs(None) if svc.run_index is not None else list_runs(svc.store, None)
+        every = [run for run in every if env_visible(run["env"])]  # a share link lists only the runs it may read
+        check_fields(refs, every)  # an unknown field is an error naming it, not 0 runs
     except QueryError as exc:
         raise ApiError(400, str(exc), position=exc.position) from None
-    return [run for run in found if env_visible(run["env"])]  # a share link lists only the runs it may read
+    return [run for run in every if predicate(run)]
 
 
 MAX_LIMIT = 100_000

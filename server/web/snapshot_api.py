@@ -13,7 +13,6 @@ from .common import services
 
 bp = Blueprint("snapshot_api", __name__, url_prefix="/api/v1")
 
-MAX_SNAPSHOT_ENVS = 16
 SNAPSHOT_KINDS = ("line", "scatter", "figure", "text", "image")
 
 
@@ -47,8 +46,8 @@ def env_snapshot(env: str) -> Response:
 
 @bp.get("/compare/snapshot.html")
 def compare_snapshot() -> Response:
-    """The compare view of ?envs=a,b: panes with the same title overlaid, one colour per env, in one HTML file."""
-    names = env_names_arg(MAX_SNAPSHOT_ENVS)
+    """The compare view of ?envs=a,b: panes with the same win and title overlaid, one colour per env, in one HTML file."""
+    names = env_names_arg()
     budget = _budget()
     store = services().store
     groups: dict[str, dict[str, Any]] = {}
@@ -57,9 +56,10 @@ def compare_snapshot() -> Response:
         for pane in store.list_panes(name):
             if pane.kind not in ("line", "scatter"):
                 continue
-            key = pane.title or pane.win
-            group = groups.setdefault(key, {"kind": pane.kind, "win": key, "title": key, "opts": pane.opts,
-                                            "traces": []})
+            title = pane.title or pane.win
+            # Keyed as the compare page keys: one env's two panes sharing a title (steps, epochs) stay apart.
+            group = groups.setdefault(f"{pane.win}\n{title}", {"kind": pane.kind, "win": pane.win, "title": title,
+                                                                "opts": pane.opts, "traces": []})
             traces = render_pane(pane, budget)["data"].get("traces", [])
             for t in traces:
                 label = name if len(traces) == 1 else f"{name}/{t['name']}"

@@ -82,7 +82,7 @@ export const exportUrl = (env, win, format) => url(`api/v1/envs/${enc(env)}/pane
 export const post = (path, body) => request("POST", path, { body: body === undefined ? {} : body });
 export const put = (path, body) => request("PUT", path, { body });
 export const del = (path) => request("DELETE", path);
-export const getJson = (path) => get(path);
+export const getJson = (path, opts) => get(path, opts);
 export const envPath = (env) => `api/v1/envs/${enc(env)}`;
 export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join(",")}`);
 /** The Scalars view of these runs (all runs when `envs` is empty). */

@@ -38,8 +38,9 @@ export function quantileSorted(sorted, p) {
 }
 
 /**
- * The y range of "ignore outliers in chart scaling": the 5th..95th percentile of the visible values plus 5% of that
- * span on each side (TensorBoard's computeDataSeriesExtent). On a log axis only positive values count and the range
+ * The y range of "ignore outliers in chart scaling": the 5th..95th percentile of the visible values (TensorBoard's
+ * computeDataSeriesExtent), widened to the lowest and highest values within one such span of it, plus 5%
+ * padding on each side, so a curve's own extremes are not cut in half. On a log axis only positive values count and the range
  * is in log10 units, as Plotly wants it. null when nothing usable is visible (Plotly autoscales then).
  */
 export function robustRange(values, log = false) {
@@ -51,6 +52,15 @@ export function robustRange(values, log = false) {
   ok.sort((a, b) => a - b);
   let lo = quantileSorted(ok, 0.05);
   let hi = quantileSorted(ok, 0.95);
+  // The extremes within one 5–95% span of it are the curve itself (a loss's first steps), not outliers: keep
+  // them in view, so only far-off spikes fall outside.
+  const reach = hi - lo;
+  let i = 0;
+  while (ok[i] < lo - reach) i += 1; // ok is sorted: the lowest value within reach
+  let j = ok.length - 1;
+  while (ok[j] > hi + reach) j -= 1;
+  lo = Math.min(lo, ok[i]);
+  hi = Math.max(hi, ok[j]);
   if (hi === lo) {
     // A flat series would get an empty range: open it by 1 around the value (or by a tenth of its size).
     const d = Math.abs(lo) > 0 ? Math.abs(lo) * 0.1 : 1;

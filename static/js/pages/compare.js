@@ -1,12 +1,17 @@
-// pages/compare.js — compare page: panes with the same title from several envs overlaid (one color per env), config diff, live.
+// pages/compare.js — compare page: panes with the same (win, title) from any number of envs overlaid, each run in its
+// own colour, config diff; charts read as they scroll into view, live updates fetch only new points.
 import * as api from "../api.js";
+import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { counted, h, throttled } from "../dom.js";
+import { pool, visibility } from "../lazy.js";
+import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
+import { runColor, styleSeries } from "../run_colors.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-  "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173"];
-const REFRESH_MS = 300; // live changes of any compared env refetch the overlay at most this often
+const REFRESH_MS = 300; // live changes of compared envs are read at most this often
+const LEGEND_MAX = 12; // more series than this: the run chips above are the legend
+const CONFIG_MAX = 50; // the config diff reads this many runs' meta (a table of a thousand columns helps no one)
 
 /** Envs named in ?envs=a,b (each URL-encoded). */
 function envsFromUrl() {
@@ -23,10 +28,14 @@ export function configDiff(configs) {
   });
 }
 
+/** A chart's key: Compare overlays panes with the same win and title, never two panes merely sharing a title. */
+const chartKey = (c) => `${c.win}\n${c.title}`;
+
 export function comparePage({ connect, points, notice }) {
-  const envs = envsFromUrl();
+  let envs = envsFromUrl();
+  const envSet = new Set(envs);
   const $ = (id) => document.getElementById(id);
-  document.title = `compare ${envs.join(", ")} · paneboard`;
+  document.title = `compare ${envs.length} envs · paneboard`;
   $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
     h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${counted(envs.length, "env")}` }));
   const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
@@ -34,11 +43,14 @@ export function comparePage({ connect, points, notice }) {
     title: "download this comparison as one HTML file (opens offline)",
     href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
   const controls = h("div", { class: "compare-controls" },
-    groupControls(gs, () => load().catch((err) => notice(`cannot load: ${err.message}`, "error"))));
-  const color = new Map(envs.map((e, i) => [e, COLORS[i % COLORS.length]]));
-  const legend = h("div", { class: "compare-legend" }, envs.map((e) =>
-    h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
-      h("span", { class: "chip", style: `background:${color.get(e)}` }), e)));
+    groupControls(gs, () => { mode = null; refresh(); }));
+  const chips = envs.map((e) => h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
+    h("span", { class: "chip", style: `background:${runColor(e)}` }), e));
+  // A sweep's hundreds of run chips fold away, so the charts stay at the top of the page.
+  const legend = envs.length > LEGEND_MAX
+    ? h("details", { class: "compare-legend-fold" }, h("summary", { text: `${envs.length} runs` }),
+      h("div", { class: "compare-legend" }, chips))
+    : h("div", { class: "compare-legend" }, chips);
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
@@ -49,62 +61,204 @@ export function comparePage({ connect, points, notice }) {
     return;
   }
 
-  const cards = new Map(); // title -> {card, plot}
+  const charts = new Map(); // key -> {title, win, kind, opts, envs, held, loaded, pending, card, plot, first}
+  const reads = pool(3);
+  const vis = visibility((c) => load(c));
+  const dirty = new Set();
+  let mode = null; // "runs" | "groups": what the cards show now
+  let needIndex = true;
+  let groupRes = null;
+  const paneCounts = new Map(); // run -> panes at the last chart list: a change means a new chart may have come
 
-  function traceOf(t, pane) {
-    return {
-      type: "scatter", x: t.x || [], y: t.y || [], name: String(t.label), legendgroup: t.env,
-      mode: pane.kind === "scatter" ? "markers" : "lines", connectgaps: false,
-      line: { width: 1.5, color: color.get(t.env) }, marker: { size: 4, color: color.get(t.env) },
-    };
+  function card(c) {
+    const plot = h("div", { class: "xy-plot" });
+    c.card = h("section", { class: "card", dataset: { title: c.title, paneWin: c.win || "", kind: c.kind } },
+      h("header", { class: "card-bar" }, h("span", { class: "card-title", text: c.title }),
+        h("span", { class: "card-info" })), h("div", { class: "card-body" }, plot));
+    c.plot = plot;
+    c.first = true;
+    grid.append(c.card);
   }
 
-  async function draw(res) {
+  function drop(key) {
+    const c = charts.get(key);
+    vis.unobserve(c);
+    if (window.Plotly && !c.first) window.Plotly.purge(c.plot);
+    c.card.remove();
+    charts.delete(key);
+  }
+
+  async function draw(c) {
+    if (!c.visible) return;
     const Plotly = await loadPlotly();
-    const seen = new Set();
-    for (const pane of res.panes || []) {
-      seen.add(pane.title);
-      let c = cards.get(pane.title);
-      if (!c) {
-        const plot = h("div", { class: "xy-plot" });
-        const card = h("section", { class: "card", dataset: { title: pane.title, kind: pane.kind } },
-          h("header", { class: "card-bar" }, h("span", { class: "card-title", text: pane.title }),
-            h("span", { class: "card-info" })), h("div", { class: "card-body" }, plot));
-        grid.append(card);
-        c = { card, plot, first: true };
-        cards.set(pane.title, c);
-      }
-      let traces;
-      if (pane.group) {
-        traces = bandTraces(res.groupRes, pane.group);
-        c.card.querySelector(".card-info").textContent = bandInfo(res.groupRes, pane.group);
+    let traces;
+    let count = 0; // series drawn: runs (or their keys), or groups
+    if (c.group) {
+      traces = bandTraces(groupRes, c.group);
+      count = c.group.groups.length;
+      c.card.querySelector(".card-info").textContent = bandInfo(groupRes, c.group);
+    } else {
+      const order = new Map(envs.map((e, i) => [e, i]));
+      const list = [...c.held.values()].sort((a, b) => order.get(a.env) - order.get(b.env));
+      const styles = styleSeries(list);
+      const mode = c.kind === "scatter" ? "markers" : "lines";
+      if (list.length >= PACK_MIN) { // a sweep: one trace per (colour, dash), the run named per point
+        traces = packSeries(list.map((s, i) => ({ ...s, ...styles[i] }))).map((g) => ({
+          type: "scatter", x: g.x, y: g.y, text: g.text, name: "", mode, connectgaps: false, meta: { envs: g.envs },
+          line: { width: 1.2, color: g.color, dash: g.dash }, marker: { size: 3, color: g.color },
+          hovertemplate: "<b>%{text}</b><br>%{y:.4g} at %{x:.6~g}<extra></extra>",
+        }));
       } else {
-        traces = (pane.traces || []).map((t) => traceOf(t, pane));
-        const total = (pane.traces || []).reduce((n, t) => n + (Number(t.total) || 0), 0);
-        c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(pane.members.length, "env")}`;
+        traces = list.map((s, i) => ({
+          type: "scatter", x: s.x, y: s.y, name: styles[i].label, legendgroup: s.env, meta: { env: s.env }, mode,
+          connectgaps: false, line: { width: 1.5, color: styles[i].color, dash: styles[i].dash },
+          marker: { size: 4, color: styles[i].color },
+        }));
       }
-      c.card.dataset.grouped = pane.group ? "1" : "";
-      c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.length, 0));
-      const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: true, uirevision: "keep",
-        legend: { orientation: "h", y: 1.02, yanchor: "bottom", font: { size: 10 } }, font: { size: 11 },
-        yaxis: { type: pane.opts && pane.opts.ytype === "log" ? "log" : "-" } };
-      const config = { responsive: true, displaylogo: false };
-      if (c.first) await Plotly.newPlot(c.plot, traces, layout, config);
-      else await Plotly.react(c.plot, traces, layout, config);
-      c.first = false;
+      count = list.length;
+      c.card.dataset.series = String(count);
+      const total = list.reduce((n, s) => n + (Number(s.total) || 0), 0);
+      const runs = new Set(list.map((s) => s.env)).size;
+      c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(runs, "env")}`;
     }
-    for (const [title, c] of [...cards]) {
-      if (!seen.has(title)) {
-        Plotly.purge(c.plot);
-        c.card.remove();
-        cards.delete(title);
-      }
-    }
-    empty.hidden = cards.size > 0;
+    c.card.dataset.grouped = c.group ? "1" : "";
+    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
+    const wide = (c.plot.clientWidth || 600) >= 560;
+    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
+      ...(count > LEGEND_MAX ? { hovermode: "closest" } : {}),
+      uirevision: "keep", font: { size: 11 },
+      // Outside the plot area: right of a wide chart, under a narrow one.
+      legend: wide ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }
+        : { orientation: "h", x: 0, y: -0.25, yanchor: "top", font: { size: 10 } },
+      yaxis: { type: c.opts && c.opts.ytype === "log" ? "log" : "-" } };
+    const config = { responsive: true, displaylogo: false };
+    if (c.first) await Plotly.newPlot(c.plot, traces, layout, config);
+    else await Plotly.react(c.plot, traces, layout, config);
+    c.first = false;
   }
+
+  /** Read what a chart lacks (everything, or the new points of its changed runs) and draw it. */
+  function load(c) {
+    if (c.group) return draw(c);
+    if (c.busy) return c.busy.then(() => (c.loaded && !c.pending.size ? null : load(c)));
+    c.busy = reads(async () => {
+      const width = c.plot.clientWidth || 600;
+      if (!c.loaded) {
+        c.pending.clear();
+        const res = await readChart(c.envs, { title: c.title, win: c.win, width });
+        c.held = new Map(res.series.map((s) => [seriesKey(s), s]));
+        c.loaded = true;
+      } else if (c.pending.size) {
+        const want = [...c.pending];
+        c.pending.clear();
+        const res = await readChart(want, { title: c.title, win: c.win, width, after: lastX(c.held, want) });
+        mergeSeries(c.held, res.series);
+      }
+    }).then(() => draw(c)).finally(() => { c.busy = null; });
+    return c.busy;
+  }
+
+  async function index() {
+    needIndex = false;
+    let idx;
+    try {
+      idx = await listCharts(envs, "win");
+    } catch (err) {
+      if (err.status !== 404) throw err;
+      // A named run is gone (deleted, renamed, a stale link): compare the others and say which are missing,
+      // once, instead of refusing the whole page on every change.
+      const known = new Set(((await api.listEnvs()).envs || []).map((e) => String(e.name)));
+      const gone = envs.filter((e) => !known.has(e));
+      envs = envs.filter((e) => known.has(e));
+      for (const e of gone) envSet.delete(e);
+      if (!envs.length) throw err;
+      missing.push(...gone);
+      idx = await listCharts(envs, "win");
+    }
+    for (const [env, n] of Object.entries(idx.panes || {})) paneCounts.set(env, n);
+    const wanted = new Map(idx.charts.map((c) => [chartKey(c), c]));
+    for (const key of [...charts.keys()]) if (!wanted.has(key)) drop(key);
+    for (const [key, spec] of wanted) {
+      let c = charts.get(key);
+      if (!c) {
+        c = { ...spec, held: new Map(), pending: new Set(), loaded: false, visible: false };
+        card(c);
+        charts.set(key, c);
+        vis.observe(c);
+      } else {
+        const had = new Set(c.envs);
+        for (const e of spec.envs) if (!had.has(e)) c.pending.add(e);
+        c.envs = spec.envs;
+      }
+    }
+    empty.hidden = charts.size > 0;
+  }
+
+  async function update() {
+    const want = gs.on ? "groups" : "runs";
+    if (want !== mode) {
+      for (const key of [...charts.keys()]) drop(key);
+      mode = want;
+      needIndex = true;
+    }
+    if (gs.on) {
+      groupRes = await fetchGroups(gs, envs, points);
+      for (const s of groupRes.series) {
+        let c = charts.get(s.title);
+        if (!c) {
+          c = { title: s.title, win: null, kind: "line", visible: true };
+          card(c);
+          charts.set(s.title, c);
+        }
+        c.group = s;
+      }
+      abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes)] : []));
+      for (const c of charts.values()) await draw(c);
+      empty.hidden = charts.size > 0;
+      return;
+    }
+    abBox.replaceChildren();
+    if (needIndex) await index();
+    const changed = new Set(dirty);
+    dirty.clear();
+    const work = [];
+    for (const c of charts.values()) {
+      for (const e of c.envs) if (changed.has(e)) c.pending.add(e);
+      if ((!c.loaded || c.pending.size) && (c.visible || vis.measure(c))) work.push(load(c));
+    }
+    await Promise.all(work);
+  }
+
+  let failed = false;
+  const missing = []; // named runs the server does not have
+  let running = null;
+  let again = false;
+  function run() { // one update at a time; a change meanwhile runs one more after it
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = update().then(() => {
+      if (missing.length) notice(`not found, left out: ${missing.join(", ")}`, "warn");
+      else if (failed) notice("");
+      failed = false;
+    }, (err) => {
+      failed = true; // shown once, not retried on a timer: the next change tries again, and a success clears it
+      notice(`cannot load: ${err.message}`, "error");
+    }).finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        run();
+      }
+    });
+    return running;
+  }
+  const refresh = throttled(run, REFRESH_MS);
 
   async function drawConfig() {
-    const metas = await Promise.all(envs.map((e) => api.getJson(`${api.envPath(e)}/meta`).then((r) => r.meta.config || null,
+    const some = envs.slice(0, CONFIG_MAX);
+    const metas = await Promise.all(some.map((e) => api.getJson(`${api.envPath(e)}/meta`).then((r) => r.meta.config || null,
       () => null)));
     if (!metas.some(Boolean)) {
       configBox.replaceChildren();
@@ -112,41 +266,27 @@ export function comparePage({ connect, points, notice }) {
     }
     const rows = configDiff(metas);
     configBox.replaceChildren(h("table", { class: "config" },
-      h("tr", null, h("th", { text: "config" }), envs.map((e) => h("th", { text: e }))),
+      h("tr", null, h("th", { text: "config" }), some.map((e) => h("th", { text: e }))),
       rows.map((r) => h("tr", { class: r.differs ? "differs" : null, dataset: { key: r.key } },
         h("th", { text: r.key }), r.vals.map((v) => h("td", { text: v }))))));
   }
 
-  let loading = null;
-  async function load() {
-    if (loading) return loading;
-    loading = (async () => {
-      try {
-        let res;
-        if (gs.on) {
-          const groupRes = await fetchGroups(gs, envs, points);
-          res = { groupRes, panes: groupRes.series.map((s) => ({ title: s.title, kind: "line", group: s })) };
-        } else {
-          res = await api.getJson(`api/v1/compare?envs=${envs.map(encodeURIComponent).join(",")}&points=${points | 0}`);
-        }
-        notice("");
-        abBox.replaceChildren(...(res.groupRes && res.groupRes.tests.length ? [abTable(res.groupRes)] : []));
-        await draw(res);
-      } finally {
-        loading = null;
-      }
-    })();
-    return loading;
-  }
-  const refresh = throttled(() => load().catch((err) => notice(`cannot load: ${err.message}`, "error")), REFRESH_MS);
-
   drawConfig();
-  // One live subscription per compared env (the live channel follows one env per socket).
-  for (const env of envs) {
-    connect(env, load, (m) => {
-      if (m.env !== env) return;
-      if (["extend", "pane", "close", "resync", "env_deleted"].includes(m.type)) refresh();
-      else if (m.type === "meta") drawConfig();
-    });
-  }
+  // One subscription to the env list follows every compared run (a socket per run would not scale to a sweep).
+  connect(null, async () => {
+    needIndex = true;
+    for (const c of charts.values()) c.loaded = false; // a reconnect may have missed points
+    await run();
+  }, (m) => {
+    if (m.type === "env" && m.env && envSet.has(m.env.name)) {
+      dirty.add(m.env.name);
+      if (paneCounts.get(m.env.name) !== m.env.panes) needIndex = true;
+      refresh();
+    } else if (m.type === "env_deleted" && envSet.has(m.env)) {
+      envSet.delete(m.env);
+      envs = envs.filter((e) => e !== m.env);
+      needIndex = true;
+      refresh();
+    }
+  });
 }

@@ -46,6 +46,8 @@ function buildChrome(page) {
   $("crumbs").append(page.run.badge, h("span", { class: "env-stats", id: "env-stats" }));
   page.search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
     oninput: () => applyFilter(page) });
+  // Says why an invalid regex filters nothing (the box alone only turns red).
+  page.filterError = h("div", { class: "filter-error", role: "status", hidden: true });
   page.grid = h("div", { class: "sections", id: "grid" });
   page.sections = sections({ env, container: page.grid });
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
@@ -53,7 +55,7 @@ function buildChrome(page) {
   $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
-  $("main").replaceChildren(page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
+  $("main").replaceChildren(page.filterError, page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
 }
 
 function showStats(e) {

@@ -2,16 +2,17 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { moduleFor } from "../panes/registry.js";
+import { regexError } from "../smoothing.js";
 
-/** Hide the cards whose title and win both miss the filter box's regex (an invalid regex hides nothing). */
+/** Hide the cards whose title and win both miss the filter box's regex; an invalid regex hides nothing and says why. */
 export function applyFilter(page) {
   const text = page.search.value.trim();
-  let re = null;
-  try {
-    re = text ? new RegExp(text, "i") : null;
-  } catch {
-    re = null;
-  }
+  const bad = text ? regexError(text) : null;
+  const re = text && !bad ? new RegExp(text, "i") : null;
+  page.search.toggleAttribute("aria-invalid", !!bad);
+  page.search.title = bad ? `invalid regex: ${bad}` : "";
+  page.filterError.textContent = bad ? `invalid regex: ${bad}` : "";
+  page.filterError.hidden = !bad;
   for (const s of page.slots.values()) s.card.hidden = !!re && !re.test(s.title) && !re.test(s.win);
   page.sections.filtered();
 }

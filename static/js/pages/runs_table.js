@@ -4,6 +4,7 @@
 import * as api from "../api.js";
 import { h, relTime, toMs } from "../dom.js";
 import { fmtDuration, statusBadge } from "./run_panel.js";
+import { runColor } from "../run_colors.js";
 
 export const ROW_H = 24;       // px; fixed, so the window is arithmetic
 const MARGIN = 20;             // rows drawn beyond the visible ones, each side
@@ -50,7 +51,10 @@ export function defaultVisible(cols) {
 
 function cell(col, run) {
   const v = col.get(run);
-  if (col.key === "env") return h("td", { class: "col-env" }, h("a", { href: api.envPageUrl(run.env), text: run.env, title: run.env }));
+  if (col.key === "env") { // the run's colour, as on Scalars and Compare
+    return h("td", { class: "col-env" }, h("span", { class: "chip run-chip", style: `background:${runColor(run.env)}` }),
+      " ", h("a", { href: api.envPageUrl(run.env), text: run.env, title: run.env }));
+  }
   if (col.key === "status") return h("td", null, statusBadge(run.status));
   if (col.key === "updated") return h("td", { class: "num", title: new Date(toMs(v)).toLocaleString(), text: relTime(toMs(v)) });
   if (col.key === "duration") return h("td", { class: "num", text: v === null ? "" : fmtDuration(v) });

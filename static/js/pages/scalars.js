@@ -1,12 +1,17 @@
-// pages/scalars.js — TensorBoard-style Scalars view: every `line` pane of the picked runs (envs) overlaid by title, sectioned by tag prefix, smoothed, live.
+// pages/scalars.js — TensorBoard-style Scalars view of any number of runs: charts read as they scroll into view (one
+// budgeted read of every shown run each), live updates fetch only the new points of the runs that changed.
 import * as api from "../api.js";
+import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { h } from "../dom.js";
-import { customPanes, loadLayouts } from "./custom_scalars.js";
-import { applyTagFilter, redraw } from "./scalars_charts.js";
-import { colorOf, drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
+import { pool, visibility } from "../lazy.js";
+import { customCharts } from "./custom_scalars.js";
+import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
+import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
 import { abTable, fetchGroups, groupState } from "./seed_groups.js";
 
-const REFRESH_MS = 300; // live changes of a shown run refetch the charts at most this often
+const REFRESH_MS = 300; // live changes of shown runs are read at most this often
+const READS = 2; // chart reads in flight at once: one drawn while the next is read
+const REREAD_FACTOR = 4; // a series grown by live appends past this many times its share is read afresh
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,23 +31,26 @@ export function scalarsPage({ connect, points, notice }) {
     points, notice, urlRuns,
     state: { smoothing: 0.6, xmode: "step", logY: false, outliers: true },
     picked: new Set(urlRuns || []),
-    known: new Map(), // run -> colour, in order of first sight
+    known: new Set(), // runs seen so far (a run first seen later starts picked)
     runs: [], // every env, sorted by name
-    cards: new Map(), // tag -> {card, plot, first}
+    shown: [], shownSet: new Set(), shownKey: null,
+    charts: new Map(), // key (tag) -> {title, envs, wins, held, loaded, visible, card, plot, ...}
     secs: new Map(), // section name -> {el, body}
-    res: { panes: [] }, // the last compare read (line panes of the shown runs)
     drawing: Promise.resolve(),
-    // Custom-scalars layouts live in each run's meta and change rarely: read again when the runs change, or after 5 s.
-    layoutCache: { key: null, at: 0, layout: {} },
-    fetchSeq: 0, // a (re)connect's load and a live refresh may overlap: only the newest read is drawn
+    paneCounts: new Map(), // run -> its pane count at the last chart list: a change means new tags
+    dirty: new Set(), // runs with new points since the last update
+    needIndex: true, indexed: false,
     groups: groupState(), // seed groups: when on, each chart shows one mean ± band per config group
     groupRes: null,
+    read: pool(READS),
   };
+  sc.vis = visibility((chart) => { if (chart.loaded && !chart.pending.size && !chart.stale) return; loadChart(sc, chart); });
   const refresh = refresher(sc);
+  sc.redrawAll = () => redraw(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
     "aria-label": "filter tags", oninput: () => applyTagFilter(sc) });
   $("tools").replaceChildren(sc.tagFilter);
-  const side = sideBar(sc, { redraw: () => redraw(sc), refresh });
+  const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh) });
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
   sc.abBox = h("div", { class: "ab-holder" });
@@ -61,13 +69,20 @@ export function scalarsPage({ connect, points, notice }) {
   // one socket keeps any number of runs live, and new runs appear in the list as they start.
   connect(null, async () => {
     await loadRuns(sc, refresh);
+    sc.needIndex = true;
+    for (const c of sc.charts.values()) c.loaded = false; // a reconnect may have missed points: read afresh
+    await update(sc);
     notice("");
-    await fetchCharts(sc, refresh);
   }, (m) => {
     if (m.type === "env" && m.env && typeof m.env.name === "string") {
-      if (!sc.runs.includes(m.env.name)) {
-        loadRuns(sc, refresh).then(refresh, () => {});
-      } else if (shownRuns(sc).includes(m.env.name)) refresh();
+      const name = m.env.name;
+      if (!sc.runs.includes(name)) {
+        loadRuns(sc, refresh).then(() => { sc.needIndex = true; refresh(); }, () => {});
+      } else if (sc.shownSet.has(name)) {
+        sc.dirty.add(name);
+        if (sc.paneCounts.get(name) !== m.env.panes) sc.needIndex = true;
+        refresh();
+      }
     } else if (m.type === "env_deleted") {
       sc.runs = sc.runs.filter((r) => r !== m.env);
       sc.picked.delete(m.env);
@@ -77,7 +92,7 @@ export function scalarsPage({ connect, points, notice }) {
   });
 }
 
-/** refresh(): fetch the charts again within REFRESH_MS, once however often it is called, never two reads at once. */
+/** refresh(): update within REFRESH_MS, once however often it is called, never two updates at once. */
 function refresher(sc) {
   let timer = null;
   let loading = null;
@@ -89,59 +104,179 @@ function refresher(sc) {
         loading.then(refresh);
         return;
       }
-      loading = fetchCharts(sc, refresh).catch((err) => sc.notice(`cannot load: ${err.message}`, "error"))
-        .finally(() => { loading = null; });
+      // A refusal is shown once and not retried on a timer: the next change (a pick, new points) tries again,
+      // and a success clears it.
+      loading = update(sc).then(() => { if (sc.failed) sc.notice(""); sc.failed = false; }, (err) => {
+        sc.failed = true;
+        sc.notice(`cannot load: ${err.message}`, "error");
+      }).finally(() => { loading = null; });
     }, REFRESH_MS);
   }
   return refresh;
 }
 
-async function layoutsOf(sc, shown) {
-  const key = shown.join("\n");
-  if (key !== sc.layoutCache.key || Date.now() - sc.layoutCache.at > 5000) {
-    sc.layoutCache = { key, at: Date.now(), layout: await loadLayouts(shown) };
-  }
-  return sc.layoutCache.layout;
-}
+/** The runs to name in a read: null (every run) when all are shown, which keeps a sweep's URLs short. */
+const envsArg = (sc, envs) => (envs.length === sc.runs.length && sc.shown.length === sc.runs.length ? null : envs);
 
-const compareQuery = (sc, runs) => `envs=${runs.map(encodeURIComponent).join(",")}&points=${sc.points | 0}&walls=1`;
-
-/** Read the line panes of the shown runs (plus custom-scalars charts) and draw them. */
-async function fetchCharts(sc, refresh) {
-  const seq = ++sc.fetchSeq;
+/** Bring the charts up to date: the chart list when runs or tags changed, new points of changed runs. */
+async function update(sc) {
   const shown = shownRuns(sc);
-  let next;
-  if (!shown.length || sc.groups.on) {
-    next = { panes: [] };
-  } else {
-    try {
-      next = await api.getJson(`api/v1/compare?${compareQuery(sc, shown)}`);
-    } catch (err) {
-      if (err.status !== 404) throw err;
-      await loadRuns(sc, refresh); // a run was deleted meanwhile: read the run list again and retry once
-      const again = shownRuns(sc);
-      next = again.length ? await api.getJson(`api/v1/compare?${compareQuery(sc, again)}`) : { panes: [] };
+  const key = shown.join("\n");
+  const pickChanged = key !== sc.shownKey;
+  sc.shown = shown;
+  sc.shownSet = new Set(shown);
+  sc.shownKey = key;
+  if (sc.groups.on) {
+    await updateGroups(sc);
+    return;
+  }
+  if (sc.groupRes) { // leaving the grouped view: its charts go
+    for (const c of sc.charts.values()) removeCard(sc, c);
+    sc.charts.clear();
+    sc.groupRes = null;
+    sc.abBox.replaceChildren();
+    sc.needIndex = true;
+  }
+  if (pickChanged || sc.needIndex) await loadIndex(sc);
+  const dirty = sc.dirty;
+  sc.dirty = new Set();
+  const work = [];
+  for (const chart of sc.charts.values()) {
+    for (const env of chart.envs) if (dirty.has(env)) chart.pending.add(env);
+    if (pickChanged && chart.loaded) chart.stale = true; // runs left the picked set: draw without them
+    if (!chart.loaded || chart.pending.size || chart.stale) {
+      if (chart.visible || sc.vis.measure(chart)) work.push(loadChart(sc, chart));
     }
   }
-  let groupRes = null;
-  if (shown.length && sc.groups.on) {
-    // Grouped: one chart per series, each group's mean ± band on the steps all its runs share.
-    groupRes = await fetchGroups(sc.groups, shown, sc.points);
-    next = { panes: groupRes.series.map((s) => ({ title: s.title, kind: "line", group: s, traces: [] })) };
-  } else if (shown.length) {
-    next = { ...next, panes: [...(next.panes || []), ...customPanes(next.panes || [], await layoutsOf(sc, shown))] };
+  await Promise.all(work);
+  applyTagFilter(sc);
+}
+
+/** Read the chart list of the shown runs; add, keep or drop cards; new member runs of a chart are read for it. */
+async function loadIndex(sc) {
+  sc.needIndex = false;
+  let idx = { charts: [], panes: {}, custom_scalars: {} };
+  if (sc.shown.length) idx = await listCharts(envsArg(sc, sc.shown));
+  sc.indexed = true;
+  for (const [env, n] of Object.entries(idx.panes || {})) sc.paneCounts.set(env, n);
+  const wanted = new Map();
+  for (const c of idx.charts) if (c.kind === "line") wanted.set(c.title, { title: c.title, envs: c.envs, wins: c.wins });
+  const tags = [...wanted.keys()];
+  for (const spec of customCharts(tags, idx.custom_scalars)) {
+    const envs = [...new Set(spec.parts.flatMap((p) => wanted.get(p.tag).envs))];
+    wanted.set(spec.title, { title: spec.title, envs, wins: [], parts: spec.parts });
   }
-  if (seq !== sc.fetchSeq) return;
-  sc.res = next;
+  for (const [tag, chart] of [...sc.charts]) {
+    if (wanted.has(tag)) continue;
+    sc.vis.unobserve(chart);
+    removeCard(sc, chart);
+    sc.charts.delete(tag);
+  }
+  for (const [tag, spec] of wanted) {
+    let chart = sc.charts.get(tag);
+    if (!chart) {
+      chart = { ...spec, held: new Map(), pending: new Set(), loaded: false, visible: false, stale: false, busy: null };
+      chartCard(sc, chart);
+      sc.charts.set(tag, chart);
+      sc.vis.observe(chart);
+      continue;
+    }
+    const had = new Set(chart.envs);
+    for (const env of spec.envs) if (!had.has(env)) chart.pending.add(env);
+    Object.assign(chart, { envs: spec.envs, parts: spec.parts });
+  }
+}
+
+/** Load (or update) one chart's data and draw it; one read per chart at a time. */
+function loadChart(sc, chart) {
+  if (chart.busy) return chart.busy.then(() => (chart.loaded && !chart.pending.size && !chart.stale ? null
+    : loadChart(sc, chart)));
+  chart.busy = sc.read(() => fillChart(sc, chart)).then(() => drawChart(sc, chart)).catch((err) => {
+    if (err && err.status === 404) {
+      sc.needIndex = true; // a run went away meanwhile: the next update lists the charts again
+      return;
+    }
+    throw err;
+  }).finally(() => { chart.busy = null; });
+  return chart.busy;
+}
+
+async function fillChart(sc, chart) {
+  if (!chart.card.isConnected) return;
+  const width = chart.plot.clientWidth || 600;
+  const walls = sc.state.xmode !== "step";
+  const shownMembers = chart.envs.filter((e) => sc.shownSet.has(e));
+  if (chart.parts) { // custom scalars: each part's tag, read whole (these charts are few and small)
+    chart.pending.clear();
+    const held = new Map();
+    await Promise.all(chart.parts.map(async (p, i) => {
+      if (!shownMembers.length) return;
+      const res = await readChart(envsArg(sc, shownMembers), { title: p.tag, width, walls });
+      for (const s of res.series) held.set(`${i}\n${seriesKey(s)}`, { ...s, part: i, suffix: p.role || p.tag });
+    }));
+    chart.held = held;
+    chart.loaded = true;
+    return;
+  }
+  const full = !chart.loaded || (walls && !chart.walls);
+  if (full) {
+    chart.pending.clear();
+    const res = shownMembers.length ? await readChart(envsArg(sc, shownMembers), { title: chart.title, width, walls })
+      : { perSeries: 0, series: [] };
+    chart.held = new Map(res.series.map((s) => [seriesKey(s), s]));
+    chart.perSeries = res.perSeries;
+    chart.walls = walls;
+    chart.loaded = true;
+    return;
+  }
+  const envs = [...chart.pending].filter((e) => sc.shownSet.has(e));
+  chart.pending.clear();
+  if (!envs.length) return;
+  const res = await readChart(envs, { title: chart.title, width, walls: chart.walls, after: lastX(chart.held, envs) });
+  mergeSeries(chart.held, res.series);
+  const cap = REREAD_FACTOR * Math.max(chart.perSeries || 0, 64);
+  if ([...chart.held.values()].some((s) => s.x.length > cap)) chart.loaded = false; // next time in view: afresh
+}
+
+/** Axis mode needs wall times the charts may not hold: read the charts in view again. */
+function rereadAll(sc, refresh) {
+  for (const c of sc.charts.values()) if (sc.state.xmode !== "step" && !c.walls) c.loaded = false;
+  redraw(sc);
+  refresh();
+}
+
+/** Grouped: one chart per series, each group's mean ± band on the steps all its runs share. */
+async function updateGroups(sc) {
+  const groupRes = sc.shown.length ? await fetchGroups(sc.groups, sc.shown, sc.points) : { series: [], tests: [], groups: [] };
   sc.groupRes = groupRes;
-  sc.abBox.replaceChildren(...(groupRes && groupRes.tests.length ? [abTable(groupRes)] : []));
-  await redraw(sc);
+  const wanted = new Set(groupRes.series.map((s) => s.title));
+  for (const [tag, chart] of [...sc.charts]) {
+    if (chart.group && wanted.has(tag)) continue;
+    sc.vis.unobserve(chart);
+    removeCard(sc, chart);
+    sc.charts.delete(tag);
+  }
+  for (const s of groupRes.series) {
+    let chart = sc.charts.get(s.title);
+    if (!chart) {
+      chart = { title: s.title, envs: [], wins: [], held: new Map(), pending: new Set(), loaded: true, visible: true };
+      chartCard(sc, chart);
+      sc.charts.set(s.title, chart);
+    }
+    chart.group = s;
+  }
+  sc.abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes)] : []));
+  for (const chart of sc.charts.values()) await drawChart(sc, chart);
+  sc.needIndex = true;
+  applyTagFilter(sc);
 }
 
 async function loadRuns(sc, refresh) {
   const r = await api.listEnvs();
   sc.runs = (r.envs || []).map((e) => String(e.name)).sort();
-  if (!sc.urlRuns) for (const name of sc.runs) if (!sc.known.has(name)) sc.picked.add(name); // new runs start picked
-  for (const name of sc.runs) colorOf(sc, name);
+  for (const name of sc.runs) {
+    if (!sc.urlRuns && !sc.known.has(name)) sc.picked.add(name); // new runs start picked
+    sc.known.add(name);
+  }
   drawRuns(sc, refresh);
 }

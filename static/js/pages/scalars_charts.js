@@ -1,14 +1,36 @@
-// pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned by prefix, raw + smoothed lines.
+// pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
+// raw + smoothed lines in each run's own colour, drawn only when in view.
 import { h } from "../dom.js";
+import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
+import { styleSeries } from "../run_colors.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
-import { colorOf, shownRuns } from "./scalars_controls.js";
 import { cardTools } from "./scalars_card_tools.js";
 import { HOVER_LAYOUT, hoverFields } from "./scalars_hover.js";
 import { bandInfo, bandTraces } from "./seed_groups.js";
 
-/** Section of a tag: the text before its first "/" (a tag without one is its own section). */
-export const sectionOf = (tag) => String(tag).split("/")[0];
+// Charts the SDK's hooks log, told by their win prefix: drawn after the user's own metrics, under these names.
+const HOOK_SECTIONS = [["sys_", "system"], ["model_", "model hooks"], ["data_", "data loader"]];
+const CUSTOM = "custom: "; // custom-scalars charts (custom_scalars.js PREFIX): a section per category
+const LEGEND_MAX = 12; // more series than this: the run list is the legend, and the tooltip shows the nearest one
+
+/**
+ * Section of a chart: a hook group by its win, else the tag's path prefix before the first "/" when that reads
+ * as a path segment (no spaces: "disk I/O (MiB/s)" keeps its text), else the whole title.
+ */
+export function sectionOf(title, wins = []) {
+  for (const [prefix, name] of HOOK_SECTIONS) if (wins.length && wins.every((w) => String(w).startsWith(prefix))) return name;
+  const t = String(title);
+  if (t.startsWith(CUSTOM)) return CUSTOM + sectionOf(t.slice(CUSTOM.length));
+  const cut = t.indexOf("/");
+  return cut > 0 && cut < t.length - 1 && !/\s/.test(t.slice(0, cut)) ? t.slice(0, cut) : t;
+}
+
+/** Sort key of a section: custom-scalars charts, then the user's tags, then the hooks' groups, each by name. */
+function sectionRank(name) {
+  const hook = HOOK_SECTIONS.findIndex(([, n]) => n === name);
+  return hook >= 0 ? `2${hook}` : name.startsWith(CUSTOM) ? `0${name}` : `1${name}`;
+}
 
 /** Seconds -> the unit a relative axis reads best in, by the longest span shown. */
 function relUnit(span) {
@@ -23,60 +45,114 @@ function sectionEl(sc, name) {
     const body = h("div", { class: "grid sc-grid" });
     const el = h("section", { class: "sc-section", dataset: { section: name } },
       h("h2", { class: "sc-section-title", text: name }), body);
-    const after = [...sc.secs.keys()].sort().find((k) => k > name);
-    sc.sections.insertBefore(el, after ? sc.secs.get(after).el : null); // sections in name order
+    const rank = sectionRank(name);
+    const after = [...sc.secs.keys()].map((k) => [sectionRank(k), k]).sort().find(([r]) => r > rank);
+    sc.sections.insertBefore(el, after ? sc.secs.get(after[1]).el : null);
     s = { el, body };
     sc.secs.set(name, s);
   }
   return s;
 }
 
-/** Plotly traces of one tag: per series the raw points faded underneath and the smoothed line on top. */
-function tracesOf(sc, pane) {
+/** A chart's card (placed in its section, in title order there); the caller observes it for lazy loading. */
+export function chartCard(sc, chart) {
+  const plot = h("div", { class: "xy-plot" });
+  const card = h("section", { class: "card sc-card", dataset: { tag: chart.title } },
+    h("header", { class: "card-bar" }, h("span", { class: "card-title", text: chart.title }),
+      h("span", { class: "card-info" }), ...cardTools(plot, chart.title)), h("div", { class: "card-body" }, plot));
+  const body = sectionEl(sc, sectionOf(chart.title, chart.wins || [])).body;
+  const next = [...body.children].find((c) => c.dataset.tag > chart.title);
+  body.insertBefore(card, next || null);
+  Object.assign(chart, { card, plot, first: true });
+}
+
+export function removeCard(sc, chart) {
+  if (window.Plotly && !chart.first) window.Plotly.purge(chart.plot);
+  chart.card.remove();
+  for (const [name, s] of [...sc.secs]) {
+    if (s.body.children.length) continue;
+    s.el.remove();
+    sc.secs.delete(name);
+  }
+}
+
+/** Series of a chart in run order: [{...series, label, color, dash}]; one run's keys get distinct colours. */
+function styled(sc, chart) {
+  const order = new Map(sc.runs.map((r, i) => [r, i]));
+  const list = [...chart.held.values()].filter((s) => sc.shownSet.has(s.env));
+  // Stable: a run's series keep the server's order (its panes, then each pane's traces as logged).
+  list.sort((a, b) => (order.get(a.env) - order.get(b.env)) || (a.part || 0) - (b.part || 0));
+  return styleSeries(list).map((st, i) => ({ ...list[i], ...st }));
+}
+
+/** Plotly traces of one chart: per series the raw points faded underneath and the smoothed line on top. */
+function tracesOf(sc, chart) {
   const { state } = sc;
+  const series = styled(sc, chart);
   const out = [];
   let unit = [1, "s"];
   let noWalls = false;
   if (state.xmode === "relative") {
     let span = 0;
-    for (const t of pane.traces) {
-      const w = t.wall || [];
-      if (w.length) span = Math.max(span, w[w.length - 1] - w[0]);
-    }
+    for (const t of series) if (t.wall && t.wall.length) span = Math.max(span, t.wall[t.wall.length - 1] - t.wall[0]);
     unit = relUnit(span);
   }
-  for (const t of pane.traces) {
-    const ys = Array.isArray(t.y) ? t.y : [];
-    let xs = Array.isArray(t.x) ? t.x : [];
-    const w = Array.isArray(t.wall) && t.wall.length === ys.length ? t.wall : null;
+  const packed = series.length >= PACK_MIN;
+  const raws = [];
+  const smooths = [];
+  for (const t of series) {
+    const ys = t.y;
+    let xs = t.x;
+    const w = t.wall && t.wall.length === ys.length ? t.wall : null;
     if (state.xmode !== "step" && !w) noWalls = true;
     else if (state.xmode === "relative") xs = w.map((v) => (v - w[0]) / unit[0]);
     else if (state.xmode === "wall") xs = w.map((v) => v * 1000);
-    const color = colorOf(sc, t.env);
+    const hover = hoverFields(t.label, ys, t.x, w);
+    const sm = smooth(ys, state.smoothing);
+    if (packed) {
+      for (const v of ys) raws.push(v);
+      smooths.push({ ...t, x: xs, y: sm, custom: hover.customdata });
+      continue;
+    }
     // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
     const mode = ys.length === 1 ? "lines+markers" : "lines";
     const base = { type: "scatter", mode, x: xs, connectgaps: false, legendgroup: t.env };
     out.push({ ...base, y: ys, name: `${t.label} (raw)`, showlegend: false, hoverinfo: "skip", opacity: 0.25,
-      line: { width: 1, color }, meta: { env: t.env, win: t.win, role: "raw" } });
-    out.push({ ...base, y: smooth(ys, state.smoothing), name: String(t.label), line: { width: 1.6, color },
-      marker: { size: 7, color }, meta: { env: t.env, win: t.win, role: "smoothed" },
-      ...hoverFields(t.label, ys, Array.isArray(t.x) ? t.x : [], w) });
+      line: { width: 1, color: t.color, dash: t.dash }, meta: { env: t.env, win: t.win, role: "raw" } });
+    out.push({ ...base, y: sm, name: String(t.label), line: { width: 1.6, color: t.color, dash: t.dash },
+      marker: { size: 7, color: t.color }, meta: { env: t.env, win: t.win, role: "smoothed" }, ...hover });
   }
-  return { traces: out, unit, noWalls };
+  if (packed) {
+    // A sweep: one trace per (colour, dash) holding all its runs, the run named per point in the tooltip.
+    const base = { type: "scatter", mode: "lines", connectgaps: false, showlegend: false };
+    // No faded raw underlay: under hundreds of runs it is noise, and it would double what Plotly draws.
+    for (const g of packSeries(smooths)) {
+      out.push({ ...base, x: g.x, y: g.y, text: g.text, customdata: g.customdata, name: "",
+        line: { width: 1.2, color: g.color, dash: g.dash }, meta: { envs: g.envs, role: "smoothed" },
+        hovertemplate: "<b>%{text}</b><br>smoothed %{y:.4g} · value %{customdata[0]:.4g} · step "
+          + "%{customdata[1]:.6~g} · %{customdata[2]}<extra></extra>" });
+    }
+  }
+  const points = series.reduce((n, t) => n + t.y.length, 0);
+  return { traces: out, unit, noWalls, count: series.length, points, raw: packed ? raws : null };
 }
 
-function layoutOf(state, traces, unit) {
+function layoutOf(state, traces, unit, { count, width, raw = null }) {
   const yaxis = { type: state.logY ? "log" : "linear", automargin: true, gridcolor: "#eceef1" };
   if (state.outliers) {
-    const vals = traces.filter((t) => t.meta.role === "raw").flatMap((t) => t.y);
+    const vals = raw || traces.filter((t) => t.meta.role === "raw").flatMap((t) => t.y);
     const r = robustRange(vals, state.logY);
     if (r) yaxis.range = r;
     else yaxis.autorange = true;
   } else yaxis.autorange = true;
   const xtitle = { step: "step", relative: `relative (${unit[1]})`, wall: "wall time" }[state.xmode];
+  // The legend sits outside the plot area: at the right of a wide chart, under a narrow one.
+  const legend = width >= 560 ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }
+    : { orientation: "h", x: 0, xanchor: "left", y: -0.25, yanchor: "top", font: { size: 10 } };
+  const many = count > LEGEND_MAX;
   return {
-    autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: true,
-    legend: { orientation: "h", y: 1.02, yanchor: "bottom", font: { size: 10 } }, ...HOVER_LAYOUT,
+    autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many, legend,
+    ...HOVER_LAYOUT, ...(many ? { hovermode: "closest", hoverdistance: 20 } : {}),
     xaxis: { type: state.xmode === "wall" ? "date" : "linear", title: { text: xtitle, standoff: 4 }, automargin: true,
       gridcolor: "#eceef1" },
     yaxis,
@@ -85,54 +161,49 @@ function layoutOf(state, traces, unit) {
   };
 }
 
-async function drawCard(sc, pane) {
+/** Draw a chart from what it holds (no read); charts out of view are drawn when they come into view. */
+export async function drawChart(sc, chart) {
+  if (!chart.card || !chart.card.isConnected) return;
+  if (!chart.visible) {
+    chart.stale = true;
+    return;
+  }
+  chart.stale = false;
   const Plotly = await loadPlotly();
-  let c = sc.cards.get(pane.title);
-  if (!c) {
-    const plot = h("div", { class: "xy-plot" });
-    const card = h("section", { class: "card sc-card", dataset: { tag: pane.title } },
-      h("header", { class: "card-bar" }, h("span", { class: "card-title", text: pane.title }),
-        h("span", { class: "card-info" }), ...cardTools(plot, pane.title)), h("div", { class: "card-body" }, plot));
-    sectionEl(sc, sectionOf(pane.title)).body.append(card);
-    c = { card, plot, first: true };
-    sc.cards.set(pane.title, c);
-  }
   let drawn;
-  if (pane.group) {
+  const width = chart.plot.clientWidth || 600;
+  if (chart.group) {
     // Seed groups are aligned on steps: the axis is the step whatever the picker says.
-    const traces = bandTraces(sc.groupRes, pane.group, (ys) => smooth(ys, sc.state.smoothing));
-    c.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, pane.group);
-    drawn = { traces, layout: layoutOf({ ...sc.state, xmode: "step", outliers: false }, traces, [1, "s"]) };
+    const traces = bandTraces(sc.groupRes, chart.group, (ys) => smooth(ys, sc.state.smoothing));
+    chart.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, chart.group);
+    const st = { ...sc.state, xmode: "step", outliers: false };
+    drawn = { traces, layout: layoutOf(st, traces, [1, "s"], { count: chart.group.groups.length, width }) };
   } else {
-    const { traces, unit, noWalls } = tracesOf(sc, pane);
-    c.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${pane.traces.length} series`;
-    drawn = { traces, layout: layoutOf(sc.state, traces, unit) };
+    const { traces, unit, noWalls, count, points, raw } = tracesOf(sc, chart);
+    chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
+    drawn = { traces, count, points, layout: layoutOf(sc.state, traces, unit, { count, width, raw }) };
   }
-  c.card.dataset.smoothing = String(sc.state.smoothing);
-  c.card.dataset.grouped = pane.group ? "1" : "";
+  chart.card.dataset.smoothing = String(sc.state.smoothing);
+  chart.card.dataset.grouped = chart.group ? "1" : "";
+  // Points drawn (a series' raw and smoothed lines count once): tests and the bench read it.
+  chart.card.dataset.points = String(drawn.points ?? drawn.traces.reduce((n, t) => n + t.x.length, 0));
   const config = { responsive: true, displaylogo: false };
-  if (c.first) await Plotly.newPlot(c.plot, drawn.traces, drawn.layout, config);
-  else await Plotly.react(c.plot, drawn.traces, drawn.layout, config);
-  c.first = false;
+  if (chart.first) await Plotly.newPlot(chart.plot, drawn.traces, drawn.layout, config);
+  else await Plotly.react(chart.plot, drawn.traces, drawn.layout, config);
+  chart.first = false;
+  chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
+  chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);
 }
 
-/** Re-draw every chart from the last read (smoothing, axis and scale changes need no refetch). */
+/** Re-draw the charts in view from what they hold (smoothing, axis and scale changes need no read). */
 export function redraw(sc) {
+  // A slider drag fires dozens of changes: while one redraw runs, the others fold into one more, which draws
+  // the latest state (not a queue of stale ones, each seconds long on a sweep).
+  if (sc.redrawQueued) return sc.drawing;
+  sc.redrawQueued = true;
   sc.drawing = sc.drawing.then(async () => {
-    const panes = (sc.res.panes || []).filter((p) => p.kind === "line");
-    const seen = new Set(panes.map((p) => p.title));
-    for (const [tag, c] of [...sc.cards]) {
-      if (seen.has(tag)) continue;
-      if (window.Plotly) window.Plotly.purge(c.plot);
-      c.card.remove();
-      sc.cards.delete(tag);
-    }
-    for (const p of panes) await drawCard(sc, p);
-    for (const [name, s] of [...sc.secs]) {
-      if (s.body.children.length) continue;
-      s.el.remove();
-      sc.secs.delete(name);
-    }
+    sc.redrawQueued = false;
+    for (const chart of sc.charts.values()) if (chart.loaded) await drawChart(sc, chart);
     applyTagFilter(sc);
   }).catch((err) => sc.notice(`cannot draw: ${err.message}`, "error"));
   return sc.drawing;
@@ -144,13 +215,13 @@ export function applyTagFilter(sc) {
   sc.tagFilter.toggleAttribute("aria-invalid", !!bad);
   const m = regexMatcher(sc.tagFilter.value.trim());
   let shown = 0;
-  for (const [tag, c] of sc.cards) {
-    c.card.hidden = !m(tag);
+  for (const [tag, c] of sc.charts) {
+    c.card.hidden = !m(c.title || tag);
     if (!c.card.hidden) shown += 1;
   }
   for (const s of sc.secs.values()) s.el.hidden = ![...s.body.children].some((el) => !el.hidden);
-  const none = !shownRuns(sc).length ? "No runs picked: tick runs on the left (or clear the run filter)."
-    : !sc.cards.size ? "No line charts in the picked runs." : bad ? `Invalid regex: ${bad}`
+  const none = !sc.shown.length ? "No runs picked: tick runs on the left (or clear the run filter)."
+    : !sc.charts.size ? (sc.indexed ? "No line charts in the picked runs." : "") : bad ? `Invalid regex: ${bad}`
       : !shown ? "No tags match the filter." : "";
   sc.empty.textContent = none;
   sc.empty.hidden = !none;

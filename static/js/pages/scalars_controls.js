@@ -1,10 +1,9 @@
 // pages/scalars_controls.js — the Scalars view's side bar: smoothing, axis and scale controls, the run picker.
 import { h } from "../dom.js";
+import { runColor, setRunColor } from "../run_colors.js";
 import { regexMatcher } from "../smoothing.js";
 import { groupControls } from "./seed_groups.js";
 
-const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-  "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#8c6d31", "#843c39", "#7b4173"];
 const X_MODES = [["step", "Step"], ["relative", "Relative"], ["wall", "Wall"]];
 
 /** One labelled control of the side bar. */
@@ -12,11 +11,29 @@ function control(label, input, cls) {
   return h("label", { class: `sc-control ${cls}` }, h("span", { class: "sc-label", text: label }), input);
 }
 
-/** A run's colour, fixed at first sight (a run keeps its colour while the page lives). */
-export const colorOf = (sc, run) => {
-  if (!sc.known.has(run)) sc.known.set(run, COLORS[sc.known.size % COLORS.length]);
-  return sc.known.get(run);
-};
+/**
+ * A swatch showing a run's colour; a click opens the browser's colour picker, and the choice is kept for the run
+ * (run_colors.js) and applied through onChange().
+ */
+export function colorSwatch(run, onChange) {
+  const chip = h("button", { type: "button", class: "chip run-color", title: `colour of ${run} (click to change)`,
+    "aria-label": `colour of ${run}`, style: `background:${runColor(run)}` });
+  chip.addEventListener("click", (ev) => {
+    ev.preventDefault(); // inside a <label>: do not tick the run's box
+    let input = chip.parentNode.querySelector("input.run-color-input");
+    if (!input) {
+      input = h("input", { type: "color", class: "run-color-input", value: runColor(run), "aria-label": `pick colour of ${run}` });
+      input.addEventListener("input", () => {
+        setRunColor(run, input.value);
+        chip.style.background = input.value;
+        onChange();
+      });
+      chip.after(input);
+    }
+    input.click();
+  });
+  return chip;
+}
 
 /** Runs whose lines are drawn: picked and matching the run regex (an invalid one matches nothing). */
 export const shownRuns = (sc) => {
@@ -28,7 +45,7 @@ export const shownRuns = (sc) => {
  * The side bar: chart options change sc.state and call redraw(); run picks call refresh() (a new read).
  * Sets sc.runFilter and sc.runList.
  */
-export function sideBar(sc, { redraw, refresh }) {
+export function sideBar(sc, { redraw, refresh, reread }) {
   const { state } = sc;
   sc.runFilter = h("input", { type: "search", class: "filter run-filter", placeholder: "filter runs (regex)",
     "aria-label": "filter runs", oninput: () => { drawRuns(sc, refresh); refresh(); } });
@@ -42,7 +59,7 @@ export function sideBar(sc, { redraw, refresh }) {
     } });
   const xSel = h("select", { class: "x-axis", "aria-label": "horizontal axis", onchange: () => {
     state.xmode = xSel.value;
-    redraw();
+    reread(); // relative and wall axes need the points' wall times, which a step axis does not read
   } }, X_MODES.map(([v, t]) => h("option", { value: v, text: t })));
   const logIn = h("input", { type: "checkbox", class: "log-y", onchange: () => { state.logY = logIn.checked; redraw(); } });
   const outIn = h("input", { type: "checkbox", class: "ignore-outliers", checked: true,
@@ -76,6 +93,6 @@ export function drawRuns(sc, refresh) {
       refresh();
     } });
     return h("label", { class: "sc-run", dataset: { run: r }, hidden: !m(r) },
-      box, h("span", { class: "chip", style: `background:${colorOf(sc, r)}` }), h("span", { class: "run-name", text: r }));
+      box, colorSwatch(r, () => sc.redrawAll()), h("span", { class: "run-name", text: r }));
   }));
 }

@@ -1,8 +1,8 @@
 // pages/seed_groups.js — seed groups for Scalars and Compare: controls, mean ± band traces, the A-vs-B table.
 import * as api from "../api.js";
 import { counted, h } from "../dom.js";
+import { rgba, runColor } from "../run_colors.js";
 
-export const GROUP_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
 const VALUES = [["final", "final value"], ["best", "best value"]];
 
@@ -37,11 +37,10 @@ export function fetchGroups(gs, envs, points) {
   return api.getJson(`api/v1/groups?${q}`);
 }
 
-export const groupColor = (res, id) => GROUP_COLORS[res.groups.findIndex((g) => g.id === id) % GROUP_COLORS.length];
-
-function rgba(hex, alpha) {
-  const n = parseInt(hex.slice(1), 16);
-  return `rgba(${(n >> 16) & 255},${(n >> 8) & 255},${n & 255},${alpha})`;
+/** A group's colour from its label, as a run's from its name: the same group has one colour on every page. */
+export function groupColor(res, id) {
+  const g = res.groups.find((x) => x.id === id);
+  return runColor(g ? `group:${g.label}` : `group:${id}`);
 }
 
 /** Plotly traces of one series: per group an invisible lower edge, the upper edge filled down to it, the mean. */

@@ -1,0 +1,145 @@
+"""Sweep UI benchmark (Playwright + Chromium): /scalars drawing every run of a sweep, a smoothing change, bytes.
+
+Fills a temp database through the store (N runs x 3 tags x 2,000 steps, without the network), starts dash-server on
+it and prints, as the median of --repeat page loads:
+  - the time from navigation until the charts in view hold every run (the issue's goal at 1,000 runs: <= 2 s),
+  - the time a smoothing change takes to redraw those charts (goal <= 300 ms),
+  - bytes transferred per page load (all resources, and the chart reads alone; goal <= 5 MB), and the JS heap.
+    python bench/sweep_ui.py                  # 100 runs: a quick look
+    python bench/sweep_ui.py --runs 1000      # the issue's figure
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+
+from paneboard.server.store import SqlStore
+from paneboard.server.store.schema import ensure_schema
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import free_port  # noqa: E402
+
+CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--enable-precise-memory-info"]
+TAGS = ("train/loss", "val/loss", "train/acc")
+# Playwright must get functions (the page's CSP forbids eval of expression strings).
+ALL_DRAWN = """n => { const cards = [...document.querySelectorAll('.sc-card')].filter(c => c.dataset.inview);
+  return cards.length > 0 && cards.every(c => Number(c.dataset.series) === n); }"""
+DRAWN_COUNTS = """() => [...document.querySelectorAll('.sc-card')].filter(c => c.dataset.inview)
+  .map(c => Number(c.dataset.drawn) || 0)"""
+REDRAWN = """([before, w]) => { const cards = [...document.querySelectorAll('.sc-card')].filter(c => c.dataset.inview);
+  return cards.every((c, i) => (Number(c.dataset.drawn) || 0) > before[i] && Number(c.dataset.smoothing) === w); }"""
+BYTES = """() => { const r = performance.getEntriesByType('resource');
+  const nav = performance.getEntriesByType('navigation')[0];
+  const sum = (xs, f) => xs.reduce((n, e) => n + (e[f] || 0), 0);
+  const charts = r.filter(e => e.name.includes('/api/v1/chart'));
+  return { transferred: sum(r, 'transferSize') + (nav ? nav.transferSize : 0),
+           decoded: sum(r, 'decodedBodySize') + (nav ? nav.decodedBodySize : 0),
+           charts: sum(charts, 'decodedBodySize'), reads: charts.length,
+           heap: performance.memory ? performance.memory.usedJSHeapSize : 0 }; }"""
+
+
+def fill(db: Path, runs: int, steps: int) -> None:
+    url = f"sqlite:///{db}"
+    ensure_schema(url, str(db))
+    store = SqlStore(url)
+    rng = np.random.default_rng(0)
+    x = np.arange(steps, dtype=np.float64)
+    wall = time.time() + x
+    t0 = time.perf_counter()
+    for k in range(0, runs, 50):
+        with store.transaction() as tx:
+            for i in range(k, min(runs, k + 50)):
+                env = f"sweep_lr{i % 10}_s{i:04d}"
+                rate = steps / (3 + i % 17)
+                for tag in TAGS:
+                    y = np.exp(-x / rate) + rng.normal(0, 0.02, steps)
+                    pane = tx.put_pane(env, tag.replace("/", "_"), "line", tag, {"title": tag}, None)
+                    tx.append_points(tx.add_trace(pane, "1", {}), x, 1 - y if tag.endswith("acc") else y, wall)
+    store.close()
+    print(f"filled: {runs} runs x {len(TAGS)} tags x {steps:,} steps in {time.perf_counter() - t0:.1f} s")
+
+
+def wait_up(base: str) -> None:
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(base + "/api/v1/envs", timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("dash-server did not start")
+
+
+def measure(page, base: str, runs: int, repeat: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"draw": [], "smooth": [], "transferred": [], "charts": [], "heap": [], "reads": []}
+    for k in range(repeat):
+        t0 = time.perf_counter()
+        page.goto(base + "/scalars")
+        page.wait_for_function(ALL_DRAWN, arg=runs, timeout=300_000, polling=10)
+        out["draw"].append(time.perf_counter() - t0)
+        b = page.evaluate(BYTES)
+        for key in ("transferred", "charts", "heap", "reads"):
+            out[key].append(b[key])
+        before = page.evaluate(DRAWN_COUNTS)
+        w = 0.9 if k % 2 == 0 else 0.3
+        t0 = time.perf_counter()
+        page.locator("input.smoothing").fill(str(w))
+        page.wait_for_function(REDRAWN, arg=[before, w], timeout=120_000, polling=5)
+        out["smooth"].append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "sweep.db"
+        fill(db, args.runs, args.steps)
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db", str(db),
+                                 "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_up(base)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                cold = browser.new_context(viewport={"width": 1600, "height": 1000})
+                page = cold.new_page()
+                page.goto(base + "/scalars")  # a first visit: Plotly and the modules over the wire
+                page.wait_for_function(ALL_DRAWN, arg=args.runs, timeout=300_000, polling=10)
+                first = page.evaluate(BYTES)
+                res = measure(page, base, args.runs, args.repeat)  # then as a returning user (HTTP cache warm)
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(15)
+    med = statistics.median
+    mb = 1 / 1e6
+    print(f"/scalars, {args.runs} runs x {len(TAGS)} tags x {args.steps:,} steps, Chromium 1600x1000, median of "
+          f"{args.repeat}:")
+    print(f"  all runs drawn in the charts in view: {med(res['draw']):.2f} s from navigation")
+    print(f"  smoothing change redrawn: {med(res['smooth']) * 1000:.0f} ms")
+    print(f"  transferred per load: {first['transferred'] * mb:.2f} MB on a first visit, "
+          f"{med(res['transferred']) * mb:.2f} MB with a warm cache; chart reads {med(res['charts']) * mb:.2f} MB "
+          f"in {med(res['reads']):.0f} requests")
+    print(f"  JS heap after drawing: {med(res['heap']) * mb:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""Reads of many envs at once for the chart pages: their chart panes with traces, and their metas, in a few queries."""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, or_, select
+from sqlalchemy.engine import Engine
+
+from .base import PaneRecord, TraceRecord
+from .models import env_t, pane_t, trace_t
+
+BATCH = 900  # names or ids per IN (...): SQLite allows 999 bound parameters before 3.32
+
+
+class SqlCharts:
+    """A mixin of SqlStore: a sweep's thousand envs cost a handful of queries, not a few per env."""
+
+    engine: Engine
+
+    def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None,
+                    traces: bool = True) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
+        p = pane_t.c
+        cols = [p.id, p.win, p.kind, p.title, p.opts, p.position, p.version, p.created, p.updated, p.layout,
+                env_t.c.name]
+        out: dict[str, list[tuple[PaneRecord, list[TraceRecord]]]] = {e: [] for e in envs}
+        panes: dict[int, PaneRecord] = {}
+        with self.engine.connect() as conn:
+            for k in range(0, len(envs), BATCH):
+                q = (select(*cols).join(env_t, p.env_id == env_t.c.id)
+                     .where(env_t.c.name.in_(envs[k:k + BATCH]), p.kind.in_(kinds)).order_by(p.position))
+                if title is not None:  # a chart's title is the pane's, or its win when it has none
+                    q = q.where(or_(p.title == title, and_(p.title == "", p.win == title)))
+                for r in conn.execute(q):  # content (a text pane's body, a figure) is not read: charts need none
+                    panes[r.id] = PaneRecord(id=r.id, env=r.name, win=r.win, kind=r.kind, title=r.title,
+                                             opts=r.opts or {}, content=None, position=r.position, version=r.version,
+                                             created=r.created, updated=r.updated, layout=r.layout)
+            found: dict[int, list[TraceRecord]] = {i: [] for i in panes}
+            ids = list(panes) if traces else []
+            t = trace_t.c
+            for k in range(0, len(ids), BATCH):
+                q = select(trace_t).where(t.pane_id.in_(ids[k:k + BATCH])).order_by(t.pane_id, t.idx)
+                for r in conn.execute(q):
+                    found[r.pane_id].append(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, r.npoints))
+        for pane in panes.values():  # in position order, as list_panes
+            out[pane.env].append((pane, found[pane.id]))
+        return out
+
+    def env_metas(self, envs: list[str]) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        with self.engine.connect() as conn:
+            for k in range(0, len(envs), BATCH):
+                q = select(env_t.c.name, env_t.c.meta).where(env_t.c.name.in_(envs[k:k + BATCH]))
+                out.update((r.name, dict(r.meta or {})) for r in conn.execute(q))
+        return out
