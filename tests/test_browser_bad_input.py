@@ -9,8 +9,6 @@ import pytest
 
 from helpers.browser import http
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 
 def _line(env: str, win: str, title: str) -> dict:
     return {"op": "set", "env": env, "win": win, "kind": "line", "opts": {"title": title},

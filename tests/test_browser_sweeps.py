@@ -13,8 +13,6 @@ import pytest
 from helpers.browser import Tab, http
 from helpers.sweep import log_sweep
 
-pytestmark = [pytest.mark.browser, pytest.mark.e2e]
-
 SHOTS = os.environ.get("PANEBOARD_SHOTS")  # a folder: save screenshots there to look at
 RUNS = [f"sweep-lr{i % 7}-s{i:03d}" for i in range(210)]
 STEPS = 400  # 84,000 points a tag: more than a chart's shared budget (24,000)

@@ -20,7 +20,8 @@ from paneboard.hooks.stall import StallDetector
 
 def offline_client(env: str = "cost") -> paneboard.Client:
     """A client whose server never answers: every event stays readable in transport.pending_events()."""
-    return paneboard.Client(server="http://127.0.0.1", port=9, env=env, spool_dir=False, exit_timeout=0)
+    return paneboard.Client(server="http://127.0.0.1", port=9, env=env, spool_dir=False, exit_timeout=0,
+                            capture=False)  # no run record: only the events under test are pending
 
 
 def events_without_time(client: paneboard.Client) -> list[dict]:
