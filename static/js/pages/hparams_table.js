@@ -1,4 +1,5 @@
-// pages/hparams_table.js — the HParams view's session table: columns, brushing filter, sort, column picker, CSV.
+// pages/hparams_table.js — the HParams view's session table: columns, brushing filter, sort, CSV. It shows env,
+// session and the picked axes (hparams_axes.js), so the table and the plot always agree.
 import * as api from "../api.js";
 import { counted, h } from "../dom.js";
 import { dimensionOf, inRange, missing } from "./hparams_plot.js";
@@ -9,7 +10,7 @@ export function columnsOf(res) {
     { key: "env", label: "env", kind: "meta", type: "string", get: (r) => r.env },
     { key: "session", label: "session", kind: "meta", type: "string", get: (r) => r.session },
     ...(res.hparams || []).map((c) => ({ key: `h:${c.name}`, label: c.name, kind: "hparam", type: c.type, domain: c.domain,
-      get: (r) => (r.hparams || {})[c.name] })),
+      log: c.log, varying: c.varying, get: (r) => (r.hparams || {})[c.name] })),
     ...(res.metrics || []).map((m) => ({ key: `m:${m}`, label: m, kind: "metric", type: "number",
       get: (r) => (r.metrics || {})[m] })),
   ];
@@ -41,7 +42,7 @@ export function toCsv(cols, rows) {
     .join("\n") + "\n";
 }
 
-export const visibleCols = (hp) => hp.cols.filter((c) => !hp.hidden.has(c.key));
+export const visibleCols = (hp) => [...hp.cols.filter((c) => c.kind === "meta"), ...hp.axisCols];
 
 /** Sessions inside every brushed range, in the chosen sort order (ties keep the server's order). */
 export function filtered(hp) {
@@ -54,15 +55,6 @@ export function filtered(hp) {
   const col = byKey.get(sort.key);
   return shown.map((r, i) => [r, i]).sort((a, b) => compareValues(col.get(a[0]), col.get(b[0]), sort.dir) || a[1] - b[1])
     .map(([r]) => r);
-}
-
-export function drawPicker(hp) {
-  hp.pickList.replaceChildren(...hp.cols.map((c) => h("label", { class: "hp-pick" },
-    h("input", { type: "checkbox", checked: !hp.hidden.has(c.key), dataset: { col: c.key }, onchange: (ev) => {
-      if (ev.target.checked) hp.hidden.delete(c.key);
-      else hp.hidden.add(c.key);
-      drawTable(hp);
-    } }), ` ${c.kind === "meta" ? "" : `${c.kind}: `}${c.label}`)));
 }
 
 export function drawTable(hp) {
