@@ -51,7 +51,7 @@ def flat_config(config: dict[str, Any], prefix: str = "", depth: int = 0) -> dic
         elif isinstance(v, (bool, int, float, str)):
             out[name] = v
         else:
-            out[name] = jsonio.dumps(v)
+            out[name] = jsonio.dumps(v).decode()
     return out
 
 
