@@ -6,7 +6,6 @@ import { h } from "../dom.js";
 export const missing = (v) => v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v));
 
 const fmtNum = (v) => String(Number(v.toPrecision(3)));
-const fmtPow = (e) => (e >= -2 && e <= 3 ? fmtNum(10 ** e) : `1e${e}`);
 
 /** Ticks of a log10 axis over [lo, hi] (exponents): every decade inside, else its two ends in real units. */
 function logTicks(lo, hi) {
@@ -15,7 +14,9 @@ function logTicks(lo, hi) {
   if (decades.length >= 2) {
     const every = Math.ceil(decades.length / 8);
     const kept = decades.filter((_, k) => k % every === 0);
-    return { tickvals: kept, ticktext: kept.map(fmtPow) };
+    // One style per axis: plain numbers when every decade reads short, else all as 1eN.
+    const plain = kept.every((e) => e >= -2 && e <= 3);
+    return { tickvals: kept, ticktext: kept.map((e) => (plain ? fmtNum(10 ** e) : `1e${e}`)) };
   }
   return { tickvals: [lo, hi], ticktext: [fmtNum(10 ** lo), fmtNum(10 ** hi)] };
 }
