@@ -87,12 +87,15 @@ def test_one_hf_run_with_a_hundred_args_draws_legibly_without_console_errors(ser
     tab.open(server.url + "/hparams")
     tab.wait("() => document.querySelectorAll('.pc-lines path').length === 1")
     labels = tab.js(LABELS)
-    assert len(labels) == 7 and labels[0] == "args/learning_rate"
+    assert len(labels) == 7 and labels[0] == "args/learning_rate (log)"
     # No two axis titles overlap, and every one stays inside the plot.
     boxes = tab.js("() => [...document.querySelectorAll('.pc-axis .pc-title')].map((t) => {"
                    " const r = t.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom]; })")
     for a, b in zip(boxes, boxes[1:]):
         assert a[1] <= b[0] or a[3] <= b[2] or b[3] <= a[2], (a, b)
+    svg = tab.js("() => { const r = document.querySelector('.parcoords-svg').getBoundingClientRect();"
+                 " return [r.left, r.right]; }")
+    assert all(svg[0] <= b[0] and b[1] <= svg[1] for b in boxes), (svg, boxes)
     # All 100 keys are a click away; drawing 40 of them scrolls sideways instead of overprinting.
     tab.page.click(".hp-columns summary")
     assert tab.js("() => document.querySelectorAll('.hp-column-list input[data-col^=\"h:\"]').length") == 100

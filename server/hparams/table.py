@@ -144,8 +144,9 @@ def _fill_metrics(store: Store, table: Table) -> None:
 def _is_log(name: str, nums: list[float]) -> bool:
     if not nums or min(nums) <= 0:
         return False
-    span = math.log10(max(nums) / min(nums))
-    return span >= LOG_DECADES or (span > 0 and bool(_LOG_NAME.search(name.replace(".", "/").rsplit("/", 1)[-1])))
+    # A learning rate by its name is on a log axis even alone: its sweep would be, and ticks read 5e-5, not 0.
+    return math.log10(max(nums) / min(nums)) >= LOG_DECADES or bool(_LOG_NAME.search(name.replace(".", "/")
+                                                                                       .rsplit("/", 1)[-1]))
 
 
 def columns(table: Table) -> list[dict[str, Any]]:

@@ -29,7 +29,8 @@ function extent(d) {
   let hi = -Infinity;
   for (const v of d.values) if (Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
   if (lo === Infinity) return [0, 1];
-  return lo === hi ? [lo - 1, hi + 1] : [lo, hi];
+  const pad = lo === 0 ? 1 : Math.abs(lo) / 2; // one value: mid-axis, ticks in its own units (5e-5, not 0)
+  return lo === hi ? [lo - pad, hi + pad] : [lo, hi];
 }
 
 const fmtTick = (v) => (Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(1) : String(Number(v.toPrecision(3))));
@@ -112,9 +113,13 @@ export function drawParcoords(host, dims, color, ranges, onBrush) {
   dims.forEach((d, i) => {
     const g = el("g", { class: "pc-axis", "data-dim": i });
     g.append(el("line", { class: "pc-axis-line", x1: xs[i], x2: xs[i], y1: PAD.t, y2: H - PAD.b }));
-    const title = el("text", { class: "pc-title", x: xs[i], y: PAD.t - (stagger && i % 2 === 0 ? 26 : 12),
-      "text-anchor": "middle", "font-size": 11 });
-    title.textContent = shortLabel(d.label, chars);
+    const text = shortLabel(d.label, chars);
+    // Centred over its axis, unless that would run past the plot's edge (the first and last axes).
+    const half = (text.length * CHAR_PX) / 2;
+    const [tx, anchor] = xs[i] - half < 2 ? [2, "start"] : xs[i] + half > W - 2 ? [W - 2, "end"] : [xs[i], "middle"];
+    const title = el("text", { class: "pc-title", x: tx, y: PAD.t - (stagger && i % 2 === 0 ? 26 : 12),
+      "text-anchor": anchor, "font-size": 11 });
+    title.textContent = text;
     const full = el("title");
     full.textContent = d.label;
     g.append(full, title);

@@ -6,6 +6,7 @@ import { h } from "../dom.js";
 export const missing = (v) => v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v));
 
 const fmtNum = (v) => String(Number(v.toPrecision(3)));
+const fmtReal = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e4) ? v.toExponential(1) : fmtNum(v));
 
 /** Ticks of a log10 axis over [lo, hi] (exponents): every decade inside, else its two ends in real units. */
 function logTicks(lo, hi) {
@@ -18,7 +19,8 @@ function logTicks(lo, hi) {
     const plain = kept.every((e) => e >= -2 && e <= 3);
     return { tickvals: kept, ticktext: kept.map((e) => (plain ? fmtNum(10 ** e) : `1e${e}`)) };
   }
-  return { tickvals: [lo, hi], ticktext: [fmtNum(10 ** lo), fmtNum(10 ** hi)] };
+  const ends = [lo, (lo + hi) / 2, hi];
+  return { tickvals: ends, ticktext: ends.map((e) => fmtReal(10 ** e)) };
 }
 
 /** A parcoords dimension; a log column is drawn in log10 units with decade ticks; bools and strings become ticks
@@ -42,7 +44,7 @@ export function dimensionOf(col, rows) {
   if (!col.domain) cats = cats.sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
   const at = new Map(cats.map((c, i) => [c, i]));
   return { label: col.label, values: vals.map((v) => (missing(v) ? NaN : at.get(String(v)))), tickvals: cats.map((_, i) => i),
-    ticktext: cats, range: [0, Math.max(1, cats.length - 1)] };
+    ticktext: cats, range: cats.length > 1 ? [0, cats.length - 1] : [-1, 1] }; // one value: mid-axis
 }
 
 /** Does value v pass a parcoords constraintrange ([lo, hi] or [[lo, hi], ...])? */
