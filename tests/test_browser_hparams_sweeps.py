@@ -91,7 +91,7 @@ def test_one_hf_run_with_a_hundred_args_draws_legibly_without_console_errors(ser
     # No two axis titles overlap, and every one stays inside the plot.
     boxes = tab.js("() => [...document.querySelectorAll('.pc-axis .pc-title')].map((t) => {"
                    " const r = t.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom]; })")
-    for a, b in zip(boxes, boxes[1:]):
+    for a, b in zip(boxes, boxes[1:], strict=False):
         assert a[1] <= b[0] or a[3] <= b[2] or b[3] <= a[2], (a, b)
     svg = tab.js("() => { const r = document.querySelector('.parcoords-svg').getBoundingClientRect();"
                  " return [r.left, r.right]; }")
@@ -103,6 +103,6 @@ def test_one_hf_run_with_a_hundred_args_draws_legibly_without_console_errors(ser
         tab.page.check(f'.hp-column-list input[data-col="h:args/option_with_a_rather_long_name_{k:02d}"]')
     tab.wait("() => document.querySelectorAll('.pc-axis').length === 40")
     gaps = tab.js("() => [...document.querySelectorAll('.pc-axis-line')].map((l) => +l.getAttribute('x1'))")
-    assert min(b - a for a, b in zip(gaps, gaps[1:])) >= 90
+    assert min(b - a for a, b in zip(gaps, gaps[1:], strict=False)) >= 90
     assert tab.js("() => { const s = document.querySelector('.hp-plot-scroll'); return s.scrollWidth > s.clientWidth; }")
     assert tab.errors == []

@@ -28,7 +28,7 @@ def _feature(values: list[Any], typ: str, log: bool, y: np.ndarray) -> np.ndarra
         return np.array([np.nan if v is None else float(bool(v)) for v in values])
     text = [None if v is None else str(v) for v in values]
     means: dict[str, list[float]] = {}
-    for t, target in zip(text, y):
+    for t, target in zip(text, y, strict=True):
         if t is not None:
             means.setdefault(t, []).append(float(target))
     rank = {t: i for i, t in enumerate(sorted(means, key=lambda t: sum(means[t]) / len(means[t])))}
@@ -78,7 +78,8 @@ def forest_importance(codes: np.ndarray, y: np.ndarray, seed: int = SEED) -> np.
     # Each feature's codes offset into its own block of bins: one bincount per node counts every candidate.
     shifted = codes + np.arange(f) * width
     for _ in range(N_TREES):
-        stack = [(rng.integers(0, n, n), 0)]
+        boot: np.ndarray = np.asarray(rng.integers(0, n, size=n))  # bagging: each tree sees a bootstrap sample
+        stack: list[tuple[np.ndarray, int]] = [(boot, 0)]
         while stack:
             node, depth = stack.pop()
             m = len(node)
@@ -119,13 +120,13 @@ def importance(rows: list[dict[str, Any]], cols: list[dict[str, Any]], metric: s
     xs = [_feature([r["hparams"].get(c["name"]) for r in rows], c["type"], c["log"], y) for c in feats]
     # A key varying only among rows without this metric is constant here: it explains nothing.
     params = []
-    for c, x in zip(feats, xs):
+    for c, x in zip(feats, xs, strict=True):
         kind = "eta" if c["type"] == "string" else "pearson"
         params.append({"name": c["name"], "importance": 0.0, "correlation": _correlation(x, y, kind == "eta"),
                        "correlation_kind": kind})
     if len(rows) >= MIN_ROWS and xs:
         imp = forest_importance(np.stack([_bins(x) for x in xs], axis=1), y)
-        for p, v in zip(params, imp):
+        for p, v in zip(params, imp, strict=True):
             p["importance"] = round(float(v), 6)
     params.sort(key=lambda p: (-p["importance"], -abs(p["correlation"] or 0.0), p["name"]))
     return {"metric": metric, "rows": len(rows), "params": params, "trees": N_TREES, "truncated":

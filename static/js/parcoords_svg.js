@@ -70,9 +70,9 @@ export function pathOf(points) {
 /**
  * Draw into `host` (replacing its content). dims: [{label, values, tickvals?, ticktext?, range?}], color: number
  * per row (NaN: grey), ranges: Map(dimension index -> [lo, hi]) already brushed; onBrush(Map) after every brush
- * change. Rows with no value on an axis are not drawn across it.
+ * change; names: a hover text per row (optional). Rows with no value on an axis are not drawn across it.
  */
-export function drawParcoords(host, dims, color, ranges, onBrush) {
+export function drawParcoords(host, dims, color, ranges, onBrush, names = null) {
   const n = dims.length;
   const gap = Math.max(MIN_GAP, n > 1 ? ((host.clientWidth || 900) - PAD.l - PAD.r) / (n - 1) : 0);
   const W = Math.max(host.clientWidth || 900, PAD.l + PAD.r + gap * Math.max(0, n - 1));
@@ -95,6 +95,11 @@ export function drawParcoords(host, dims, color, ranges, onBrush) {
   for (let r = 0; r < rows; r++) {
     const pts = dims.map((d, i) => (Number.isFinite(d.values[r]) ? [xs[i], y(i, d.values[r])] : null));
     const p = el("path", { d: pathOf(pts), stroke: ramp((color[r] - cLo) / (cHi - cLo || 1)), "data-row": r });
+    if (names) {
+      const tip = el("title");
+      tip.textContent = names[r];
+      p.append(tip);
+    }
     paths.push(p);
     lines.append(p);
   }

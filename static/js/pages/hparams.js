@@ -86,11 +86,14 @@ export function hparamsPage({ connect, notice }) {
     notice("");
   }
 
-  const refresh = throttled(() => load().catch((err) => notice(`cannot load: ${err.message}`, "error")), REFRESH_MS);
+  const reload = () => load().catch((err) => notice(`cannot load: ${err.message}`, "error"));
+  const refresh = throttled(reload, REFRESH_MS);
+  // A live sweep changes some run every moment: with hundreds of rows the whole table is refetched less often.
+  const slowRefresh = throttled(reload, REFRESH_MS * 10);
   connect(null, load, (m) => {
     const name = m.type === "env" ? m.env && m.env.name : m.env;
     if (!["env", "env_deleted", "meta", "resync"].includes(m.type)) return;
-    if (envs === null || envs.includes(name)) refresh();
+    if (envs === null || envs.includes(name)) (hp.res.sessions.length > 200 ? slowRefresh : refresh)();
   });
 }
 

@@ -84,5 +84,6 @@ export function drawPlot(hp, onBrush) {
   drawParcoords(canvas, dimensions, color, byIndex, (brushed) => {
     hp.ranges = new Map([...brushed].map(([i, r]) => [hp.dims[i], r]));
     onBrush();
-  });
+  }, hp.res.sessions.map((r, i) => `${r.session === "." ? r.env : `${r.env} / ${r.session}`}`
+    + (Number.isFinite(color[i]) ? ` · ${hp.metric} ${fmtNum(color[i])}` : "")));
 }
