@@ -55,11 +55,6 @@ def flat_config(config: dict[str, Any], prefix: str = "", depth: int = 0) -> dic
     return out
 
 
-def _sessions(meta: dict | None) -> dict[str, dict]:
-    sessions = (meta or {}).get("hparams")
-    return sessions if isinstance(sessions, dict) else {}
-
-
 def _last_by_title(store: Store, env: str, wanted: set[str]) -> dict[str, float]:
     """The last stored point of line panes titled with a wanted metric (TensorBoard reads each tag's last value)."""
     found: dict[str, float] = {}
@@ -91,8 +86,7 @@ def collect(store: Store, envs: list[str] | None, visible: Any) -> Table:
     for run in runs:
         last = {name: s["last"] for name, s in summaries.get(run.env, {}).items()
                 if isinstance(s.get("last"), (int, float)) and math.isfinite(s["last"])}
-        # Sessions live in the env meta, which the run listing does not carry: one read per env.
-        sessions = _sessions(store.get_env_meta(run.env))
+        sessions = run.hparams  # the listing carries them: no read per env
         if sessions:
             _add_sessions(table, run.env, sessions, last)
         elif run.config:
