@@ -4,6 +4,8 @@ import * as api from "../api.js";
 import { counted, h } from "../dom.js";
 import { dimensionOf, inRange, missing } from "./hparams_plot.js";
 
+const TABLE_ROWS = 200;
+
 /** Columns: env, session, every hparam, every metric; `get(row)` reads the cell value. */
 export function columnsOf(res) {
   return [
@@ -68,12 +70,17 @@ export function drawTable(hp) {
       hp.sort = { key: c.key, dir: sort.key === c.key && sort.dir === "asc" ? "desc" : "asc" };
       drawTable(hp);
     } })));
-  hp.table.replaceChildren(h("thead", null, head), h("tbody", null, rows.map((r) => h("tr", { dataset: { env: r.env, session: r.session } },
+  // A sweep of 1,000 runs is 10,000+ cells: draw the first TABLE_ROWS until asked (sort or brush to find others).
+  const drawn = hp.allRows ? rows : rows.slice(0, TABLE_ROWS);
+  const more = rows.length > drawn.length ? h("tr", { class: "hp-more" }, h("td", { colspan: vis.length },
+    h("button", { type: "button", class: "btn", text: `show all ${counted(rows.length, "row")}`,
+      onclick: () => { hp.allRows = true; drawTable(hp); } }))) : null;
+  hp.table.replaceChildren(h("thead", null, head), h("tbody", null, drawn.map((r) => h("tr", { dataset: { env: r.env, session: r.session } },
     vis.map((c) => {
       const v = c.get(r);
       if (c.key === "env") return h("td", null, h("a", { href: api.envPageUrl(r.env), text: r.env }));
       return h("td", { class: typeof v === "number" ? "num" : null, text: fmt(v) });
-    })))));
+    }))), more));
   hp.count.textContent = `${rows.length} of ${counted(hp.res.sessions.length, "session")}`;
 }
 
