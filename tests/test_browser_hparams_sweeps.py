@@ -55,7 +55,7 @@ def test_the_picker_changes_the_axes_of_a_200_run_sweep_and_the_url_keeps_them(s
                   " > document.querySelector('.hp-parcoords').getBoundingClientRect().left")
 
     tab.page.click(".hp-columns summary")
-    assert tab.js("() => document.querySelector('.hp-columns summary').textContent") == "axes: 8 of 10"
+    assert tab.js("() => document.querySelector('.hp-columns summary').textContent") == "axes: 8 of 11"  # 9 hparams, 2 metrics
     tab.page.check('.hp-column-list input[data-col="h:dataset"]')   # a key with one value: offered, not drawn
     tab.page.uncheck('.hp-column-list input[data-col="h:seed"]')
     tab.wait("() => document.querySelectorAll('.pc-axis').length === 8")
@@ -74,10 +74,17 @@ def test_the_picker_changes_the_axes_of_a_200_run_sweep_and_the_url_keeps_them(s
     tab.page.fill(".hp-pick-filter", "depth")
     assert tab.js("() => [...document.querySelectorAll('.hp-pick')].filter((l) => !l.hidden).map((l) => l.title)") \
         == ["model.depth"]
+    # Another metric colours the lines and ranks the hparams against itself; the URL keeps it.
+    tab.page.select_option(".hp-metric", "val/acc")
+    tab.wait("() => document.querySelector('.hp-imp-head').textContent === 'parameter importance for val/acc'")
+    assert tab.js("() => document.querySelector('.hp-legend').textContent").startswith("colour: val/acc")
+    assert "metric=val%2Facc" in tab.page.url
+    tab.page.select_option(".hp-metric", "loss")
+    tab.wait("() => document.querySelector('.hp-imp-head').textContent === 'parameter importance for loss'")
     tab.page.click('.hp-pick-tools button:text-is("defaults")')
     tab.wait("(want) => JSON.stringify([...document.querySelectorAll('.pc-axis .pc-title')].map((t) => t.textContent))"
              " === JSON.stringify(want)", default)
-    assert "ax=" not in tab.page.url
+    assert "ax=" not in tab.page.url and "metric=loss" in tab.page.url
     assert tab.errors == []
 
 

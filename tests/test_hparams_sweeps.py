@@ -92,6 +92,8 @@ def test_two_hundred_run_sweep_axes_gaps_and_importance(server):
     gaps = [r for r in out["sessions"] if "dropout" not in r["hparams"]]
     assert len(gaps) == 40
 
+    assert out["metrics"] == ["loss", "val/acc"] and out["metric"] == "loss"
+    assert _get(server, "/api/v1/hparams?metric=val/acc")["axes"][-1] == "m:val/acc"
     imp = _get(server, "/api/v1/hparams/importance?metric=loss")
     assert imp["metric"] == "loss" and imp["rows"] == 200 and imp["trees"] > 0
     params = {p["name"]: p for p in imp["params"]}

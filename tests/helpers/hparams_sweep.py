@@ -23,16 +23,19 @@ def sweep_run(i: int, rng: random.Random) -> tuple[dict, float]:
 
 
 def sweep_events(n: int, prefix: str = "sweep", seed: int = 0) -> list[dict]:
-    """run_config and a 5-point "loss" line per run, ready for POST /api/v1/events."""
+    """run_config, a 5-point "loss" line and a 1-point "val/acc" line per run, ready for POST /api/v1/events."""
     rng = random.Random(seed)
     events: list[dict] = []
     for i in range(n):
         config, loss = sweep_run(i, rng)
         env = f"{prefix}{i:04d}"
         ys = [loss + 2.0 / (k + 1) for k in range(4)] + [loss]
+        acc = max(0.0, min(1.0, 1.1 - loss / 2 + rng.gauss(0, 0.02)))  # tracks the loss, not exactly
         events += [{"op": "run_config", "env": env, "config": config},
                    {"op": "set", "env": env, "win": "loss", "kind": "line", "opts": {"title": "loss"},
-                    "traces": [{"name": "loss", "x": list(range(5)), "y": ys}]}]
+                    "traces": [{"name": "loss", "x": list(range(5)), "y": ys}]},
+                   {"op": "set", "env": env, "win": "val/acc", "kind": "line", "opts": {"title": "val/acc"},
+                    "traces": [{"name": "val/acc", "x": [4], "y": [acc]}]}]
     return events
 
 
