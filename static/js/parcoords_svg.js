@@ -94,7 +94,9 @@ export function drawParcoords(host, dims, color, ranges, onBrush, names = null) 
   const paths = [];
   for (let r = 0; r < rows; r++) {
     const pts = dims.map((d, i) => (Number.isFinite(d.values[r]) ? [xs[i], y(i, d.values[r])] : null));
-    const p = el("path", { d: pathOf(pts), stroke: ramp((color[r] - cLo) / (cHi - cLo || 1)), "data-row": r });
+    // One colour value for all (a single run): the ramp's middle, which shows on light and dark alike.
+    const t = cHi > cLo ? (color[r] - cLo) / (cHi - cLo) : 0.5;
+    const p = el("path", { d: pathOf(pts), stroke: ramp(Number.isFinite(color[r]) ? t : NaN), "data-row": r });
     if (names) {
       const tip = el("title");
       tip.textContent = names[r];

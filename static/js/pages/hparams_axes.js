@@ -31,7 +31,7 @@ export function axisColsOf(hp) {
 }
 
 function pickRow(hp, c, onChange) {
-  const tag = c.kind === "metric" ? "metric" : c.varying === false ? "same in every run" : c.log ? "log" : "";
+  const tag = c.kind === "hparam" && c.log ? "log" : ""; // the group heads say "metric" and "same in every run"
   return h("label", { class: `hp-pick${c.varying === false ? " hp-constant" : ""}`, title: c.label, dataset: { name: c.label.toLowerCase() } },
     h("input", { type: "checkbox", checked: hp.axisCols.includes(c), dataset: { col: c.key }, onchange: (ev) => {
       const keys = new Set(hp.axisCols.map((a) => a.key));
