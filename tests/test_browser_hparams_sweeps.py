@@ -55,7 +55,7 @@ def test_the_picker_changes_the_axes_of_a_200_run_sweep_and_the_url_keeps_them(s
                   " > document.querySelector('.hp-parcoords').getBoundingClientRect().left")
 
     tab.page.click(".hp-columns summary")
-    assert tab.js("() => document.querySelector('.hp-columns summary').textContent") == "axes: 8 of 11"  # 9 hparams, 2 metrics
+    assert tab.js("() => document.querySelector('.hp-columns summary').textContent") == "axes: 8 of 12"  # 10 hparams, 2 metrics
     tab.page.check('.hp-column-list input[data-col="h:dataset"]')   # a key with one value: offered, not drawn
     tab.page.uncheck('.hp-column-list input[data-col="h:seed"]')
     tab.wait("() => document.querySelectorAll('.pc-axis').length === 8")

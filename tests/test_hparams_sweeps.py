@@ -87,6 +87,8 @@ def test_two_hundred_run_sweep_axes_gaps_and_importance(server):
     assert {k for k, c in cols.items() if c["log"]} == {"lr", "weight_decay"}
     assert not cols["dataset"]["varying"] and not cols["model.act"]["varying"]
     assert cols["dropout"]["count"] == 160 and cols["dropout"]["varying"]
+    # A name unique to each run varies but tells nothing: neither a default axis nor ranked below.
+    assert cols["run_name"]["identifier"] and cols["run_name"]["varying"] and not cols["lr"]["identifier"]
     assert out["axes"] == ["h:lr", "h:weight_decay", "h:batch_size", "h:optimizer", "h:seed", "h:model.depth",
                            "h:dropout", "m:loss"]
     gaps = [r for r in out["sessions"] if "dropout" not in r["hparams"]]

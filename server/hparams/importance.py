@@ -115,7 +115,8 @@ def importance(rows: list[dict[str, Any]], cols: list[dict[str, Any]], metric: s
     if len(rows) > MAX_ROWS:
         keep = np.sort(np.random.default_rng(SEED).choice(len(rows), MAX_ROWS, replace=False))
         rows = [rows[i] for i in keep]
-    feats = [c for c in cols if c["varying"]][:MAX_FEATURES]
+    ranked = [c for c in cols if c["varying"] and not c.get("identifier")]
+    feats = ranked[:MAX_FEATURES]
     y = np.array([float(r["metrics"][metric]) for r in rows])
     xs = [_feature([r["hparams"].get(c["name"]) for r in rows], c["type"], c["log"], y) for c in feats]
     # A key varying only among rows without this metric is constant here: it explains nothing.
@@ -129,5 +130,5 @@ def importance(rows: list[dict[str, Any]], cols: list[dict[str, Any]], metric: s
         for p, v in zip(params, imp, strict=True):
             p["importance"] = round(float(v), 6)
     params.sort(key=lambda p: (-p["importance"], -abs(p["correlation"] or 0.0), p["name"]))
-    return {"metric": metric, "rows": len(rows), "params": params, "trees": N_TREES, "truncated":
-            sum(c["varying"] for c in cols) > MAX_FEATURES}
+    return {"metric": metric, "rows": len(rows), "params": params, "trees": N_TREES,
+            "truncated": len(ranked) > MAX_FEATURES}

@@ -17,6 +17,7 @@ MAX_DEFAULT_AXES = 12          # varying hparams drawn by default; the rest wait
 MAX_FALLBACK_AXES = 6          # hparams drawn when none varies (one run): a few well-known ones
 MAX_DEFAULT_METRICS = 4        # metric axes drawn by default (besides the chosen metric)
 LOG_DECADES = 2.0              # positive values spanning this many decades get a log axis
+MIN_IDENTIFIER_ROWS = 10      # text with a distinct value in each of at least this many rows is an identifier
 MAX_FLAT_DEPTH = 8             # nested configs deeper than this are kept as JSON text
 # Names of keys that live on a log scale whatever their spread (leaf name, so "args/learning_rate" counts).
 _LOG_NAME = re.compile(r"(?:^|[_\-])(lr|learning_rate|weight_decay|wd|eps|epsilon)(?:$|[_\-])", re.I)
@@ -144,7 +145,7 @@ def _is_log(name: str, nums: list[float]) -> bool:
 
 
 def columns(table: Table) -> list[dict[str, Any]]:
-    """One column per hparam: type, domain, how many rows have it, distinct values, varying, log."""
+    """One column per hparam: type, domain, how many rows have it, distinct values, varying, log, identifier."""
     out = []
     n = len(table.rows)
     for name, values in table.values.items():
@@ -155,8 +156,11 @@ def columns(table: Table) -> list[dict[str, Any]]:
         # A key some rows lack varies too: the gap tells those runs apart.
         varying = len(distinct) > 1 or len(values) < n
         nums = [float(v) for v in values] if typ == "number" else []
+        # Text unique to every run (a run name, an output dir) names runs rather than setting them: not drawn by
+        # default, and never ranked (sorted by the metric, unique values would "explain" it perfectly).
+        identifier = typ == "string" and len(values) >= MIN_IDENTIFIER_ROWS and len(distinct) == len(values)
         out.append({"name": name, "type": typ, "domain": domain, "count": len(values), "distinct": len(distinct),
-                    "varying": varying, "log": _is_log(name, nums)})
+                    "varying": varying, "log": _is_log(name, nums), "identifier": identifier})
     return out
 
 
@@ -172,7 +176,7 @@ def default_metric(table: Table) -> str | None:
 def default_axes(cols: list[dict[str, Any]], table: Table, metric: str | None) -> list[str]:
     """Column keys drawn by default: varying hparams (capped), or a few well-known ones when none varies; then the
     add_hparams metrics (capped) or the chosen metric."""
-    varying = [c["name"] for c in cols if c["varying"]]
+    varying = [c["name"] for c in cols if c["varying"] and not c["identifier"]]
     if varying:
         hps = varying[:MAX_DEFAULT_AXES]
     else:

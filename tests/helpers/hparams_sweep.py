@@ -14,7 +14,7 @@ def sweep_run(i: int, rng: random.Random) -> tuple[dict, float]:
     lr = 10 ** rng.uniform(-5, -1)
     config = {"lr": lr, "weight_decay": 10 ** rng.uniform(-6, -2), "batch_size": rng.choice([32, 64, 128, 256]),
               "optimizer": rng.choice(OPTIMIZERS), "seed": i, "model": {"depth": rng.choice([2, 4, 8]), "act": "gelu"},
-              "dataset": "cifar10", "dropout": round(rng.uniform(0, 0.5), 3)}
+              "dataset": "cifar10", "dropout": round(rng.uniform(0, 0.5), 3), "run_name": f"trial-{i}"}
     if i % 5 == 0:
         del config["dropout"]
     loss = 0.3 + 0.4 * (math.log10(lr) + 3) ** 2 + (0.25 if config["optimizer"] == "sgd" else 0.0) \

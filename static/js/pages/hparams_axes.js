@@ -31,7 +31,8 @@ export function axisColsOf(hp) {
 }
 
 function pickRow(hp, c, onChange) {
-  const tag = c.kind === "hparam" && c.log ? "log" : ""; // the group heads say "metric" and "same in every run"
+  // The group heads say "metric" and "same in every run"; a tag says what else decides how it is drawn.
+  const tag = c.kind !== "hparam" ? "" : c.identifier ? "unique per run" : c.log ? "log" : "";
   return h("label", { class: `hp-pick${c.varying === false ? " hp-constant" : ""}`, title: c.label, dataset: { name: c.label.toLowerCase() } },
     h("input", { type: "checkbox", checked: hp.axisCols.includes(c), dataset: { col: c.key }, onchange: (ev) => {
       const keys = new Set(hp.axisCols.map((a) => a.key));

@@ -12,7 +12,7 @@ export function columnsOf(res) {
     { key: "env", label: "env", kind: "meta", type: "string", get: (r) => r.env },
     { key: "session", label: "session", kind: "meta", type: "string", get: (r) => r.session },
     ...(res.hparams || []).map((c) => ({ key: `h:${c.name}`, label: c.name, kind: "hparam", type: c.type, domain: c.domain,
-      log: c.log, varying: c.varying, get: (r) => (r.hparams || {})[c.name] })),
+      log: c.log, varying: c.varying, identifier: c.identifier, get: (r) => (r.hparams || {})[c.name] })),
     ...(res.metrics || []).map((m) => ({ key: `m:${m}`, label: m, kind: "metric", type: "number",
       get: (r) => (r.metrics || {})[m] })),
   ];
