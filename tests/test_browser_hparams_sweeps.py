@@ -39,6 +39,17 @@ def test_client_config_runs_are_axes_and_a_missing_value_is_a_gap(server, tab):
     assert ticks == ["1e-4", "1e-3", "1e-2"]
     assert tab.js("() => document.querySelector('.hp-table tbody tr[data-env=\"run_b\"] td:nth-child(4)').textContent") == "–"
     tab.wait("() => document.querySelectorAll('.hp-imp-table tbody tr').length === 3")
+    # Brushing the log axis works in decades: from the top (1e-2) to 60% down (10^-3.2) keeps 1e-3 and 1e-2.
+    axis = tab.js("() => { const r = document.querySelector('.pc-axis[data-dim=\"0\"] .pc-axis-line')"
+                  ".getBoundingClientRect(); return {x: r.left, top: r.top, h: r.height}; }")
+    tab.page.mouse.move(axis["x"], axis["top"] - 6)
+    tab.page.mouse.down()
+    tab.page.mouse.move(axis["x"], axis["top"] + 0.3 * axis["h"], steps=3)
+    tab.page.mouse.move(axis["x"], axis["top"] + 0.6 * axis["h"], steps=3)
+    tab.page.mouse.up()
+    tab.wait("() => document.querySelectorAll('.hp-table tbody tr').length === 2")
+    assert sorted(tab.js("() => [...document.querySelectorAll('.hp-table tbody tr')].map((r) => r.dataset.env)")) \
+        == ["run_b", "run_c"]
     assert tab.errors == []
 
 
