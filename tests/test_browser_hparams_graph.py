@@ -78,25 +78,23 @@ def test_hparams_table_sorts_filters_and_parcoords_has_a_dimension_per_column(se
     assert rows(tab) == ["hp_a/s2", "hp_b/.", "hp_a/s1"]
     assert tab.js("() => document.querySelector('.hp-table tbody tr td:nth-child(5)').textContent") == "false"
 
-    # Headless Chromium's software WebGL cannot run Plotly's parcoords: the page draws its SVG version instead.
+    # The parallel coordinates are SVG (Plotly's WebGL parcoords cannot leave a gap for a missing value).
     tab.wait("() => document.querySelectorAll('.hp-parcoords svg .pc-axis').length === 5")
     labels = tab.js("() => [...document.querySelectorAll('.pc-axis')].map((g) => g.querySelector('text').textContent)")
-    assert labels == ["lr", "opt", "bn", "acc", "loss"]
+    assert labels == ["lr (log)", "opt", "bn", "acc", "loss"]  # three decades of learning rate: a log axis
     ticks = tab.js("() => [...document.querySelectorAll('.pc-axis[data-dim=\"1\"] text')].slice(1)"
                    ".map((t) => t.textContent)")
     assert ticks == ["sgd", "adam", "lamb"]
     assert tab.js("() => document.querySelectorAll('.pc-lines path').length") == 3
 
     # Brushing the acc axis with the mouse (from above its top down to about 0.85) filters the table.
-    box = tab.js("() => { const r = document.querySelector('.parcoords-svg').getBoundingClientRect();"
-                 " return {x: r.left, y: r.top, w: r.width, h: r.height}; }")
-    sx, sy = box["w"] / 900, box["h"] / 340
-    x = box["x"] + (60 + 3 * (900 - 120) / 4) * sx
-    y_085 = 40 + (1 - (0.85 - 0.80) / 0.15) * (340 - 64)
-    tab.page.mouse.move(x, box["y"] + 34 * sy)  # just above the axis top (0.95, the largest acc)
+    axis = tab.js("() => { const r = document.querySelector('.pc-axis[data-dim=\"3\"] .pc-axis-line')"
+                  ".getBoundingClientRect(); return {x: r.left, top: r.top, h: r.height}; }")
+    y_085 = axis["top"] + (0.95 - 0.85) / 0.15 * axis["h"]  # acc runs from 0.95 (top) to 0.80 (bottom)
+    tab.page.mouse.move(axis["x"], axis["top"] - 6)  # just above the axis top (0.95, the largest acc)
     tab.page.mouse.down()
-    tab.page.mouse.move(x, box["y"] + 120 * sy, steps=3)
-    tab.page.mouse.move(x, box["y"] + y_085 * sy, steps=3)
+    tab.page.mouse.move(axis["x"], axis["top"] + 20, steps=3)
+    tab.page.mouse.move(axis["x"], y_085, steps=3)
     tab.page.mouse.up()
     tab.wait("() => document.querySelectorAll('.hp-table tbody tr').length === 2")
     assert rows(tab) == ["hp_a/s2", "hp_b/."]
@@ -104,7 +102,7 @@ def test_hparams_table_sorts_filters_and_parcoords_has_a_dimension_per_column(se
     faded = tab.js("() => [...document.querySelectorAll('.pc-lines path')].map((p) => p.getAttribute('stroke-opacity'))")
     assert sorted(faded) == ["0.08", "0.9", "0.9"]
 
-    # Hiding a column drops it from the table and from the CSV, which holds what the table shows.
+    # Hiding an axis drops it from the plot, the table and the CSV, which holds what the table shows.
     tab.page.click(".hp-columns summary")
     tab.page.uncheck('.hp-column-list input[data-col="h:bn"]')
     assert "h:bn" not in tab.js("() => [...document.querySelectorAll('.hp-table th')].map((t) => t.dataset.col)")

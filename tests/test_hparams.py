@@ -49,8 +49,10 @@ def test_sessions_across_envs_keep_types_domains_and_fall_back_to_last_line_valu
     assert res["ok"], res
     out = get(api)
     cols = {c["name"]: c for c in out["hparams"]}
-    assert cols["lr"] == {"name": "lr", "type": "number", "domain": None}
-    assert cols["opt"] == {"name": "opt", "type": "string", "domain": ["sgd", "adam"]}
+    assert cols["lr"] == {"name": "lr", "type": "number", "domain": None, "count": 3, "distinct": 3, "varying": True,
+                          "log": True, "identifier": False}  # a learning rate by its name: a log axis even within one decade
+    assert cols["opt"] == {"name": "opt", "type": "string", "domain": ["sgd", "adam"], "count": 3, "distinct": 2,
+                           "varying": True, "log": False, "identifier": False}
     assert cols["bn"]["type"] == "bool" and cols["bn"]["domain"] == [True, False]
     assert out["metrics"] == ["acc", "loss"]
     rows = by_key(out["sessions"])

@@ -6,7 +6,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -110,6 +110,7 @@ class RunRow:
     run: RunRecord | None
     config: dict
     best: dict                      # series name -> "min" | "max": directions a user set (meta key "best")
+    hparams: dict = field(default_factory=dict)  # add_hparams sessions (meta key "hparams"), for the HParams view
 
 
 @dataclass(frozen=True)

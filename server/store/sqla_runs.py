@@ -86,11 +86,12 @@ def list_runs(conn: Connection, envs: list[str] | None) -> list[RunRow]:
     out = []
     for r in conn.execute(q):
         meta = r.meta or {}
-        config, best = meta.get("config"), meta.get("best")
+        config, best, hparams = meta.get("config"), meta.get("best"), meta.get("hparams")
         out.append(RunRow(env=r.name, created=r.created, updated=r.updated,
                           run=run_from_row(r, r.name) if r.env_id is not None else None,
                           config=config if isinstance(config, dict) else {},
-                          best=best if isinstance(best, dict) else {}))
+                          best=best if isinstance(best, dict) else {},
+                          hparams=hparams if isinstance(hparams, dict) else {}))
     return out
 
 

@@ -64,8 +64,12 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "params": [_query("i0", {"type": "integer"}), _query("i1", {"type": "integer"}),
                    _query("step", {"type": "number"})]},
     ("/api/v1/hparams", "GET"): {
-        "summary": "HParams sessions across envs (every env with hparams when envs is absent)",
-        "params": [{**_ENVS, "required": False}]},
+        "summary": "HParams rows across envs (add_hparams sessions, else the run's config; every such env when envs "
+                   "is absent), hparam columns with varying/log, metric names, default metric and axes",
+        "params": [{**_ENVS, "required": False}, _query("metric", {"type": "string"}, "the metric (default: the first)")]},
+    ("/api/v1/hparams/importance", "GET"): {
+        "summary": "Correlation and random-forest importance of every varying hparam against a metric",
+        "params": [{**_ENVS, "required": False}, _query("metric", {"type": "string"}, "default: the first metric")]},
     ("/api/v1/compare", "GET"): {
         "summary": "x/y panes of several envs grouped by title, traces labelled by env",
         "params": [{**_ENVS, "required": True}, _POINTS, _WALLS]},

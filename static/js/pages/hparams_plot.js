@@ -1,21 +1,50 @@
-// pages/hparams_plot.js — the HParams view's parallel coordinates (Plotly's, or SVG without WebGL) and its brushing.
-import { loadPlotly } from "../plotly_loader.js";
-import { drawParcoords, hasWebGL } from "../parcoords_svg.js";
+// pages/hparams_plot.js — the HParams view's parallel coordinates (SVG: gaps for missing values, log axes) and its
+// brushing, over the axes the user picked; lines are coloured by the chosen metric.
+import { drawParcoords, ramp } from "../parcoords_svg.js";
+import { h } from "../dom.js";
 
 export const missing = (v) => v === null || v === undefined || (typeof v === "number" && !Number.isFinite(v));
 
-/** A parcoords dimension; bools and strings become ticks at 0..k-1 (domain order when known, else sorted). */
+const fmtNum = (v) => String(Number(v.toPrecision(3)));
+const fmtReal = (v) => (v !== 0 && (Math.abs(v) < 1e-3 || Math.abs(v) >= 1e4) ? v.toExponential(1) : fmtNum(v));
+
+/** Ticks of a log10 axis over [lo, hi] (exponents): every decade inside, else its two ends in real units. */
+function logTicks(lo, hi) {
+  const decades = [];
+  for (let e = Math.ceil(lo - 1e-9); e <= hi + 1e-9; e++) decades.push(e);
+  if (decades.length >= 2) {
+    const every = Math.ceil(decades.length / 8);
+    const kept = decades.filter((_, k) => k % every === 0);
+    // One style per axis: plain numbers when every decade reads short, else all as 1eN.
+    const plain = kept.every((e) => e >= -2 && e <= 3);
+    return { tickvals: kept, ticktext: kept.map((e) => (plain ? fmtNum(10 ** e) : `1e${e}`)) };
+  }
+  const ends = [lo, (lo + hi) / 2, hi];
+  return { tickvals: ends, ticktext: ends.map((e) => fmtReal(10 ** e)) };
+}
+
+/** A parcoords dimension; a log column is drawn in log10 units with decade ticks; bools and strings become ticks
+ * at 0..k-1 (domain order when known, else sorted). */
 export function dimensionOf(col, rows) {
   const vals = rows.map((r) => col.get(r));
   if (col.type === "number") {
+    if (col.log) {
+      const values = vals.map((v) => (missing(v) || Number(v) <= 0 ? NaN : Math.log10(Number(v))));
+      const fin = values.filter(Number.isFinite);
+      if (!fin.length) return { label: col.label, values };
+      let [lo, hi] = [Math.min(...fin), Math.max(...fin)];
+      if (lo === hi) [lo, hi] = [lo - 0.5, hi + 0.5];
+      return { label: `${col.label} (log)`, values, range: [lo, hi], ...logTicks(lo, hi) };
+    }
     return { label: col.label, values: vals.map((v) => (missing(v) ? NaN : Number(v))) };
   }
   let cats = Array.isArray(col.domain) && col.domain.length ? col.domain.map(String) : [];
-  for (const v of vals) if (!missing(v) && !cats.includes(String(v))) cats.push(String(v));
+  const known = new Set(cats);
+  for (const v of vals) if (!missing(v) && !known.has(String(v))) { known.add(String(v)); cats.push(String(v)); }
   if (!col.domain) cats = cats.sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
   const at = new Map(cats.map((c, i) => [c, i]));
   return { label: col.label, values: vals.map((v) => (missing(v) ? NaN : at.get(String(v)))), tickvals: cats.map((_, i) => i),
-    ticktext: cats, range: [0, Math.max(1, cats.length - 1)] };
+    ticktext: cats, range: cats.length > 1 ? [0, cats.length - 1] : [-1, 1] }; // one value: mid-axis
 }
 
 /** Does value v pass a parcoords constraintrange ([lo, hi] or [[lo, hi], ...])? */
@@ -26,53 +55,35 @@ export function inRange(v, range) {
   return spans.some(([lo, hi]) => v >= lo && v <= hi);
 }
 
-/** Draw hp.plot from hp.res / hp.cols / hp.ranges; brushing sets hp.ranges and calls onBrush(). */
-export async function drawPlot(hp, onBrush) {
+/** "colour: <metric> low ▭ high" above the plot. */
+function legendOf(col, color) {
+  const fin = color.filter(Number.isFinite);
+  if (!col || !fin.length) return h("div", { class: "hp-legend" });
+  const stops = [0, 0.33, 0.66, 1].map(ramp).join(",");
+  return h("div", { class: "hp-legend" }, `colour: ${col.label}  ${fmtNum(Math.min(...fin))} `,
+    h("span", { class: "hp-ramp", style: `background: linear-gradient(90deg, ${stops})` }), ` ${fmtNum(Math.max(...fin))}`);
+}
+
+/** Draw hp.plot from hp.res / hp.axisCols / hp.ranges; brushing sets hp.ranges and calls onBrush(). */
+export function drawPlot(hp, onBrush) {
   const { plot } = hp;
-  const dimCols = hp.cols.filter((c) => c.kind !== "meta");
+  const dimCols = hp.axisCols;
   hp.dims = dimCols.map((c) => c.key);
   if (!hp.res.sessions.length || !dimCols.length) {
     plot.hidden = true;
     return;
   }
   plot.hidden = false;
-  const dimensions = dimCols.map((c) => {
-    const d = dimensionOf(c, hp.res.sessions);
-    if (hp.ranges.has(c.key)) d.constraintrange = hp.ranges.get(c.key);
-    return d;
-  });
-  const colorCol = dimCols.find((c) => c.kind === "metric") || dimCols[dimCols.length - 1];
-  const color = dimensionOf(colorCol, hp.res.sessions).values.map((v) => (Number.isFinite(v) ? v : 0));
-  const drawSvg = () => { // Plotly's parcoords is WebGL only: the SVG version has the same brushing semantics
-    const byIndex = new Map(hp.dims.map((k, i) => [i, hp.ranges.get(k)]).filter(([, r]) => r));
-    drawParcoords(plot, dimensions, color, byIndex, (brushed) => {
-      hp.ranges = new Map([...brushed].map(([i, r]) => [hp.dims[i], r]));
-      onBrush();
-    });
-  };
-  if (hp.noWebGL || !hasWebGL()) {
-    drawSvg();
-    return;
-  }
-  const Plotly = await loadPlotly();
-  const trace = { type: "parcoords", dimensions, line: { color, colorscale: "Viridis", showscale: true,
-    colorbar: { title: { text: colorCol.label }, thickness: 10 } } };
-  await Plotly.react(plot, [trace], { margin: { l: 60, r: 60, t: 40, b: 20 }, height: 360, font: { size: 11 } },
-    { responsive: true, displaylogo: false });
-  if (plot.querySelector(".no-webgl")) { // a context exists but Plotly's regl could not use it (software GL)
-    hp.noWebGL = true;
-    Plotly.purge(plot);
-    drawSvg();
-    return;
-  }
-  if (!plot.dataset.bound) {
-    plot.dataset.bound = "1";
-    // Brushing restyles `dimensions[i].constraintrange`: read them all back and filter the table.
-    plot.on("plotly_restyle", () => {
-      const ds = (plot.data && plot.data[0] && plot.data[0].dimensions) || [];
-      hp.ranges = new Map();
-      ds.forEach((d, i) => { if (d.constraintrange && d.constraintrange.length && hp.dims[i]) hp.ranges.set(hp.dims[i], d.constraintrange); });
-      onBrush();
-    });
-  }
+  const dimensions = dimCols.map((c) => dimensionOf(c, hp.res.sessions));
+  const colorCol = hp.cols.find((c) => c.key === `m:${hp.metric}`);
+  const color = colorCol ? hp.res.sessions.map((r) => { const v = colorCol.get(r); return missing(v) ? NaN : Number(v); })
+    : hp.res.sessions.map(() => NaN);
+  const byIndex = new Map(hp.dims.map((k, i) => [i, hp.ranges.get(k)]).filter(([, r]) => r));
+  const canvas = h("div", { class: "hp-plot-scroll" });
+  plot.replaceChildren(legendOf(colorCol, color), canvas);
+  drawParcoords(canvas, dimensions, color, byIndex, (brushed) => {
+    hp.ranges = new Map([...brushed].map(([i, r]) => [hp.dims[i], r]));
+    onBrush();
+  }, hp.res.sessions.map((r, i) => `${r.session === "." ? r.env : `${r.env} / ${r.session}`}`
+    + (Number.isFinite(color[i]) ? ` · ${hp.metric} ${fmtNum(color[i])}` : "")));
 }

@@ -1,7 +1,10 @@
-// pages/hparams_table.js — the HParams view's session table: columns, brushing filter, sort, column picker, CSV.
+// pages/hparams_table.js — the HParams view's session table: columns, brushing filter, sort, CSV. It shows env,
+// session and the picked axes (hparams_axes.js), so the table and the plot always agree.
 import * as api from "../api.js";
 import { counted, h } from "../dom.js";
 import { dimensionOf, inRange, missing } from "./hparams_plot.js";
+
+const TABLE_ROWS = 200;
 
 /** Columns: env, session, every hparam, every metric; `get(row)` reads the cell value. */
 export function columnsOf(res) {
@@ -9,7 +12,7 @@ export function columnsOf(res) {
     { key: "env", label: "env", kind: "meta", type: "string", get: (r) => r.env },
     { key: "session", label: "session", kind: "meta", type: "string", get: (r) => r.session },
     ...(res.hparams || []).map((c) => ({ key: `h:${c.name}`, label: c.name, kind: "hparam", type: c.type, domain: c.domain,
-      get: (r) => (r.hparams || {})[c.name] })),
+      log: c.log, varying: c.varying, identifier: c.identifier, get: (r) => (r.hparams || {})[c.name] })),
     ...(res.metrics || []).map((m) => ({ key: `m:${m}`, label: m, kind: "metric", type: "number",
       get: (r) => (r.metrics || {})[m] })),
   ];
@@ -41,7 +44,7 @@ export function toCsv(cols, rows) {
     .join("\n") + "\n";
 }
 
-export const visibleCols = (hp) => hp.cols.filter((c) => !hp.hidden.has(c.key));
+export const visibleCols = (hp) => [...hp.cols.filter((c) => c.kind === "meta"), ...hp.axisCols];
 
 /** Sessions inside every brushed range, in the chosen sort order (ties keep the server's order). */
 export function filtered(hp) {
@@ -56,15 +59,6 @@ export function filtered(hp) {
     .map(([r]) => r);
 }
 
-export function drawPicker(hp) {
-  hp.pickList.replaceChildren(...hp.cols.map((c) => h("label", { class: "hp-pick" },
-    h("input", { type: "checkbox", checked: !hp.hidden.has(c.key), dataset: { col: c.key }, onchange: (ev) => {
-      if (ev.target.checked) hp.hidden.delete(c.key);
-      else hp.hidden.add(c.key);
-      drawTable(hp);
-    } }), ` ${c.kind === "meta" ? "" : `${c.kind}: `}${c.label}`)));
-}
-
 export function drawTable(hp) {
   const vis = visibleCols(hp);
   const rows = filtered(hp);
@@ -76,12 +70,17 @@ export function drawTable(hp) {
       hp.sort = { key: c.key, dir: sort.key === c.key && sort.dir === "asc" ? "desc" : "asc" };
       drawTable(hp);
     } })));
-  hp.table.replaceChildren(h("thead", null, head), h("tbody", null, rows.map((r) => h("tr", { dataset: { env: r.env, session: r.session } },
+  // A sweep of 1,000 runs is 10,000+ cells: draw the first TABLE_ROWS until asked (sort or brush to find others).
+  const drawn = hp.allRows ? rows : rows.slice(0, TABLE_ROWS);
+  const more = rows.length > drawn.length ? h("tr", { class: "hp-more" }, h("td", { colspan: vis.length },
+    h("button", { type: "button", class: "btn", text: `show all ${counted(rows.length, "row")}`,
+      onclick: () => { hp.allRows = true; drawTable(hp); } }))) : null;
+  hp.table.replaceChildren(h("thead", null, head), h("tbody", null, drawn.map((r) => h("tr", { dataset: { env: r.env, session: r.session } },
     vis.map((c) => {
       const v = c.get(r);
       if (c.key === "env") return h("td", null, h("a", { href: api.envPageUrl(r.env), text: r.env }));
       return h("td", { class: typeof v === "number" ? "num" : null, text: fmt(v) });
-    })))));
+    }))), more));
   hp.count.textContent = `${rows.length} of ${counted(hp.res.sessions.length, "session")}`;
 }
 
