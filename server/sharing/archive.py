@@ -19,6 +19,7 @@ from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
+from .sniff import ATTACHMENT, sniff
 
 FORMAT = "paneboard-envs"
 VERSION = 1
@@ -242,7 +243,8 @@ def read_archive(source: IO[bytes]) -> list[EnvData]:
                 data = _member(tar, f"blobs/{sha}")
                 if hashlib.sha256(data).hexdigest() != sha:
                     raise _bad(f"blobs/{sha} does not match its sha256")
-                blobs[sha] = (mime, data)
+                # The archive's claimed type is ignored: a blob labelled text/html must never be served as such.
+                blobs[sha] = (sniff(data) or ATTACHMENT, data)
             envs = []
             entries = manifest.get("envs")
             if not isinstance(entries, list) or not entries:

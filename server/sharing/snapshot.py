@@ -14,6 +14,7 @@ from typing import Any
 import plotly
 
 from .. import __version__, jsonio
+from .sniff import sniff
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 MAX_INLINE_BLOBS = 64 * 1024 * 1024  # images embedded as data: URIs, in all; beyond it a pane says it was left out
@@ -106,12 +107,13 @@ def inline_images(panes: list[dict], get_blob: Callable[[str], tuple[str, bytes]
         data = p.get("data") or {}
         sha = str(data.get("src", "")).rpartition("/")[2]
         found = get_blob(sha) if sha else None
-        if found is None or len(found[1]) > left or not found[0].startswith("image/"):
+        mime = sniff(found[1]) if found is not None else None  # the bytes decide, not the stored label
+        if found is None or mime is None or len(found[1]) > left or not mime.startswith("image/"):
             p["data"] = {}
             p["note"] = "image left out of this snapshot (missing or over the snapshot's size limit)"
             continue
         left -= len(found[1])
-        p["data"] = {"src": f"data:{found[0]};base64,{base64.b64encode(found[1]).decode()}",
+        p["data"] = {"src": f"data:{mime};base64,{base64.b64encode(found[1]).decode()}",
                      "caption": data.get("caption")}
 
 
