@@ -30,6 +30,9 @@ class Settings:
     stall_after_s: float = 60.0   # server-side stall alert: minimum silence of an open SDK connection (0: off)
     run_crash_grace_s: float = 30.0  # a run whose job's connection dropped and stayed away this long is crashed
     body_deadline_s: float = 30.0  # a request body must arrive within this (slow clients get a 408)
+    archive_member_bytes: int = 512 << 20  # env archive import: one member, all members, member count
+    archive_total_bytes: int = 1 << 30
+    archive_members: int = 100_000
     allowed_hosts: tuple[str, ...] = ()  # Host names answered besides loopback ones when there is no token
 
     def __post_init__(self) -> None:

@@ -92,3 +92,50 @@ def test_imported_blobs_are_served_by_their_bytes_never_as_html_or_script(image_
         assert headers["X-Content-Type-Options"] == "nosniff"
         assert headers["Content-Disposition"].startswith("attachment")
         assert "sandbox" in headers["Content-Security-Policy"]
+
+
+def declared_member_tar(size: int, name: str = "blobs/" + "0" * 64) -> bytes:
+    """A few KB of tar whose one member declares `size` bytes (a bomb that relies on the reader trusting it)."""
+    info = tarfile.TarInfo(name)
+    info.size = size
+    return info.tobuf(format=tarfile.GNU_FORMAT) + bytes(8192)
+
+
+def gz_tar(members: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=1) as t:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_archive_bombs_get_413_naming_the_limit(image_archive, make_server):
+    _, good = image_archive
+    srv = make_server("small", archive_member_bytes=1 << 20, archive_total_bytes=4 << 20, archive_members=50)
+    zeros = bytes(900 << 10)
+    bombs = [
+        (declared_member_tar(1 << 30), "per-member limit of 1,048,576 bytes"),
+        (gz_tar({f"blobs/{i:064x}": zeros for i in range(8)}), "total size limit of 4,194,304 bytes"),
+        (gz_tar({f"m{i}": b"x" for i in range(60)}), "member-count limit of 50"),
+    ]
+    for body, reason in bombs:
+        status, _, answer = request(srv, "POST", "/api/v1/archive", body, "application/x-tar")
+        assert status == 413 and reason in json.loads(answer)["error"], (status, answer)
+    assert srv.get_json("/api/v1/envs")["envs"] == []
+    status, _, answer = request(srv, "POST", "/api/v1/archive", good, "application/x-tar")  # within the limits
+    assert status == 200, answer
+    # The default limits refuse a member of a gigabyte declared in a few KB.
+    status, _, answer = request(make_server("default"), "POST", "/api/v1/archive", declared_member_tar(8 << 30),
+                                "application/x-tar")
+    assert status == 413 and "per-member limit" in json.loads(answer)["error"]
+
+
+def test_cli_import_refuses_a_bomb_naming_the_limit(tmp_path, capsys):
+    from paneboard.server.cli.main import main as dash_server
+
+    bomb = tmp_path / "bomb.tar"
+    bomb.write_bytes(declared_member_tar(8 << 30))
+    assert dash_server(["import-envs", str(bomb), "--db", str(tmp_path / "x.db")]) == 2
+    assert "per-member limit of 536,870,912 bytes" in capsys.readouterr().err

@@ -19,13 +19,14 @@ from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
+from .archive_limits import ArchiveLimits, spool_checked
 from .sniff import ATTACHMENT, sniff
 
 FORMAT = "paneboard-envs"
 VERSION = 1
 _SHA = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content (as the blob sweep finds them)
 _SHA_NAME = re.compile(r"^[0-9a-f]{64}$")
-MAX_MEMBER_BYTES = 8 << 30
+MAX_MEMBER_BYTES = ArchiveLimits().member_bytes  # spool_checked refuses bigger ones before this reads
 MAX_STEP_BATCH = 500  # step records read per store call on export
 
 
@@ -223,13 +224,16 @@ def _pane(tar: tarfile.TarFile, folder: str, p: int, raw: dict) -> PaneData:
     return pane
 
 
-def read_archive(source: IO[bytes]) -> list[EnvData]:
-    """Parse and check a whole archive (tar, or tar.gz); EventError for anything malformed. Writes nothing."""
+def read_archive(source: IO[bytes], limits: ArchiveLimits = ArchiveLimits()) -> list[EnvData]:
+    """Parse and check a whole archive (tar, tar.gz, .bz2, .xz); EventError for anything malformed,
+    ArchiveLimitError for one over `limits`. Writes nothing."""
+    plain = spool_checked(source, limits)  # headers checked first: no member is read before they all pass
     try:
-        tar = tarfile.open(fileobj=source, mode="r:*")
+        tar = tarfile.open(fileobj=plain, mode="r:")
     except (tarfile.TarError, EOFError, OSError) as exc:
+        plain.close()
         raise _bad(f"not a tar file ({exc})") from None
-    with tar:
+    with plain, tar:
         try:
             manifest = _obj(_json(_member(tar, "manifest.json"), "manifest.json"), "manifest.json") or {}
             if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
