@@ -189,6 +189,30 @@ def check_websocket(scope: dict, token: str | None, shares: Resolver | None = No
     return not token, None
 
 
+LOGIN_BODY_LIMIT = 64 << 10  # the Visdom login form, the one body a caller without credentials may send
+
+
+def body_refusal(scope: dict, token: str | None, login: bool) -> tuple[int, str] | None:
+    """Checked on the event loop before any request body is read, so that an unauthenticated caller cannot make
+    the server buffer bodies: (status, message) to refuse with, or None to read the body (check_http then
+    decides as usual). A share token may never write, so its bodies are refused here too."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:
+        pass
+    given = [_bearer(headers.get("authorization"))] + [cookie[n].value for n in (COOKIE, VISDOM_COOKIE) if n in cookie]
+    if token and any(_token_ok(v, token) for v in given):
+        return None
+    if any(v and v.startswith(SHARE_PREFIX) for v in given):
+        return 403, "read-only share link: writes are refused"
+    if not token or (login and scope.get("method") == "POST" and scope.get("path") == "/"):
+        return None
+    return 401, ("authentication required: open the URL printed by dash-server (?token=...), or send "
+                 "Authorization: Bearer <token>")
+
+
 bp = Blueprint("auth", __name__)
 
 
