@@ -219,3 +219,18 @@ def test_revoking_a_share_token_closes_its_open_websockets(guarded):
                 points += [m for m in json.loads(ws.recv(timeout=deadline - time.monotonic())) if m["type"] != "env"]
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
         assert points == []  # nothing of the write after the revoke reached the revoked socket
+
+
+def test_embed_answers_the_same_for_hidden_and_missing_envs(guarded):
+    ev = {"op": "set", "env": "pub/sekrit9", "win": "w", "kind": "line", "traces": [{"name": None, "x": [0.0], "y": [1.0]}]}
+    assert call(guarded, "POST", "/api/v1/events", {"events": [ev]})[0] == 200
+    share = guarded.share
+    answers = {}
+    for name in ("pub/sekrit9", "pub/absent9"):
+        req = urllib.request.Request(f"{guarded.url}/embed/{name}", headers={"Authorization": f"Bearer {share}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            page = r.read().decode()
+        answers[name] = (r.status, page.replace(name.rpartition("/")[2], "<win>"))
+    assert answers["pub/sekrit9"] == answers["pub/absent9"]
+    assert answers["pub/sekrit9"][0] == 200
+    assert call(guarded, "GET", "/api/v1/envs/pub%2Fsekrit9", token=share)[0] == 404  # the API still hides it

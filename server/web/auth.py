@@ -81,6 +81,16 @@ def _same_origin(origin: str | None, host: str | None) -> bool:
     return urlsplit(origin).netloc.lower() == host.lower()
 
 
+def _from_embed(req: Request) -> bool:
+    """A request the embed page made (framed by any origin, it must never write: no layout saves, no Visdom
+    events). Browsers send a same-origin page's full URL as Referer under our Referrer-Policy: same-origin."""
+    referer = req.headers.get("Referer")
+    if not referer:
+        return False
+    parts = urlsplit(referer)
+    return parts.netloc.lower() == req.host.lower() and parts.path.startswith(req.script_root + "/embed/")
+
+
 def _login_redirect(req: Request, value: str, max_age: int | None) -> Response:
     """One login through ?token=, then an HttpOnly cookie; the token leaves the address bar."""
     rest = {k: v for k, v in req.args.items(multi=True) if k != "token"}
@@ -103,6 +113,8 @@ def check_http(req: Request, token: str | None, shares: Resolver | None = None) 
     """
     from .common import json_response
 
+    if req.method in UNSAFE and _from_embed(req):
+        return json_response({"error": "the embed page is read-only: writes are refused"}, 403)
     query = req.args.get("token") if req.method == "GET" else None
     if shares is not None and query and query.startswith(SHARE_PREFIX):
         if shares.resolve(query) is None:
@@ -142,7 +154,7 @@ ENV_ARGS = ("env", "name")  # route arguments that name an env (/api/v1/envs/<en
 
 def check_shared(req: Request, grant: Grant) -> Response | None:
     """A read-only visitor: every write refused (403), every env outside the token's list not found (404)."""
-    from .common import json_response, services
+    from .common import json_response
 
     g.share = grant
     if req.method in UNSAFE:
@@ -155,9 +167,10 @@ def check_shared(req: Request, grant: Grant) -> Response | None:
     for name in names:
         if grant.sees(name):
             continue
-        # /embed/<env>/<win>: the env is a prefix of the name, unless the whole name is another env.
+        # /embed/<env>/<win>: the env is a prefix of the name. Whether the whole name is another (hidden) env is
+        # not asked: the answer would tell a hidden env from a missing one. embed_page resolves it as a visitor.
         env = name.rpartition("/")[0]
-        if env and grant.sees(env) and services().store.get_env(name) is None:
+        if env and grant.sees(env) and req.path.startswith("/embed/"):
             continue
         return json_response({"error": f"env {name!r} not found"}, 404)
     return None
