@@ -239,7 +239,10 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits = ArchiveLimits()) -> 
             if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
                 raise _bad(f"manifest.json must say format {FORMAT!r}, version {VERSION}")
             blobs: dict[str, tuple[str, bytes]] = {}
-            for b in manifest.get("blobs") or []:
+            listed = manifest.get("blobs") or []
+            if not isinstance(listed, list):
+                raise _bad("manifest blobs must be a list")
+            for b in listed:
                 b = _obj(b, "a manifest blob") or {}
                 sha, mime = b.get("sha256"), b.get("mime")
                 if not isinstance(sha, str) or not _SHA_NAME.match(sha) or not isinstance(mime, str) or len(mime) > 64:
