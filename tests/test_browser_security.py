@@ -86,3 +86,28 @@ def test_embed_page_writes_nothing_whatever_it_is_asked(server, tab):
     assert statuses[:2] == [403, 403] and "read-only" in statuses[2]
     assert server.get_json("/api/v1/envs/emb/meta") == before
     assert [e for e in tab.errors if "403" not in e] == []  # only the refusals asked for above
+
+
+LINK = '<a href="https://evil.example/">click</a>'
+
+
+def test_trace_names_and_titles_are_plain_text_in_legends_and_snapshots(server, tab):
+    import numpy as np
+
+    client = server.client("legend")
+    client.line(X=np.column_stack([np.arange(3.0)] * 2), Y=np.column_stack([np.arange(3.0), -np.arange(3.0)]),
+                win="loss", opts={"title": LINK, "legend": [LINK, "b"], "ylabel": LINK})
+    assert client.flush(timeout=15)
+    client.close_connection(timeout=5)
+    links = """() => [...document.querySelectorAll('.js-plotly-plot svg a')].length"""
+    shown = """() => [...document.querySelectorAll('.js-plotly-plot .legendtext, .js-plotly-plot .ytitle')]
+                     .map(e => e.textContent)"""
+    tab.open(server.url + "/env/legend")
+    tab.wait("() => document.querySelectorAll('.js-plotly-plot .legendtext').length === 2")
+    assert tab.js(links) == 0
+    assert LINK in tab.js(shown)  # shown as typed
+    tab.page.goto("about:blank")  # the snapshot is served as a download: opened as a file would be, no CSP of ours
+    tab.page.set_content(server.get_text("/api/v1/envs/legend/snapshot.html"))
+    tab.wait("() => document.querySelectorAll('.js-plotly-plot .legendtext').length === 2")
+    assert tab.js(links) == 0
+    assert LINK in tab.js(shown)

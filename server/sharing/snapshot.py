@@ -41,6 +41,8 @@ _RENDER = """
   var main = document.querySelector("main");
   var COLORS = ["#1f77b4","#d62728","#2ca02c","#ff7f0e","#9467bd","#8c564b","#e377c2","#7f7f7f","#bcbd22","#17becf"];
   var drawn = 0;
+  // Plotly reads <a href> and other tags in names and titles: escaped, they show as typed, never as links.
+  function plain(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
   snap.panes.forEach(function (p, i) {
     var sec = document.createElement("section");
     sec.dataset.win = p.win; sec.dataset.kind = p.kind;
@@ -54,7 +56,7 @@ _RENDER = """
       var traces = (p.traces || []).map(function (t, k) {
         var c = COLORS[(t.color === undefined ? k : t.color) % COLORS.length];
         return {type: "scatter", mode: p.kind === "scatter" ? "markers" : "lines", x: t.x, y: t.y,
-          name: String(t.label || t.name || ""), line: {width: 1.5, color: c}, marker: {size: 4, color: c}};
+          name: plain(t.label || t.name || ""), line: {width: 1.5, color: c}, marker: {size: 4, color: c}};
       });
       if ((p.opts || {}).ytype === "log") layout.yaxis = {type: "log"};
       layout.showlegend = traces.length > 1;

@@ -1,6 +1,6 @@
 // pages/compare.js — compare page: panes with the same title from several envs overlaid (one color per env), config diff, live.
 import * as api from "../api.js";
-import { h, throttled } from "../dom.js";
+import { h, plotlyText, throttled } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
 
@@ -53,7 +53,7 @@ export function comparePage({ connect, points, notice }) {
 
   function traceOf(t, pane) {
     return {
-      type: "scatter", x: t.x || [], y: t.y || [], name: String(t.label), legendgroup: t.env,
+      type: "scatter", x: t.x || [], y: t.y || [], name: plotlyText(t.label), legendgroup: t.env,
       mode: pane.kind === "scatter" ? "markers" : "lines", connectgaps: false,
       line: { width: 1.5, color: color.get(t.env) }, marker: { size: 4, color: color.get(t.env) },
     };

@@ -1,5 +1,5 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned by prefix, raw + smoothed lines.
-import { h } from "../dom.js";
+import { h, plotlyText } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
 import { colorOf, shownRuns } from "./scalars_controls.js";
@@ -56,9 +56,9 @@ function tracesOf(sc, pane) {
     // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
     const mode = ys.length === 1 ? "lines+markers" : "lines";
     const base = { type: "scatter", mode, x: xs, connectgaps: false, legendgroup: t.env };
-    out.push({ ...base, y: ys, name: `${t.label} (raw)`, showlegend: false, hoverinfo: "skip", opacity: 0.25,
+    out.push({ ...base, y: ys, name: plotlyText(`${t.label} (raw)`), showlegend: false, hoverinfo: "skip", opacity: 0.25,
       line: { width: 1, color }, meta: { env: t.env, win: t.win, role: "raw" } });
-    out.push({ ...base, y: smooth(ys, state.smoothing), name: String(t.label), line: { width: 1.6, color },
+    out.push({ ...base, y: smooth(ys, state.smoothing), name: plotlyText(t.label), line: { width: 1.6, color },
       marker: { size: 7, color }, meta: { env: t.env, win: t.win, role: "smoothed" },
       ...hoverFields(t.label, ys, Array.isArray(t.x) ? t.x : [], w) });
   }
