@@ -224,10 +224,10 @@ def _pane(tar: tarfile.TarFile, folder: str, p: int, raw: dict) -> PaneData:
     return pane
 
 
-def read_archive(source: IO[bytes], limits: ArchiveLimits = ArchiveLimits()) -> list[EnvData]:
+def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list[EnvData]:
     """Parse and check a whole archive (tar, tar.gz, .bz2, .xz); EventError for anything malformed,
     ArchiveLimitError for one over `limits`. Writes nothing."""
-    plain = spool_checked(source, limits)  # headers checked first: no member is read before they all pass
+    plain = spool_checked(source, limits or ArchiveLimits())  # headers checked first: no member is read before they all pass
     try:
         tar = tarfile.open(fileobj=plain, mode="r:")
     except (tarfile.TarError, EOFError, OSError) as exc:

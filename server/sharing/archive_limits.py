@@ -8,7 +8,7 @@ import gzip
 import lzma
 import tempfile
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, cast
 
 from ..commands.envelope import EventError
 
@@ -36,11 +36,11 @@ def _decompressed(source: IO[bytes]) -> IO[bytes]:
     head = source.read(6)
     source.seek(-len(head), 1)
     if head[:2] == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=source, mode="rb")
+        return cast(IO[bytes], gzip.GzipFile(fileobj=source, mode="rb"))
     if head[:3] == b"BZh":
-        return bz2.BZ2File(source, "rb")
+        return cast(IO[bytes], bz2.BZ2File(source, "rb"))
     if head == b"\xfd7zXZ\x00":
-        return lzma.LZMAFile(source, "rb")
+        return cast(IO[bytes], lzma.LZMAFile(source, "rb"))
     return source
 
 

@@ -15,8 +15,8 @@ from .. import jsonio
 from ..commands.envelope import EventError, check_name
 from ..dispatch.parse import parse_event
 from ..panes import kind_module
-from ..store import PaneRecord, Store, TraceRecord
 from ..sharing.sniff import served_type
+from ..store import PaneRecord, Store, TraceRecord
 from .common import ApiError, env_visible, json_response, services
 from .frames import checked
 

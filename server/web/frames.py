@@ -16,8 +16,8 @@ import orjson
 
 from paneboard.protocol import BINARY_MAGIC, PointRun, unpack_frame
 
-from ..commands.envelope import MAX_SEQ
 from .. import jsonio
+from ..commands.envelope import MAX_SEQ
 from ..jsonio import lone_surrogate, may_hold_surrogates
 
 MAX_DEPTH = 64             # nesting levels inside one event; deeper data only breaks recursive code later
