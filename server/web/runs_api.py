@@ -11,7 +11,7 @@ from flask import Blueprint, Response, request
 from ..runs.listing import columns_of, list_runs, sort_runs
 from ..runs.query import QueryError
 from ..runs.record import run_json
-from ..runs.retention import delete_envs, select_runs
+from ..runs.retention import confirmation, confirmed, delete_envs, select_runs
 from .api import _env_or_404
 from .common import ApiError, env_visible, json_response, services
 from .envs_api import _body, submit
@@ -156,17 +156,29 @@ def put_best(env: str) -> Response:
 
 @bp.post("/runs/delete")
 def delete_runs() -> Response:
-    """Delete the runs matching {"query", "older_than_days"} (their envs and data); "dry_run": true only counts."""
-    body = _only(_body(), {"query", "older_than_days", "dry_run"})
-    query = body.get("query")
-    if not isinstance(query, str) or not query.strip():
-        raise ApiError(400, 'query must be a non-empty query string (use "name ~ \\".\\"" to mean every run)')
-    days = body.get("older_than_days")
-    if days is not None and (isinstance(days, bool) or not isinstance(days, (int, float)) or not days >= 0):
-        raise ApiError(400, "older_than_days must be a number >= 0")
-    envs = select_runs(_query_runs(query), days, time.time())
-    if body.get("dry_run"):
-        return json_response({"dry_run": True, "count": len(envs), "envs": envs})
+    """Delete the runs matching {"query", "older_than_days"} (their envs and data); "dry_run": true only lists
+    them, with a "confirm" token. {"envs": [...], "confirm": token} then deletes exactly those runs, refused
+    (409) if any changed since the dry run: a run that finished meanwhile is not deleted in its place."""
+    body = _only(_body(), {"query", "older_than_days", "dry_run", "envs", "confirm"})
+    if "confirm" in body:
+        envs, token = body.get("envs"), body["confirm"]
+        if not isinstance(envs, list) or not all(isinstance(e, str) for e in envs) or not isinstance(token, str):
+            raise ApiError(400, "a confirmed delete needs envs (the dry run's list) and its confirm token")
+        current = {r["env"]: r for r in _query_runs(None)}
+        if not confirmed(envs, token, current, time.time()):
+            raise ApiError(409, "these runs changed since the dry run (or the token is not its): dry-run again")
+    else:
+        query = body.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ApiError(400, 'query must be a non-empty query string (use "name ~ \\".\\"" to mean every run)')
+        days = body.get("older_than_days")
+        if days is not None and (isinstance(days, bool) or not isinstance(days, (int, float)) or not days >= 0):
+            raise ApiError(400, "older_than_days must be a number >= 0")
+        found = _query_runs(query)
+        envs = select_runs(found, days, time.time())
+        if body.get("dry_run"):
+            token = confirmation(envs, {r["env"]: r for r in found})
+            return json_response({"dry_run": True, "count": len(envs), "envs": envs, "confirm": token})
     try:
         deleted = delete_envs(services().writer, envs)
     except RuntimeError as exc:
