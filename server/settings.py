@@ -30,6 +30,8 @@ class Settings:
     stall_after_s: float = 60.0   # server-side stall alert: minimum silence of an open SDK connection (0: off)
     run_crash_grace_s: float = 30.0  # a run whose job's connection dropped and stayed away this long is crashed
     body_deadline_s: float = 30.0  # a request body must arrive within this (slow clients get a 408)
+    header_deadline_s: float = 10.0  # request headers must be complete within this (else 408 and closed)
+    max_connections_per_address: int = 256  # open HTTP connections from one client address (more are closed)
     archive_member_bytes: int = 512 << 20  # env archive import: one member, all members, member count
     archive_total_bytes: int = 1 << 30
     archive_members: int = 100_000

@@ -84,6 +84,7 @@ def serve(settings: Settings) -> int:
     from ..app import create_asgi, uvicorn_server
     from ..store.instance_lock import AlreadyRunning, lock_database
     from ..store.schema import SchemaError
+    from ..web.guard import guarded_protocol
     from ..web.sockets import frame_limit
 
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -111,7 +112,8 @@ def serve(settings: Settings) -> int:
     gc.set_threshold(100_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
-                            ws_max_size=frame_limit(settings.max_request_bytes))
+                            ws_max_size=frame_limit(settings.max_request_bytes),
+                            http=guarded_protocol(settings.header_deadline_s, settings.max_connections_per_address))
     uvicorn_server(config).run()
     return 0
 
