@@ -45,6 +45,10 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--crash-grace", type=float, default=30.0, metavar="SECONDS",
                    help="a run whose job's connection dropped without a clean end and stayed away this long is "
                         "shown as crashed (default 30)")
+    p.add_argument("--header-deadline", type=float, default=10.0, metavar="SECONDS",
+                   help="request headers must arrive within this, or the connection gets a 408 (default 10)")
+    p.add_argument("--max-connections-per-address", type=int, default=256, metavar="N",
+                   help="open HTTP connections one client address may hold (default 256)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
@@ -161,4 +165,6 @@ def main(argv: list[str] | None = None) -> int:
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
                           stall_after_s=args.stall_after, run_crash_grace_s=args.crash_grace,
+                          header_deadline_s=args.header_deadline,
+                          max_connections_per_address=args.max_connections_per_address,
                           allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))
