@@ -29,7 +29,9 @@ def _runs_path(query):
 
 
 def test_hostile_regex_from_a_share_token_answers_fast_while_acks_flow(server):
-    pub, hidden = "pub_" + "a" * 40, "hidden_" + "a" * 40
+    # 15 characters: ~15 s per query under a backtracking engine here, so today's main fails in about a minute
+    # (rather than never finishing); RE2 takes microseconds at any length.
+    pub, hidden = "p" + "a" * 14, "h" + "a" * 14
     events = [{"op": "set", "env": env, "win": "loss", "kind": "line",
                "traces": [{"name": None, "x": [0.0], "y": [1.0]}]} for env in (pub, hidden)]
     assert server.http("POST", "/api/v1/events", {"events": events})["ok"] is not False
@@ -37,7 +39,7 @@ def test_hostile_regex_from_a_share_token_answers_fast_while_acks_flow(server):
     answers: list[tuple[int, float, list[str]]] = []
 
     def attack():
-        for _ in range(5):
+        for _ in range(3):
             t0 = time.monotonic()
             status, body = _get(server, _runs_path(HOSTILE), token=share)
             answers.append((status, time.monotonic() - t0, [r["env"] for r in body.get("runs", [])]))
@@ -54,13 +56,13 @@ def test_hostile_regex_from_a_share_token_answers_fast_while_acks_flow(server):
             acks.append(time.monotonic() - t0)
     finally:
         stream.close_connection()
-    attacker.join(60)
+    attacker.join(120)
     assert not attacker.is_alive(), "the hostile query never answered"
-    assert [a[0] for a in answers] == [200] * 5 and all(a[2] == [] for a in answers)
+    assert [a[0] for a in answers] == [200] * 3 and all(a[2] == [] for a in answers)
     # Bounded generously for a loaded machine: a backtracking engine takes hours on these names.
-    assert max(a[1] for a in answers) < 5.0, answers
-    assert max(acks) < 5.0, acks
-    status, body = _get(server, _runs_path('name ~ "^pub_a+$"'), token=share)
+    assert max(a[1] for a in answers) < 3.0, answers
+    assert max(acks) < 3.0, acks
+    status, body = _get(server, _runs_path('name ~ "^pa+$"'), token=share)
     assert status == 200 and [r["env"] for r in body["runs"]] == [pub]  # the share sees its run, never the other
 
 
