@@ -153,8 +153,16 @@ class AsgiApp:
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
         if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
+            login = bool(self.settings.username and self.settings.password)
+            refusal = auth.body_refusal(scope, self.settings.token, login)
             try:
-                data = await body.read_body(receive, self.settings.max_request_bytes, self.settings.body_deadline_s)
+                if refusal is not None:  # before any byte of the body is read (or buffered)
+                    raise body.BodyError(*refusal)
+                limit = self.settings.max_request_bytes
+                if self.settings.token and login and path == "/" and \
+                        auth.body_refusal(scope, self.settings.token, False) is not None:
+                    limit = auth.LOGIN_BODY_LIMIT  # no credentials yet: only the login form
+                data = await body.read_body(receive, limit, self.settings.body_deadline_s)
             except body.BodyError as exc:
                 log.warning("%s %s -> %d: %s", scope.get("method"), path, exc.status, exc.message)
                 await body.refuse(send, exc)

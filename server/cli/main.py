@@ -46,6 +46,10 @@ def _server_parser() -> argparse.ArgumentParser:
                    help="a run whose job's connection dropped without a clean end and stayed away this long is "
                         "shown as crashed; every server on the database uses the last one given (default: the "
                         "database's, else 30)")
+    p.add_argument("--header-deadline", type=float, default=10.0, metavar="SECONDS",
+                   help="request headers must arrive within this, or the connection gets a 408 (default 10)")
+    p.add_argument("--max-connections-per-address", type=int, default=256, metavar="N",
+                   help="open HTTP connections one client address may hold (default 256)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
@@ -85,6 +89,7 @@ def serve(settings: Settings) -> int:
     from ..app import create_asgi, uvicorn_server
     from ..store.instance_lock import AlreadyRunning, lock_database
     from ..store.schema import SchemaError
+    from ..web.guard import guarded_protocol
     from ..web.sockets import frame_limit
 
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -112,7 +117,8 @@ def serve(settings: Settings) -> int:
     gc.set_threshold(100_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
-                            ws_max_size=frame_limit(settings.max_request_bytes))
+                            ws_max_size=frame_limit(settings.max_request_bytes),
+                            http=guarded_protocol(settings.header_deadline_s, settings.max_connections_per_address))
     uvicorn_server(config).run()
     return 0
 
@@ -164,4 +170,6 @@ def main(argv: list[str] | None = None) -> int:
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
                           stall_after_s=args.stall_after, run_crash_grace_s=args.crash_grace,
+                          header_deadline_s=args.header_deadline,
+                          max_connections_per_address=args.max_connections_per_address,
                           allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))

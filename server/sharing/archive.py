@@ -19,12 +19,14 @@ from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
+from .archive_limits import ArchiveLimits, spool_checked
+from .sniff import ATTACHMENT, sniff
 
 FORMAT = "paneboard-envs"
 VERSION = 1
 _SHA = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content (as the blob sweep finds them)
 _SHA_NAME = re.compile(r"^[0-9a-f]{64}$")
-MAX_MEMBER_BYTES = 8 << 30
+MAX_MEMBER_BYTES = ArchiveLimits().member_bytes  # spool_checked refuses bigger ones before this reads
 MAX_STEP_BATCH = 500  # step records read per store call on export
 
 
@@ -222,19 +224,25 @@ def _pane(tar: tarfile.TarFile, folder: str, p: int, raw: dict) -> PaneData:
     return pane
 
 
-def read_archive(source: IO[bytes]) -> list[EnvData]:
-    """Parse and check a whole archive (tar, or tar.gz); EventError for anything malformed. Writes nothing."""
+def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list[EnvData]:
+    """Parse and check a whole archive (tar, tar.gz, .bz2, .xz); EventError for anything malformed,
+    ArchiveLimitError for one over `limits`. Writes nothing."""
+    plain = spool_checked(source, limits or ArchiveLimits())  # headers checked first: no member is read before they all pass
     try:
-        tar = tarfile.open(fileobj=source, mode="r:*")
+        tar = tarfile.open(fileobj=plain, mode="r:")
     except (tarfile.TarError, EOFError, OSError) as exc:
+        plain.close()
         raise _bad(f"not a tar file ({exc})") from None
-    with tar:
+    with plain, tar:
         try:
             manifest = _obj(_json(_member(tar, "manifest.json"), "manifest.json"), "manifest.json") or {}
             if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
                 raise _bad(f"manifest.json must say format {FORMAT!r}, version {VERSION}")
             blobs: dict[str, tuple[str, bytes]] = {}
-            for b in manifest.get("blobs") or []:
+            listed = manifest.get("blobs") or []
+            if not isinstance(listed, list):
+                raise _bad("manifest blobs must be a list")
+            for b in listed:
                 b = _obj(b, "a manifest blob") or {}
                 sha, mime = b.get("sha256"), b.get("mime")
                 if not isinstance(sha, str) or not _SHA_NAME.match(sha) or not isinstance(mime, str) or len(mime) > 64:
@@ -242,7 +250,8 @@ def read_archive(source: IO[bytes]) -> list[EnvData]:
                 data = _member(tar, f"blobs/{sha}")
                 if hashlib.sha256(data).hexdigest() != sha:
                     raise _bad(f"blobs/{sha} does not match its sha256")
-                blobs[sha] = (mime, data)
+                # The archive's claimed type is ignored: a blob labelled text/html must never be served as such.
+                blobs[sha] = (sniff(data) or ATTACHMENT, data)
             envs = []
             entries = manifest.get("envs")
             if not isinstance(entries, list) or not entries:

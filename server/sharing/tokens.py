@@ -6,7 +6,7 @@ import hashlib
 import secrets
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..commands.envelope import EventError, check_name
@@ -62,6 +62,7 @@ class Resolver:
         self.store = store
         self._cache: dict[str, tuple[float, Grant | None]] = {}
         self._lock = threading.Lock()
+        self._sockets: dict[int, set[Callable[[], None]]] = {}  # token id -> closers of its open websockets
 
     def resolve(self, token: str | None) -> Grant | None:
         if not token or not token.startswith(PREFIX) or len(token) > 200:
@@ -79,6 +80,24 @@ class Resolver:
                 self._cache.clear()
             self._cache[digest] = (now, grant)
         return grant
+
+    def watch(self, token_id: int, close: Callable[[], None]) -> Callable[[], None]:
+        """Call `close` (from any thread) when this token is revoked here; returns the function that unwatches."""
+        with self._lock:
+            self._sockets.setdefault(token_id, set()).add(close)
+
+        def unwatch() -> None:
+            with self._lock:
+                self._sockets.get(token_id, set()).discard(close)
+        return unwatch
+
+    def revoked(self, token_id: int) -> None:
+        """A revoke on this server: forget every cached grant and close the token's open websockets now."""
+        self.forget()
+        with self._lock:
+            closers = self._sockets.pop(token_id, set())
+        for close in closers:
+            close()
 
     def forget(self) -> None:
         """After a revoke on this server: no grace period here."""

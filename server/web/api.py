@@ -15,6 +15,7 @@ from .. import jsonio
 from ..commands.envelope import EventError, check_name
 from ..dispatch.parse import parse_event
 from ..panes import kind_module
+from ..sharing.sniff import served_type
 from ..store import PaneRecord, Store, TraceRecord
 from .common import ApiError, env_visible, json_response, services
 from .frames import checked
@@ -235,10 +236,16 @@ def get_blob(sha256: str) -> Response:
     found = services().store.get_blob(sha256.lower())
     if found is None:
         raise ApiError(404, "blob not found")
-    mime, data = found
-    resp = Response(data, mimetype=mime)
+    # The stored type is what a client or an archive claimed: only the bytes decide what a browser may render
+    # from our origin, and the sandbox CSP keeps even a misjudged file from running script with our cookies.
+    mime, attachment = served_type(found[1])
+    resp = Response(found[1], mimetype=mime)
     resp.headers["Cache-Control"] = "public, max-age=31536000, immutable"  # content-addressed
     resp.headers["X-Content-Type-Options"] = "nosniff"
+    if mime != "application/pdf":  # a sandboxed PDF will not open in Chromium's viewer; a PDF runs none of ours
+        resp.headers["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    if attachment:
+        resp.headers["Content-Disposition"] = f'attachment; filename="{sha256.lower()[:64]}.bin"'
     return resp
 
 

@@ -75,5 +75,5 @@ def revoke_token(token_id: int) -> Response:
     """Revoke a share token: its links stop working at once here, within 2 s on other servers of the database."""
     if not services().store.delete_share_token(token_id):
         raise ApiError(404, f"no share token {token_id}")
-    _resolver().forget()
+    _resolver().revoked(token_id)  # its open live sockets are closed too, not left streaming
     return json_response({"ok": True})

@@ -29,6 +29,8 @@ export class ApiError extends Error {
 }
 
 async function request(method, path, { body, signal } = {}) {
+  // The embed page is read-only from any origin: nothing it does (a drag, a key) may write (the server refuses too).
+  if (method !== "GET" && document.body.classList.contains("embed")) throw new ApiError(403, "the embed page is read-only", path);
   const init = { method, signal, cache: "no-store", headers: { Accept: "application/json" } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
