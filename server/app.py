@@ -19,6 +19,7 @@ from .visdom.socket import vis_socket
 from .web import (
     api,
     archive_api,
+    artifacts_api,
     auth,
     body,
     charts_api,
@@ -63,6 +64,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view
     app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
+    app.register_blueprint(artifacts_api.bp)  # artifact versions, lineage, blob uploads; rewinds
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from .artifacts.blobs import BlobStore, LocalBlobStore, blob_root
 from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live.hub import Hub
@@ -33,6 +34,7 @@ class Services:
     runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
     shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
     run_index: RunIndex | None = None  # the runs listing in memory, marked stale by the hub's messages
+    blobs: BlobStore | None = None  # artifact bytes (None: no folder for them, e.g. PostgreSQL unconfigured)
     started: bool = False
 
     @classmethod
@@ -53,8 +55,9 @@ class Services:
         run_index = RunIndex(store)
         hub.listeners.append(run_index.note)
         writer.on_commit.append(run_index.touched)
+        root = blob_root(settings.db_url, settings.artifacts_dir)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=Resolver(store))
+                   run_index=run_index, shares=Resolver(store), blobs=LocalBlobStore(root) if root else None)
 
     def start(self) -> None:
         if not self.started:

@@ -1,8 +1,10 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
 from .base import (
+    ArtifactRecord,
     EnvSummary,
     PaneRecord,
+    RewindRecord,
     RunRecord,
     RunRow,
     Series,
@@ -16,7 +18,7 @@ from .base import (
 )
 from .sqla_store import SqlStore
 
-__all__ = ["EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
+__all__ = ["ArtifactRecord", "RewindRecord", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
            "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 

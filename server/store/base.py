@@ -98,6 +98,8 @@ class RunRecord:
     notes: str = ""
     provenance: dict | None = None
     error: str | None = None        # a failed run's traceback
+    fork_from: str | None = None    # a fork: the run whose history it shares ...
+    fork_step: float | None = None  # ... up to this step
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,45 @@ class ShareTokenRecord:
                 "created": self.created}
 
 
+@dataclass(frozen=True)
+class RewindRecord:
+    """One rewind of a run: the points it hid (x beyond `step`), kept packed."""
+
+    id: int
+    env: str
+    step: float
+    wall: float
+    points: int
+
+
+@dataclass(frozen=True)
+class ArtifactRecord:
+    """One version of an artifact: files by content hash, who logged it, its aliases and the runs that used it."""
+
+    name: str
+    version: int
+    uid: str
+    type: str
+    size: int
+    step: float | None
+    env: str | None                 # the run that logged it
+    created: float
+    files: tuple[dict, ...]         # {"path", "sha256", "size"}
+    metadata: dict
+    aliases: tuple[str, ...] = ()
+    used_by: tuple[str, ...] = ()   # envs of the runs that used it
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}:v{self.version}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "ref": self.ref, "uid": self.uid, "type": self.type,
+                "size": self.size, "step": self.step, "env": self.env, "created": self.created,
+                "files": list(self.files), "metadata": self.metadata, "aliases": list(self.aliases),
+                "used_by": list(self.used_by)}
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -184,6 +225,19 @@ class StoreTx(ABC):
     @abstractmethod
     def set_pane_layout(self, pane: PaneRecord, layout: dict | None) -> PaneRecord:
         """Store the pane's grid layout; not a data change, so the version stays."""
+    @abstractmethod
+    def rewind_env(self, env: str, step: float, keep: bool = True) -> list[PaneRecord]:
+        """Hide every point of the env's line panes with x > step; `keep`: keep them in a rewind record (else
+        they are gone: a fork's copy of history it does not share). Returns the panes changed (versions bumped)."""
+
+    @abstractmethod
+    def add_artifact(self, name: str, uid: str, type: str, files: list[dict], metadata: dict, step: float | None,
+                     env: str | None, aliases: list[str]) -> ArtifactRecord:
+        """A new version of `name` (numbered after its newest); "latest" and `aliases` move to it. Logging the
+        same `uid` again (a replayed event) returns the version it made."""
+    @abstractmethod
+    def use_artifact(self, name: str, version: int, env: str) -> bool:
+        """Record that the run `env` used this version; False if there is no such version."""
 
     @abstractmethod
     def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
@@ -316,6 +370,20 @@ class Store(ABC):
 
     @abstractmethod
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
+
+    @abstractmethod
+    def list_rewinds(self, env: str) -> list[RewindRecord]:
+        """The env's rewinds, oldest first."""
+    @abstractmethod
+    def rewound_points(self, rewind_id: int) -> list[dict] | None:
+        """The points a rewind hid: [{"win", "trace", "x", "y", "wall"}] (None: no such rewind)."""
+    @abstractmethod
+    def find_artifact(self, name: str, ref: str) -> ArtifactRecord | None:
+        """The version of `name` that `ref` names: "vN", an alias, or "@<uid>" (the SDK's id of it)."""
+    @abstractmethod
+    def list_artifacts(self, *, env: str | None = None, name: str | None = None, used_by: str | None = None
+                       ) -> list[ArtifactRecord]:
+        """Versions logged by the run `env`, of the artifact `name`, or used by the run `used_by`; in order."""
     @abstractmethod
     def client_last_seq(self, client_id: str) -> int: ...
 
