@@ -258,10 +258,11 @@ def apply_record(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
 
 def _started(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     client = cmd.payload["client"]
-    if cmd.payload.get("resume") and run.status is not None and run.status not in ACTIVE:
-        # A job resumed (from its checkpoint): the same run goes on, with its first start and provenance.
-        clients = run.clients if client is None or client in run.clients else run.clients + (client,)
-        return dataclasses.replace(run, status="running", ended=None, error=None, clients=clients)
+    if cmd.payload.get("resume") and run.status is not None:
+        # A job resumed (from its checkpoint): the same run goes on, with its first start and provenance. Its
+        # previous life is over, killed perhaps before the crash watch noticed: its clients are not waited for.
+        return dataclasses.replace(run, status="running", ended=None, error=None,
+                                   clients=() if client is None else (client,))
     if run.status in ACTIVE:  # another client of the same job (a second Client, a DDP rank) joins it
         clients = run.clients if client is None or client in run.clients else run.clients + (client,)
         return dataclasses.replace(run, status="running", clients=clients)
