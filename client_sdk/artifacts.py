@@ -200,6 +200,8 @@ class Uploader:
             while not self.transport.flush(30) and not self.closed and self.transport.rejected == 0:
                 pass
             journal.unlink(missing_ok=True)
+        if job.get("snapshot"):  # our own hard link (log_artifact(snapshot=True)): done with it
+            shutil.rmtree(root.parent, ignore_errors=True)
 
     def _store(self, path: Path) -> str:
         """Hash the file and upload what the server lacks of it; returns its sha256."""
@@ -239,6 +241,19 @@ class Uploader:
                 delay = min(RETRY_MAX_S, delay * 2)
 
 
+def _snapshot(path: str, uid: str) -> str:
+    """A hard link to the file under the cache (the bytes stay if the original is deleted); else the path."""
+    folder = cache_root() / "snapshots" / uid
+    try:
+        folder.mkdir(parents=True)
+        target = folder / os.path.basename(path)
+        os.link(path, target)
+        return str(target)
+    except OSError:  # another file system, a folder, no file: upload from the original
+        shutil.rmtree(folder, ignore_errors=True)
+        return path
+
+
 def cache_root() -> Path:
     return Path(os.environ.get("PANEBOARD_ARTIFACT_DIR") or default_spool_dir().parent / "artifacts")
 
@@ -267,16 +282,22 @@ class ArtifactMethods:
 
     def log_artifact(self, path: str | os.PathLike, name: str | None = None, type: str = "model",
                      aliases: Iterable[str] = (), step: float | None = None,
-                     metadata: Mapping[str, Any] | None = None) -> ArtifactRef:
+                     metadata: Mapping[str, Any] | None = None, snapshot: bool = False) -> ArtifactRef:
         """Log a file or folder as the next version of artifact `name` (default "<env>-<type>"); returns at once
         (hashing and the chunked upload run in the background; identical files are stored once). The file must
-        stay in place until the upload is done: ref.wait() says when."""
+        stay in place until the upload is done (ref.wait() says when), unless `snapshot`: a file is hard-linked
+        first (microseconds), so that the caller may delete it at once (a checkpoint rotated out)."""
         name = f"{self.env}-{type}" if name is None else name
         if not isinstance(name, str) or not name:
             raise TypeError("name must be a non-empty string")
         aliases = [aliases] if isinstance(aliases, str) else list(aliases)
-        job = {"uid": uuid.uuid4().hex, "env": self.env, "name": name, "type": type, "path": os.path.abspath(path),
-               "aliases": aliases, "step": None if step is None else float(step), "metadata": dict(metadata or {})}
+        uid = uuid.uuid4().hex
+        source = os.path.abspath(path)
+        if snapshot:
+            source = _snapshot(source, uid)
+        job = {"uid": uid, "env": self.env, "name": name, "type": type, "path": source, "aliases": aliases,
+               "step": None if step is None else float(step), "metadata": dict(metadata or {}),
+               "snapshot": source != os.path.abspath(path)}
         ref = ArtifactRef(name, job["uid"], self)
         self._artifact_uploader().submit(job, ref)
         return ref
