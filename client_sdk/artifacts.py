@@ -242,14 +242,20 @@ class Uploader:
 
 
 def _snapshot(path: str, uid: str) -> str:
-    """A hard link to the file under the cache (the bytes stay if the original is deleted); else the path."""
+    """Hard links to the file, or to every file of the folder, under the cache (the bytes stay if the original
+    is deleted); the original path if that cannot be done (another file system)."""
     folder = cache_root() / "snapshots" / uid
+    target = folder / os.path.basename(path)
     try:
-        folder.mkdir(parents=True)
-        target = folder / os.path.basename(path)
-        os.link(path, target)
+        if os.path.isdir(path):
+            for rel, file in _walk(Path(path)):
+                (target / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.link(file, target / rel)
+        else:
+            folder.mkdir(parents=True)
+            os.link(path, target)
         return str(target)
-    except OSError:  # another file system, a folder, no file: upload from the original
+    except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return path
 
@@ -285,8 +291,8 @@ class ArtifactMethods:
                      metadata: Mapping[str, Any] | None = None, snapshot: bool = False) -> ArtifactRef:
         """Log a file or folder as the next version of artifact `name` (default "<env>-<type>"); returns at once
         (hashing and the chunked upload run in the background; identical files are stored once). The file must
-        stay in place until the upload is done (ref.wait() says when), unless `snapshot`: a file is hard-linked
-        first (microseconds), so that the caller may delete it at once (a checkpoint rotated out)."""
+        stay in place until the upload is done (ref.wait() says when), unless `snapshot`: its files are
+        hard-linked first (microseconds each), so that the caller may delete them at once (checkpoint rotation)."""
         name = f"{self.env}-{type}" if name is None else name
         if not isinstance(name, str) or not name:
             raise TypeError("name must be a non-empty string")
