@@ -128,7 +128,7 @@ class Uploader:
 
     def resume_pending(self) -> list[ArtifactRef]:
         """Re-queue the journaled jobs of this env (a job killed before its artifacts were stored)."""
-        refs = []
+        refs: list[ArtifactRef] = []
         if self.journal is None or not self.journal.is_dir():
             return refs
         for path in sorted(self.journal.glob("*.json")):
@@ -301,7 +301,7 @@ class ArtifactMethods:
         source = os.path.abspath(path)
         if snapshot:
             source = _snapshot(source, uid)
-        job = {"uid": uid, "env": self.env, "name": name, "type": type, "path": source, "aliases": aliases,
+        job: dict[str, Any] = {"uid": uid, "env": self.env, "name": name, "type": type, "path": source, "aliases": aliases,
                "step": None if step is None else float(step), "metadata": dict(metadata or {}),
                "snapshot": source != os.path.abspath(path)}
         ref = ArtifactRef(name, job["uid"], self)

@@ -19,7 +19,7 @@ from paneboard.protocol import (
 )
 
 from .. import jsonio
-from ..commands.envelope import EnvCommand, EventError, check_name, refusing_store_errors
+from ..commands.envelope import Command, EnvCommand, EventError, check_name, refusing_store_errors
 from ..live.deltas import Deltas
 from ..store import RunRecord, StoreTx
 from .record import ACTIVE, run_json
@@ -174,9 +174,9 @@ def parse_fork(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
                       payload={"from": source, "step": None if step is None else _step(step, "run_fork: step")})
 
 
-def fork_envs(cmd: EnvCommand) -> set[str]:
+def fork_envs(cmd: Command) -> set[str]:
     """A fork reads every pane of its source and writes every pane of its target."""
-    return {cmd.env, cmd.payload["from"]}
+    return {cmd.env, cmd.payload["from"]} if isinstance(cmd, EnvCommand) else {cmd.env}
 
 
 @refusing_store_errors
