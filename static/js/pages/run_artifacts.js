@@ -1,7 +1,9 @@
 // pages/run_artifacts.js — the artifacts of an env's run, in its run panel: what it logged (version, type, step,
 // size, aliases, the runs that used it, a download per file) and what it used (with the run that logged it).
+// Their steps become checkpoint markers on the env's line panes (checkpoints.js).
 // Data: GET api/v1/envs/<env>/artifacts; files from GET api/v1/artifact-blobs/<sha256>?name=<file name>.
 import * as api from "../api.js";
+import { setCheckpointSteps } from "../checkpoints.js";
 import { h } from "../dom.js";
 
 /** "1.5 GB" from bytes. */
@@ -47,6 +49,7 @@ export function artifactsColumn(env) {
 
   async function load() {
     data = await api.getJson(`${api.envPath(env)}/artifacts`);
+    setCheckpointSteps(env, data.logged.map((v) => v.step)); // markers on this run's curves
     draw();
   }
 
