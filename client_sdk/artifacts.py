@@ -310,12 +310,15 @@ class ArtifactMethods:
 
     def use_artifact(self, ref: str | ArtifactRef, root: str | os.PathLike | None = None) -> str:
         """Download "name:vN", "name:<alias>" (or a log_artifact reference) to the local cache and record that
-        this run used it; returns the path: the file of a one-file artifact, else its folder."""
+        this run used it; returns the path: the file of a one-file artifact, else its folder. Blocks while it
+        downloads; ArtifactError if the version is unknown or the server unreachable."""
         text = ref.wait() or str(ref) if isinstance(ref, ArtifactRef) else ref
         try:
             found = _get_json(self, "/api/v1/artifact?ref=" + urllib.parse.quote(text))
         except urllib.error.HTTPError as exc:
             raise ArtifactError(f"no artifact {text!r}: HTTP {exc.code}") from None
+        except (OSError, ValueError) as exc:  # the server is away: a job cannot start from what it cannot read
+            raise ArtifactError(f"cannot reach the server for {text!r}: {exc}") from exc
         base = Path(root) if root is not None else cache_root()
         target = base / "versions" / found["name"].replace("/", "_") / f"v{found['version']}"
         for f in found["files"]:

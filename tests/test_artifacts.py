@@ -5,9 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import urllib.error
 import urllib.request
 
+import pytest
+
 import paneboard
+import paneboard.artifacts
 
 
 def client(server, env, **kw):
@@ -86,4 +90,28 @@ def test_log_artifact_returns_before_hashing(server, tmp_path):
     took = time.perf_counter() - t0
     assert not ref.done() and took < 0.01
     assert ref.wait(60) == "big:v1"
+    c.close_connection(5)
+
+
+def test_uploads_carry_the_servers_token(make_server, tmp_path):
+    srv = make_server(token="s3cret")
+    f = tmp_path / "m.pt"
+    f.write_bytes(b"m" * 1000)
+    c = paneboard.Client(port=srv.port, env="tok", spool_dir=False, token="s3cret")
+    assert c.log_artifact(f, name="m").wait(30) == "m:v1"
+    assert open(c.use_artifact("m:v1", root=tmp_path / "cache"), "rb").read() == f.read_bytes()
+    req = urllib.request.Request(f"{srv.url}/api/v1/artifact-blobs/{'0' * 64}/upload?offset=0", data=b"x",
+                                 method="PUT")
+    try:
+        urllib.request.urlopen(req)
+        raise AssertionError("an upload without the token was taken")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 401
+    c.close_connection(5)
+
+
+def test_use_artifact_of_an_unknown_version_raises(server, tmp_path):
+    c = client(server, "nothing")
+    with pytest.raises(paneboard.artifacts.ArtifactError, match="no artifact"):
+        c.use_artifact("missing:v1", root=tmp_path / "cache")
     c.close_connection(5)
