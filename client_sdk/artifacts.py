@@ -115,15 +115,19 @@ class Uploader:
         folder = self.transport.spool_folder
         self.journal = folder / "artifacts-pending" if folder is not None else None
         self.jobs: queue.Queue[tuple[dict, ArtifactRef] | None] = queue.Queue()
-        self.idle = threading.Event()
+        self.idle = threading.Event()  # set while no job is queued or running
         self.idle.set()
+        self._pending = 0
+        self._lock = threading.Lock()
         self.closed = False
         self.thread = threading.Thread(target=self._loop, name="paneboard-artifacts", daemon=True)
         self.thread.start()
         atexit.register(self.close)
 
     def submit(self, job: dict, ref: ArtifactRef) -> None:
-        self.idle.clear()
+        with self._lock:
+            self._pending += 1
+            self.idle.clear()
         self.jobs.put((job, ref))
 
     def resume_pending(self) -> list[ArtifactRef]:
@@ -167,8 +171,10 @@ class Uploader:
                 log.warning("paneboard: artifact %s not stored: %s", ref.name, ref.error)
             finally:
                 ref._sent.set()
-                if self.jobs.empty():
-                    self.idle.set()
+                with self._lock:  # counted, not jobs.empty(): a submit between the two must keep it busy
+                    self._pending -= 1
+                    if not self._pending:
+                        self.idle.set()
 
     def _journal(self, job: dict) -> Path | None:
         if self.journal is None:
