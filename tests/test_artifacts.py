@@ -115,3 +115,23 @@ def test_use_artifact_of_an_unknown_version_raises(server, tmp_path):
     with pytest.raises(paneboard.artifacts.ArtifactError, match="no artifact"):
         c.use_artifact("missing:v1", root=tmp_path / "cache")
     c.close_connection(5)
+
+
+def test_an_artifact_logged_while_the_server_is_away_is_stored_when_it_is_back(tmp_path, server_types):
+    srv = server_types.InProcessServer(db=tmp_path / "away.db").start()
+    port = srv.port
+    c = paneboard.Client(port=port, env="away")
+    assert c.flush(30)
+    srv.stop()
+    f = tmp_path / "ckpt.pt"
+    f.write_bytes(b"c" * 300_000)
+    ref = c.log_artifact(f, name="ckpt", step=5)  # the server is away: queued, retried, never raising here
+    assert not ref.done()
+    back = server_types.InProcessServer(db=tmp_path / "away.db", port=port).start()
+    try:
+        assert ref.wait(60) == "ckpt:v1"
+        (version,) = back.get_json("/api/v1/artifacts/ckpt/versions")["versions"]
+        assert version["env"] == "away" and version["step"] == 5
+        assert c.close_connection(10)
+    finally:
+        back.stop()
