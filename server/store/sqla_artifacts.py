@@ -25,7 +25,8 @@ def _trace_points(conn: Connection, trace_id: int) -> tuple[np.ndarray, np.ndarr
     if not rows:
         empty = np.empty(0, dtype=np.float64)
         return empty, empty, empty
-    return tuple(np.concatenate([codec.decode(getattr(r, k)) for r in rows]) for k in ("xs", "ys", "walls"))  # type: ignore[return-value]
+    xs, ys, walls = (np.concatenate([codec.decode(getattr(r, k)) for r in rows]) for k in ("xs", "ys", "walls"))
+    return xs, ys, walls
 
 
 def _pack(hidden: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]) -> bytes:

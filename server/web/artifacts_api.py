@@ -6,7 +6,7 @@ import re
 
 from flask import Blueprint, Response, request, send_file
 
-from ..artifacts.blobs import BlobError
+from ..artifacts.blobs import BlobError, BlobStore
 from .api import _env_or_404
 from .common import ApiError, env_visible, json_response, services
 
@@ -113,7 +113,7 @@ def upload_chunk(sha: str) -> Response:
         raise ApiError(exc.status, str(exc), offset=blobs.partial_size(sha)) from None
 
 
-def _blobs(sha: str):  # noqa: ANN202 - the BlobStore protocol
+def _blobs(sha: str) -> BlobStore:
     blobs = services().blobs
     if blobs is None:
         raise ApiError(503, "this server keeps no artifacts (no blob store)")
