@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import threading
@@ -51,7 +52,7 @@ def main() -> None:
     ap.add_argument("--mb", type=int, default=1024, help="size of the artifact file")
     ap.add_argument("--calls", type=int, default=20, help="log_artifact calls timed")
     args = ap.parse_args()
-    root = temp_dir("pb-bench-artifacts-")
+    root = temp_dir("artifacts")
     big = root / "model.bin"
     block = os.urandom(1 << 20)
     with open(big, "wb") as f:
@@ -88,6 +89,7 @@ def main() -> None:
         stored = sum(p.stat().st_size for p in (root / "artifacts" / "objects").rglob("*") if p.is_file())
     finally:
         stop(server)
+        shutil.rmtree(root, ignore_errors=True)  # two copies of the file: gigabytes
     mb = args.mb * (1 << 20) / 1e6
     print(f"artifact file: {args.mb} MiB ({mb:.0f} MB); {args.calls + 1} versions logged, "
           f"{stored / 1e6:.0f} MB stored (one copy)")
