@@ -21,6 +21,7 @@ from .web import (
     archive_api,
     auth,
     body,
+    console_api,
     envs_api,
     groups_api,
     hparams_api,
@@ -55,6 +56,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(runs_api.bp)
+    app.register_blueprint(console_api.bp)  # a run's console lines
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests

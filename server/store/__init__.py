@@ -1,6 +1,7 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
 from .base import (
+    ConsoleLine,
     EnvSummary,
     PaneRecord,
     RunRecord,
@@ -16,7 +17,7 @@ from .base import (
 )
 from .sqla_store import SqlStore
 
-__all__ = ["EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
+__all__ = ["ConsoleLine", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
            "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 

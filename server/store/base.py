@@ -143,6 +143,24 @@ class ShareTokenRecord:
                 "created": self.created}
 
 
+@dataclass(frozen=True)
+class ConsoleLine:
+    """One console line of a run's rank; `open`: still being written (a progress bar), may change."""
+
+    rank: int
+    n: int
+    t: float
+    stream: str
+    text: str
+    open: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": self.n, "t": self.t, "stream": self.stream, "text": self.text, "rank": self.rank}
+        if self.open:
+            out["open"] = True
+        return out
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -234,6 +252,10 @@ class StoreTx(ABC):
     def sweep_blobs(self) -> int:
         """Delete every blob no pane and no step record refers to any more; returns how many went."""
 
+    @abstractmethod
+    def put_console(self, env: str, rank: int, rows: list[tuple[int, float, str, str, bool]]) -> None:
+        """Write console lines (n, t, stream, text, open) of the env's rank; a line already there is replaced."""
+
     @property
     @abstractmethod
     def touched_envs(self) -> set[str]:
@@ -298,6 +320,14 @@ class Store(ABC):
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
     @abstractmethod
     def client_last_seq(self, client_id: str) -> int: ...
+
+    @abstractmethod
+    def read_console(self, env: str, rank: int, after: int = 0, limit: int = 1000, tail: int | None = None,
+                     contains: str | None = None) -> list[ConsoleLine]:
+        """The rank's lines numbered above `after`, in order, at most `limit` (`tail`: the last that many);
+        `contains`: only lines holding that text (any case)."""
+    @abstractmethod
+    def console_ranks(self, env: str) -> list[int]: ...
 
     # Share tokens are access records, not data: they are written in short transactions of their own, outside
     # the writer thread, so that `dash-server token create` can add one beside a running server.

@@ -1,0 +1,189 @@
+"""Console capture: the job's stdout and stderr teed into memory, turned into `console` events by the sender."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections import deque
+from time import time as _now
+from typing import Any
+
+from .protocol import MAX_CONSOLE_LINE, MAX_CONSOLE_LINES
+
+log = logging.getLogger("paneboard")
+MAX_CHUNKS = 1_000_000  # writes buffered between two collections; beyond, the oldest go (memory stays bounded)
+EVENT_CHARS = 1 << 20   # text per console event, so that a burst never makes one oversized event
+
+_lock = threading.Lock()
+_active: Console | None = None  # one capture per process: the first Client that asks owns it
+
+
+class _Tee:
+    """Stands in for sys.stdout / sys.stderr: writes through, then appends (time, stream, text) to a deque.
+
+    That append is all the training thread pays (well under a microsecond); a deque's append and popleft are
+    atomic, so the sender thread drains it without a lock the writer would wait on."""
+
+    def __init__(self, stream: Any, name: str, buf: deque) -> None:
+        self._pb_stream = stream
+        self._pb_name = name
+        self._pb_buf = buf
+
+    def write(self, s: str) -> int:
+        n = self._pb_stream.write(s)
+        if s:
+            self._pb_buf.append((_now(), self._pb_name, s))
+        return n
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding ... of the real stream
+        return getattr(self._pb_stream, name)
+
+
+class _Line:
+    __slots__ = ("n", "t", "text")
+
+    def __init__(self, n: int, t: float) -> None:
+        self.n, self.t, self.text = n, t, ""
+
+
+def collapse(text: str) -> str:
+    """A carriage return starts the line over (a progress bar redraws itself): keep what the terminal shows.
+    A trailing one is kept, so that the next write replaces the text rather than extends it."""
+    if "\r" not in text:
+        return text
+    parts = text.split("\r")
+    if parts[-1]:
+        return parts[-1]
+    shown = next((p for p in reversed(parts) if p), "")
+    return shown + "\r"
+
+
+class Console:
+    """The lines of one process (one rank): numbered in the order they start, stdout and stderr interleaved.
+
+    A line still being written (a progress bar without its newline yet) goes out as it stands, marked open;
+    its later states go out under the same number and replace it on the server."""
+
+    def __init__(self, transport: Any, env: str, rank: int) -> None:
+        self.transport, self.env, self.rank = transport, env, rank
+        self.buf: deque = deque(maxlen=MAX_CHUNKS)
+        self.lock = threading.Lock()  # collect() runs on the sender thread and in flush()/close()
+        self.n = 0
+        self.open: dict[str, _Line] = {}
+        self.dirty: set[str] = set()
+        self.tees: list[tuple[str, _Tee]] = []
+
+    def install(self) -> None:
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            if stream is None or isinstance(stream, _Tee):
+                continue
+            tee = _Tee(stream, name, self.buf)
+            setattr(sys, name, tee)
+            self.tees.append((name, tee))
+
+    def uninstall(self) -> None:
+        for name, tee in self.tees:
+            if getattr(sys, name) is tee:  # someone else replaced it since: leave theirs alone
+                setattr(sys, name, tee._pb_stream)
+        self.tees = []
+
+    def collect(self, final: bool = False) -> None:
+        """Turn what was written since the last call into events (any thread; never raises)."""
+        try:
+            with self.lock:
+                rows = self._rows(final)
+            self._ship(rows)
+        except Exception:  # capture is a courtesy: it never takes the job down
+            log.debug("paneboard: console capture failed", exc_info=True)
+
+    def _rows(self, final: bool) -> list[list[Any]]:
+        rows: list[list[Any]] = []
+        q, popleft = self.buf, self.buf.popleft
+        while q:
+            t, stream, text = popleft()
+            parts = text.split("\n")
+            for i, part in enumerate(parts):
+                line = self.open.get(stream)
+                if line is None:
+                    if i == len(parts) - 1 and not part:
+                        break
+                    self.n += 1
+                    line = self.open[stream] = _Line(self.n, t)
+                if part:
+                    line.text = collapse(line.text + part)[-MAX_CONSOLE_LINE:]
+                if i < len(parts) - 1:  # a newline ends it
+                    del self.open[stream]
+                    self.dirty.discard(stream)
+                    rows.append([line.n, line.t, stream, line.text.rstrip("\r"), False])
+                else:
+                    self.dirty.add(stream)
+        for stream in sorted(self.dirty):
+            line = self.open.get(stream)
+            if line is not None and line.text.rstrip("\r"):
+                rows.append([line.n, line.t, stream, line.text.rstrip("\r"), not final])
+        self.dirty.clear()
+        if final:
+            self.open.clear()
+        rows.sort(key=lambda r: r[0])
+        return rows
+
+    def _ship(self, rows: list[list[Any]]) -> None:
+        start, chars = 0, 0
+        for i, row in enumerate(rows):
+            chars += len(row[3])
+            if i + 1 - start >= MAX_CONSOLE_LINES or chars >= EVENT_CHARS or i == len(rows) - 1:
+                self.transport.put({"t": _now(), "op": "console", "env": self.env, "win": None,
+                                    "rank": self.rank, "lines": rows[start:i + 1]})
+                start, chars = i + 1, 0
+
+
+def in_notebook() -> bool:
+    """A Jupyter kernel shows output in its cells already, and its streams are not a terminal's."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    try:
+        return get is not None and get() is not None and "ipykernel" in sys.modules
+    except Exception:
+        return False
+
+
+def rank_of_process() -> int:
+    for var in ("RANK", "LOCAL_RANK", "SLURM_PROCID"):
+        value = os.environ.get(var, "")
+        if value.isdigit():
+            return int(value)
+    return 0
+
+
+def start(transport: Any, env: str) -> Console | None:
+    """Capture this process's console into `env` (None: another client captures it already, or a notebook)."""
+    global _active
+    if in_notebook():
+        return None
+    with _lock:
+        if _active is not None:
+            return None
+        console = _active = Console(transport, env, rank_of_process())
+    console.install()
+    transport.add_source(console.collect)
+    return console
+
+
+def stop(console: Console | None) -> None:
+    """Ship what is left and give the streams back (close_connection())."""
+    global _active
+    if console is None:
+        return
+    console.collect(final=True)
+    console.transport.remove_source(console.collect)
+    console.uninstall()
+    with _lock:
+        if _active is console:
+            _active = None

@@ -1,0 +1,55 @@
+"""The console op: lines a job printed, per rank; a line sent again (a progress bar's new state) replaces it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from paneboard.protocol import MAX_CONSOLE_LINE, MAX_CONSOLE_LINES
+
+from ..commands.envelope import EnvCommand, EventError
+from ..live.deltas import Deltas
+from ..store import StoreTx
+
+STREAMS = ("stdout", "stderr")
+MAX_RANK = 1 << 20
+MAX_LINE_NO = 2**62
+
+
+def _row(raw: Any) -> tuple[int, float, str, str, bool]:
+    if not isinstance(raw, list) or len(raw) not in (4, 5):
+        raise EventError("console: each line is [n, t, stream, text] or [n, t, stream, text, open]")
+    n, t, stream, text = raw[:4]
+    is_open = raw[4] if len(raw) == 5 else False
+    if not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= MAX_LINE_NO:
+        raise EventError("console: a line's n must be a positive integer")
+    if not isinstance(t, (int, float)) or isinstance(t, bool) or not math.isfinite(t):
+        raise EventError("console: a line's t must be a finite number (seconds since the epoch)")
+    if stream not in STREAMS:
+        raise EventError(f"console: stream must be stdout or stderr, got {str(stream)[:20]!r}")
+    if not isinstance(text, str) or len(text) > MAX_CONSOLE_LINE:
+        raise EventError(f"console: a line's text must be a string of at most {MAX_CONSOLE_LINE} characters")
+    if not isinstance(is_open, bool):
+        raise EventError("console: a line's open flag must be true or false")
+    return n, float(t), stream, text.replace("\x00", ""), is_open
+
+
+def parse_console(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    unknown = set(raw) - {"op", "env", "win", "s", "t", "rank", "lines"}
+    if unknown:
+        raise EventError(f"console: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+    rank = raw.get("rank", 0)
+    if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank <= MAX_RANK:
+        raise EventError(f"console: rank must be an integer from 0 to {MAX_RANK}")
+    lines = raw.get("lines")
+    if not isinstance(lines, list) or not 0 < len(lines) <= MAX_CONSOLE_LINES:
+        raise EventError(f"console: lines must be a list of 1..{MAX_CONSOLE_LINES} lines")
+    rows: dict[int, tuple[int, float, str, str, bool]] = {}
+    for line in lines:
+        row = _row(line)
+        rows[row[0]] = row  # the last state of a line sent twice in one event wins
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"rank": rank, "rows": list(rows.values())})
+
+
+def apply_console(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    tx.put_console(cmd.env, cmd.payload["rank"], cmd.payload["rows"])
