@@ -52,4 +52,7 @@ def parse_console(raw: dict, op: str, env: str, seq: int | None, wall: float) ->
 
 
 def apply_console(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
-    tx.put_console(cmd.env, cmd.payload["rank"], cmd.payload["rows"])
+    rank, rows = cmd.payload["rank"], cmd.payload["rows"]
+    tx.put_console(cmd.env, rank, rows)
+    # A console view refetches from its first open line; nothing else on a page listens for this.
+    deltas.messages.append({"type": "console", "env": cmd.env, "rank": rank, "n": min(r[0] for r in rows)})

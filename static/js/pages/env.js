@@ -50,7 +50,8 @@ function buildChrome(page) {
   page.sections = sections({ env, container: page.grid });
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
   page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
-  $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
+  const consoleLink = h("a", { class: "btn-small act-console", href: api.consolePageUrl(env), title: "what the job printed" }, "console");
+  $("tools").replaceChildren(page.search, page.run.toggle, consoleLink, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
   $("main").replaceChildren(page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
