@@ -17,6 +17,7 @@ from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
 from .web import (
+    alerts_api,
     api,
     archive_api,
     auth,
@@ -57,6 +58,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(runs_api.bp)
     app.register_blueprint(console_api.bp)  # a run's console lines
+    app.register_blueprint(alerts_api.bp)  # alert rules for the --notify receivers
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests

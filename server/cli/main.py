@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 import threading
+from urllib.parse import urlsplit
 
 from ..settings import DEFAULT_PORT, Settings, default_db_path
 from ..web.auth import host_name as auth_host_name
@@ -50,6 +51,13 @@ def _server_parser() -> argparse.ArgumentParser:
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
                         "(repeatable)")
+    p.add_argument("--notify", action="append", default=[], metavar="URL",
+                   help="POST run events (crashed, failed, finished, stalled, a first NaN/inf, alerts, alert rules) "
+                        "to this webhook as Slack-compatible JSON; Discord and ntfy URLs are recognised, or name "
+                        "the format: ntfy:URL, discord:URL, slack:URL, json:URL (repeatable)")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="this server's address as the notifications' readers reach it, e.g. behind a tunnel "
+                        "(default http://HOST:PORT)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
                    help="print the ssh command that forwards this server to your machine, then exit")
     return p
@@ -150,6 +158,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dash-server: --crash-grace must be a positive number of seconds, got {args.crash_grace:g}",
               file=sys.stderr)
         return 2
+    for target in args.notify:
+        from ..notify.payload import split_target
+
+        if urlsplit(split_target(target)[1]).scheme not in ("http", "https"):
+            print(f"dash-server: --notify needs an http(s) URL, got {target!r}", file=sys.stderr)
+            return 2
     if bool(args.username) != bool(args.password):
         print("dash-server: --username and --password go together", file=sys.stderr)
         return 2
@@ -164,4 +178,5 @@ def main(argv: list[str] | None = None) -> int:
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
                           stall_after_s=args.stall_after, run_crash_grace_s=args.crash_grace,
-                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))
+                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host),
+                          notify=tuple(args.notify), public_url=args.public_url))

@@ -161,6 +161,33 @@ class ConsoleLine:
         return out
 
 
+@dataclass(frozen=True)
+class OutboxRecord:
+    """A notification not delivered yet: POST `payload` (an event, formatted per receiver) to `url`."""
+
+    id: int
+    key: str
+    url: str
+    payload: dict
+    created: float
+    attempts: int
+
+
+@dataclass(frozen=True)
+class AlertRuleRecord:
+    id: int
+    name: str
+    query: str
+    scope: str
+    cooldown_s: float
+    fired: dict[str, float]  # env -> when the rule last fired for it
+    created: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "query": self.query, "scope": self.scope,
+                "cooldown_s": self.cooldown_s, "fired": self.fired, "created": self.created}
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -339,6 +366,27 @@ class Store(ABC):
     def list_share_tokens(self) -> list[ShareTokenRecord]: ...
     @abstractmethod
     def delete_share_token(self, token_id: int) -> bool: ...
+
+    # Notifications: an outbox every server on the database shares (a key is enqueued once, whoever sees the
+    # event), and the alert rules; each call is a short transaction of its own, on the notifier's thread.
+    @abstractmethod
+    def enqueue_notifications(self, rows: list[tuple[str, str, dict]], now: float) -> int:
+        """Add (key, url, payload) rows whose key is new; returns how many were new."""
+    @abstractmethod
+    def due_notifications(self, now: float, limit: int = 100) -> list[OutboxRecord]: ...
+    @abstractmethod
+    def next_notification_due(self) -> float | None: ...
+    @abstractmethod
+    def settle_notification(self, row_id: int, delivered: float | None, attempts: int, next_try: float) -> None:
+        """Delivered (at `delivered`), or to retry at `next_try`."""
+    @abstractmethod
+    def add_alert_rule(self, name: str, query: str, scope: str, cooldown_s: float, now: float) -> AlertRuleRecord: ...
+    @abstractmethod
+    def list_alert_rules(self) -> list[AlertRuleRecord]: ...
+    @abstractmethod
+    def set_rule_fired(self, rule_id: int, fired: dict[str, float]) -> None: ...
+    @abstractmethod
+    def delete_alert_rule(self, rule_id: int) -> bool: ...
 
     # Settings shared by every server on the database, each read or written in a short transaction of its own.
     @abstractmethod
