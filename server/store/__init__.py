@@ -2,9 +2,9 @@
 
 from .base import (
     AlertRuleRecord,
-    OutboxRecord,
     ConsoleLine,
     EnvSummary,
+    OutboxRecord,
     PaneRecord,
     RunRecord,
     RunRow,
