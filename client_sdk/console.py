@@ -7,6 +7,8 @@ import os
 import sys
 import threading
 from collections import deque
+from itertools import groupby
+from operator import itemgetter
 from time import time as _now
 from typing import Any
 
@@ -21,7 +23,7 @@ _active: Console | None = None  # one capture per process: the first Client that
 
 
 class _Tee:
-    """Stands in for sys.stdout / sys.stderr: writes through, then appends (time, stream, text) to a deque.
+    """Stands in for sys.stdout / sys.stderr: writes through, then appends (stream, text) to a deque.
 
     That append is all the training thread pays (under a microsecond a print: bound methods cached, slots); a
     deque's append and popleft are atomic, so the sender thread drains it without a lock the writer would wait on."""
@@ -36,7 +38,7 @@ class _Tee:
 
     def write(self, s: str) -> int:
         n = self._pb_write(s)
-        self._pb_append((_now(), self._pb_name, s))
+        self._pb_append((self._pb_name, s))
         return n
 
     def writelines(self, lines: Any) -> None:
@@ -80,6 +82,7 @@ class Console:
         self.open: dict[str, _Line] = {}
         self.dirty: set[str] = set()
         self.tees: list[tuple[str, _Tee]] = []
+        self.collected = _now()  # when collect() last ran: the earliest time a line written since can have
 
     def install(self) -> None:
         for name in ("stdout", "stderr"):
@@ -100,52 +103,107 @@ class Console:
         """Turn what was written since the last call into events (any thread; never raises)."""
         try:
             with self.lock:
-                rows = self._rows(final)
-            self._ship(rows)
+                cols = self._columns(final)
+            self._ship(cols)
         except Exception:  # capture is a courtesy: it never takes the job down
             log.debug("paneboard: console capture failed", exc_info=True)
 
-    def _rows(self, final: bool) -> list[list[Any]]:
-        rows: list[list[Any]] = []
+    def _columns(self, final: bool) -> _Columns:
+        now = _now()
         q, popleft = self.buf, self.buf.popleft
-        while q:
-            t, stream, text = popleft()
-            if not text:
-                continue
-            parts = text.split("\n")
-            for i, part in enumerate(parts):
-                line = self.open.get(stream)
-                if line is None:
-                    if i == len(parts) - 1 and not part:
-                        break
-                    self.n += 1
-                    line = self.open[stream] = _Line(self.n, t)
-                if part:
-                    line.text = collapse(line.text + part)[-MAX_CONSOLE_LINE:]
-                if i < len(parts) - 1:  # a newline ends it
-                    del self.open[stream]
-                    self.dirty.discard(stream)
-                    rows.append([line.n, line.t, stream, line.text.rstrip("\r"), False])
-                else:
-                    self.dirty.add(stream)
+        items = [popleft() for _ in range(len(q))]
+        cols = _Columns()
+        if items:
+            # The writer records no time (it would double its cost): a line's time is interpolated between the
+            # last collection and this one (0.1 s apart), in the order the writes came.
+            t0, span, total, done = self.collected, now - self.collected, len(items), 0
+            for stream, group in groupby(items, key=itemgetter(0)):
+                texts = [g[1] for g in group]
+                t_a = t0 + span * done / total
+                done += len(texts)
+                self._feed(stream, "".join(texts), t_a, t0 + span * done / total, cols)
+        self.collected = now
         for stream in sorted(self.dirty):
             line = self.open.get(stream)
             if line is not None and line.text.rstrip("\r"):
-                rows.append([line.n, line.t, stream, line.text.rstrip("\r"), not final])
+                cols.add(line.n, line.t, stream, line.text.rstrip("\r"), not final)
         self.dirty.clear()
         if final:
             self.open.clear()
-        rows.sort(key=lambda r: r[0])
-        return rows
+        return cols
 
-    def _ship(self, rows: list[list[Any]]) -> None:
-        start, chars = 0, 0
-        for i, row in enumerate(rows):
-            chars += len(row[3])
-            if i + 1 - start >= MAX_CONSOLE_LINES or chars >= EVENT_CHARS or i == len(rows) - 1:
-                self.transport.put({"t": _now(), "op": "console", "env": self.env, "win": None,
-                                    "rank": self.rank, "lines": rows[start:i + 1]})
-                start, chars = i + 1, 0
+    def _feed(self, stream: str, text: str, t_a: float, t_b: float, cols: _Columns) -> None:
+        """Split one stream's consecutive writes into lines; the last part, without its newline, stays open."""
+        parts = text.split("\n")
+        m = len(parts)
+        step = (t_b - t_a) / m
+        line = self.open.pop(stream, None)
+        if line is None and m > 1 and "\r" not in text and max(map(len, parts)) <= MAX_CONSOLE_LINE:
+            # The common case, a column at a time: whole lines, no carriage return, none too long. Columns of
+            # plain values, not a list per line: a burst of lines would otherwise wake the garbage collector.
+            k = m - 1
+            cols.n.extend(range(self.n + 1, self.n + m))
+            cols.t.extend([t_a + step * j for j in range(k)])
+            cols.stream.extend([stream] * k)
+            cols.text.extend(parts[:k])
+            cols.open.extend([False] * k)
+            self.n += k
+            parts, m = parts[k:], 1
+        for j in range(m - 1):  # each of these parts ends with a newline
+            part = parts[j]
+            if line is None:
+                self.n += 1
+                line = _Line(self.n, t_a + step * j)
+            line.text = collapse(line.text + part)[-MAX_CONSOLE_LINE:]
+            cols.add(line.n, line.t, stream, line.text.rstrip("\r"), False)
+            line = None
+        tail = parts[-1]
+        if tail:
+            if line is None:
+                self.n += 1
+                line = _Line(self.n, t_a + step * (m - 1))
+            line.text = collapse(line.text + tail)[-MAX_CONSOLE_LINE:]
+        if line is not None:
+            self.open[stream] = line
+            self.dirty.add(stream)
+        else:
+            self.dirty.discard(stream)
+
+    def _ship(self, cols: _Columns) -> None:
+        i, total = 0, len(cols.n)
+        while i < total:
+            k = min(MAX_CONSOLE_LINES, total - i)
+            while k > 1 and sum(map(len, cols.text[i:i + k])) > EVENT_CHARS:
+                k //= 2  # long lines: fewer per event
+            ev: dict[str, Any] = {"t": _now(), "op": "console", "env": self.env, "win": None, "rank": self.rank,
+                                  "n": cols.n[i:i + k], "time": cols.t[i:i + k], "text": cols.text[i:i + k]}
+            streams = cols.stream[i:i + k]
+            ev["stream"] = streams[0] if streams.count(streams[0]) == k else streams
+            opens = cols.open[i:i + k]
+            if any(opens):
+                ev["open"] = opens
+            self.transport.put(ev)
+            i += k
+
+
+class _Columns:
+    """Lines as columns (see _feed)."""
+
+    __slots__ = ("n", "t", "stream", "text", "open")
+
+    def __init__(self) -> None:
+        self.n: list[int] = []
+        self.t: list[float] = []
+        self.stream: list[str] = []
+        self.text: list[str] = []
+        self.open: list[bool] = []
+
+    def add(self, n: int, t: float, stream: str, text: str, is_open: bool) -> None:
+        self.n.append(n)
+        self.t.append(t)
+        self.stream.append(stream)
+        self.text.append(text)
+        self.open.append(is_open)
 
 
 def in_notebook() -> bool:

@@ -145,10 +145,22 @@ def test_the_console_api_pages_searches_tails_and_downloads(server: Any):
     assert err.value.code == 404
 
 
+def test_console_events_may_come_as_columns(server: Any):
+    answer = server.http("POST", "/api/v1/events", {"events": [{"op": "console", "env": "cols", "n": [1, 2, 3],
+                                                                "time": [1.0, 2.0, 3.0], "text": ["a", "b", "c"],
+                                                                "stream": ["stdout", "stderr", "stdout"],
+                                                                "open": [False, False, True]}]})
+    assert answer["errors"] == []
+    assert [(g["stream"], g["text"], g.get("open", False)) for g in lines(server, "cols")] == [
+        ("stdout", "a", False), ("stderr", "b", False), ("stdout", "c", True)]
+
+
 def test_bad_console_events_are_refused_with_a_reason(server: Any):
     for bad in ({"lines": []}, {"lines": [[0, 1.0, "stdout", "x"]]}, {"lines": [[1, 1.0, "tty", "x"]]},
                 {"lines": [[1, 1.0, "stdout", 5]]}, {"rank": -1, "lines": [[1, 1.0, "stdout", "x"]]},
-                {"lines": [[1, 1.0, "stdout", "x"]], "extra": 1}):
+                {"lines": [[1, 1.0, "stdout", "x"]], "extra": 1}, {"n": [1, 2], "time": [1.0], "text": ["a", "b"]},
+                {"n": [1], "time": [1.0], "text": ["a"], "stream": "tty"}, {"n": 1},
+                {"n": [1], "time": [1.0], "text": ["a"], "lines": []}):
         answer = server.http("POST", "/api/v1/events", {"events": [{"op": "console", "env": "bad", **bad}]})
         assert answer["errors"] and "console" in answer["errors"][0]["error"], bad
 

@@ -34,16 +34,41 @@ def _row(raw: Any) -> tuple[int, float, str, str, bool]:
     return n, float(t), stream, text.replace("\x00", ""), is_open
 
 
+def _column(raw: dict, key: str, k: int, default: Any = None) -> list:
+    """A column of k values; a single value (a stream, an open flag) stands for all of them."""
+    value = raw.get(key, default)
+    if isinstance(value, list):
+        if len(value) != k:
+            raise EventError(f"console: {key} must hold one value per line ({k}), got {len(value)}")
+        return value
+    return [value] * k
+
+
+def _rows_of(raw: dict) -> list:
+    """Rows [n, t, stream, text, open] from `lines` (rows), or from the columns n, time, stream, text, open
+    that the SDK sends (a list per line would cost it a garbage collection per burst)."""
+    if "lines" in raw:
+        if any(k in raw for k in ("n", "time", "text", "stream", "open")):
+            raise EventError("console: give either lines or the columns n, time, stream, text, open")
+        return raw["lines"] if isinstance(raw["lines"], list) else [None]
+    ns = raw.get("n")
+    if not isinstance(ns, list):
+        raise EventError("console: give lines ([[n, t, stream, text], ...]) or the columns n, time, stream, text")
+    k = len(ns)
+    return [list(row) for row in zip(ns, _column(raw, "time", k), _column(raw, "stream", k), _column(raw, "text", k),
+                                     _column(raw, "open", k, False), strict=True)]
+
+
 def parse_console(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
-    unknown = set(raw) - {"op", "env", "win", "s", "t", "rank", "lines"}
+    unknown = set(raw) - {"op", "env", "win", "s", "t", "rank", "lines", "n", "time", "stream", "text", "open"}
     if unknown:
         raise EventError(f"console: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
     rank = raw.get("rank", 0)
     if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank <= MAX_RANK:
         raise EventError(f"console: rank must be an integer from 0 to {MAX_RANK}")
-    lines = raw.get("lines")
-    if not isinstance(lines, list) or not 0 < len(lines) <= MAX_CONSOLE_LINES:
-        raise EventError(f"console: lines must be a list of 1..{MAX_CONSOLE_LINES} lines")
+    lines = _rows_of(raw)
+    if not 0 < len(lines) <= MAX_CONSOLE_LINES:
+        raise EventError(f"console: 1..{MAX_CONSOLE_LINES} lines per event")
     rows: dict[int, tuple[int, float, str, str, bool]] = {}
     for line in lines:
         row = _row(line)
