@@ -77,6 +77,10 @@ class Console:
     def __init__(self, transport: Any, env: str, rank: int) -> None:
         self.transport, self.env, self.rank = transport, env, rank
         self.buf: deque = deque(maxlen=MAX_CHUNKS)
+        # The buffer the tees wrote to before the last swap, and how much of it was taken: a write that had
+        # already looked up its append when the buffer was swapped lands there, and is taken next time.
+        self.old: deque = deque()
+        self.old_taken = 0
         self.lock = threading.Lock()  # collect() runs on the sender thread and in flush()/close()
         self.n = 0
         self.open: dict[str, _Line] = {}
@@ -110,18 +114,24 @@ class Console:
 
     def _columns(self, final: bool) -> _Columns:
         now = _now()
-        q, popleft = self.buf, self.buf.popleft
-        items = [popleft() for _ in range(len(q))]
+        # Swap in a fresh buffer rather than pop item by item (a C-speed copy instead of a Python loop).
+        late = list(self.old)[self.old_taken:]
+        self.old, self.buf = self.buf, deque(maxlen=MAX_CHUNKS)
+        for _name, tee in self.tees:
+            tee._pb_append = self.buf.append
+        items = late + list(self.old)
+        self.old_taken = len(items) - len(late)
         cols = _Columns()
         if items:
             # The writer records no time (it would double its cost): a line's time is interpolated between the
             # last collection and this one (0.1 s apart), in the order the writes came.
-            t0, span, total, done = self.collected, now - self.collected, len(items), 0
+            runs = sum(1 for _ in groupby(items, key=itemgetter(0)))
+            t0, span, total, done = self.collected, now - self.collected, runs, 0
             for stream, group in groupby(items, key=itemgetter(0)):
-                texts = [g[1] for g in group]
+                text = "".join(map(itemgetter(1), group))
                 t_a = t0 + span * done / total
-                done += len(texts)
-                self._feed(stream, "".join(texts), t_a, t0 + span * done / total, cols)
+                done += 1
+                self._feed(stream, text, t_a, t0 + span * done / total, cols)
         self.collected = now
         for stream in sorted(self.dirty):
             line = self.open.get(stream)
