@@ -43,15 +43,16 @@ function buildChrome(page) {
     h("span", { class: "sep", text: "/" }),
     h("span", { class: "crumb-current env-name", text: env }));
   page.run = runPanel({ env, notice });
-  $("crumbs").append(page.run.badge, h("span", { class: "env-stats", id: "env-stats" }));
+  // The console's link sits by the run's status (the tools row is full: more there folds it into a menu).
+  const consoleLink = h("a", { class: "crumb-console act-console", href: api.consolePageUrl(env), title: "what the job printed" }, "console");
+  $("crumbs").append(page.run.badge, consoleLink, h("span", { class: "env-stats", id: "env-stats" }));
   page.search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
     oninput: () => applyFilter(page) });
   page.grid = h("div", { class: "sections", id: "grid" });
   page.sections = sections({ env, container: page.grid });
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
   page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
-  const consoleLink = h("a", { class: "btn-small act-console", href: api.consolePageUrl(env), title: "what the job printed" }, "console");
-  $("tools").replaceChildren(page.search, page.run.toggle, consoleLink, ...page.ws.tools());
+  $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
   $("main").replaceChildren(page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
