@@ -42,7 +42,8 @@ def console(env: str) -> Response:
         raise ApiError(400, "q must be at most 1000 characters")
     store = services().store
     if fmt == "text" and limit is None and tail is None:  # the download: every line, page by page
-        chunks, cursor = [], after
+        chunks: list[str] = []
+        cursor = after
         while True:
             page = store.read_console(name, rank, cursor, MAX_PAGE, None, contains)
             chunks.extend(line.text + "\n" for line in page)
