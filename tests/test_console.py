@@ -169,3 +169,22 @@ def test_bad_console_events_are_refused_with_a_reason(server: Any):
     ("plain", "plain"), ("a\rb", "b"), ("10%\r", "10%\r"), ("10%\r20%", "20%"), ("x\r\r", "x\r")])
 def test_a_carriage_return_keeps_what_the_terminal_shows(written: str, shown: str):
     assert collapse(written) == shown
+
+
+def test_an_uncaught_exception_leaves_its_traceback_in_the_console(server: Any, tmp_path: Any):
+    script = textwrap.dedent("""
+        import sys, paneboard
+        c = paneboard.Client(port=int(sys.argv[1]), env="raises")
+        print("about to fail")
+        def train():
+            raise ZeroDivisionError("loss went to infinity")
+        train()
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(server.port)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PANEBOARD_SPOOL_DIR": str(tmp_path / "spool")})
+    assert done.returncode == 1 and "ZeroDivisionError" in done.stderr  # the terminal still shows it too
+    got = lines(server, "raises")
+    assert got[0]["text"] == "about to fail"
+    assert got[1] == {**got[1], "stream": "stderr", "text": "Traceback (most recent call last):"}
+    assert got[-1]["text"] == "ZeroDivisionError: loss went to infinity"
+    assert server.get_json("/api/v1/envs/raises/run")["status"] == "failed"
