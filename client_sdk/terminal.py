@@ -65,6 +65,17 @@ def fmt_age(seconds: float) -> str:
     return f"{int(seconds)}s"
 
 
+def fmt_duration(seconds: float) -> str:
+    """Two units, as people say it: "3h 12m", "5m 03s", "42s"."""
+    s = int(max(0.0, seconds))
+    d, h, m = s // 86400, s // 3600 % 24, s // 60 % 60
+    if d:
+        return f"{d}d {h}h"
+    if h:
+        return f"{h}h {m:02d}m"
+    return f"{m}m {s % 60:02d}s" if m else f"{s}s"
+
+
 def fmt_value(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -111,7 +122,7 @@ def _when(t: float | None) -> str:
 def status_text(api: Api, env: str, run: dict, listed: dict | None, now: float) -> str:
     status = run.get("status") or "no job reported"
     started, ended = run.get("started"), run.get("ended")
-    took = f" after {fmt_age((ended or now) - started)}" if started else ""
+    took = f" after {fmt_duration((ended or now) - started)}" if started else ""
     lines = [f"{env}: {status}{took}", f"started {_when(started)}" + (f", ended {_when(ended)}" if ended else "")]
     p = run.get("provenance") or {}
     if p:
