@@ -131,6 +131,8 @@ class Notifier:
         for row in self.store.due_notifications(time.time()):
             if self.stopping:
                 return
+            if not self.store.claim_notification(row, time.time() + POST_TIMEOUT + 5):
+                continue  # another server on the database is sending it
             body, headers = payload.request(row.payload.get("format", "json"), row.payload)
             status = self._post(row.url, body, headers)
             now = time.time()

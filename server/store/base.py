@@ -155,10 +155,8 @@ class ConsoleLine:
     open: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"n": self.n, "t": self.t, "stream": self.stream, "text": self.text, "rank": self.rank}
-        if self.open:
-            out["open"] = True
-        return out
+        out = {"n": self.n, "t": self.t, "stream": self.stream, "text": self.text, "rank": self.rank}
+        return {**out, "open": True} if self.open else out
 
 
 @dataclass(frozen=True)
@@ -171,6 +169,7 @@ class OutboxRecord:
     payload: dict
     created: float
     attempts: int
+    next_try: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -184,8 +183,7 @@ class AlertRuleRecord:
     created: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "query": self.query, "scope": self.scope,
-                "cooldown_s": self.cooldown_s, "fired": self.fired, "created": self.created}
+        return dict(vars(self))  # id, name, query, scope, cooldown_s, fired, created
 
 
 class StoreError(Exception):
@@ -367,8 +365,7 @@ class Store(ABC):
     @abstractmethod
     def delete_share_token(self, token_id: int) -> bool: ...
 
-    # Notifications: an outbox every server on the database shares (a key is enqueued once, whoever sees the
-    # event), and the alert rules; each call is a short transaction of its own, on the notifier's thread.
+    # Notifications: an outbox all servers on the database share (a key goes in once) and the alert rules.
     @abstractmethod
     def enqueue_notifications(self, rows: list[tuple[str, str, dict]], now: float) -> int:
         """Add (key, url, payload) rows whose key is new; returns how many were new."""
@@ -376,6 +373,9 @@ class Store(ABC):
     def due_notifications(self, now: float, limit: int = 100) -> list[OutboxRecord]: ...
     @abstractmethod
     def next_notification_due(self) -> float | None: ...
+    @abstractmethod
+    def claim_notification(self, row: OutboxRecord, until: float) -> bool:
+        """Take the row for one delivery attempt (no other server on the database sends it until `until`)."""
     @abstractmethod
     def settle_notification(self, row_id: int, delivered: float | None, attempts: int, next_try: float) -> None:
         """Delivered (at `delivered`), or to retry at `next_try`."""

@@ -36,7 +36,14 @@ class SqlNotify:
              .order_by(notify_t.c.id).limit(limit))
         with self.engine.connect() as conn:
             return [OutboxRecord(id=int(r.id), key=r.key, url=r.url, payload=r.payload, created=float(r.created),
-                                 attempts=int(r.attempts)) for r in conn.execute(q)]
+                                 attempts=int(r.attempts), next_try=float(r.next_try)) for r in conn.execute(q)]
+
+    def claim_notification(self, row: OutboxRecord, until: float) -> bool:
+        # Optimistic: of several servers that read the same due row, the one whose update still finds it wins.
+        with self.engine.begin() as conn:
+            return conn.execute(update(notify_t).where(notify_t.c.id == row.id, notify_t.c.next_try == row.next_try,
+                                                       notify_t.c.delivered.is_(None))
+                                .values(next_try=until)).rowcount == 1
 
     def next_notification_due(self) -> float | None:
         with self.engine.connect() as conn:
