@@ -209,3 +209,16 @@ def test_each_receiver_gets_its_own_format(target: str, fmt: str):
     else:
         assert doc["text"].startswith("Run r1 crashed") and doc["attachments"][0]["fields"]
         assert ("event" in doc) == (fmt == "json")
+
+
+def test_each_stall_is_an_event_but_a_republished_stall_is_not():
+    from paneboard.server.notify.events import Links, events_of
+
+    links, seen, last = Links("http://x"), set(), {}
+
+    def run(status: str) -> list:
+        m = {"type": "run", "env": "r", "run": {"status": status, "started": 1.0, "ended": None}}
+        return events_of(m, None, links, seen, last)  # run messages never read the store
+
+    keys = [e["key"] for status in ("stalled", "stalled", "running", "stalled") for e in run(status)]
+    assert len(keys) == 2 and len(set(keys)) == 2 and all(k.startswith("run:r:stalled:") for k in keys)

@@ -14,7 +14,7 @@ import numpy as np
 from ..store import Store
 from . import payload
 
-RUN_EVENTS = ("crashed", "failed", "finished", "stalled")
+RUN_EVENTS = ("crashed", "failed", "finished", "stalled", "running")  # running: only to see a stall end
 ALERTS_WIN = "alerts"  # the pane the SDK hooks' alerts (and the server's stall watch) append rows to
 _TAG = re.compile(r"<[^>]+>")
 
@@ -76,13 +76,22 @@ def _new_pane_nans(env: str, win: str, store: Store, links: Links) -> list[dict[
     return out
 
 
-def events_of(m: dict[str, Any], store: Store, links: Links, panes_seen: set[tuple[str, str]]) -> list[dict[str, Any]]:
+def events_of(m: dict[str, Any], store: Store, links: Links, panes_seen: set[tuple[str, str]],
+              last_status: dict[str, str]) -> list[dict[str, Any]]:
     """The events one interesting message stands for (the notifier's thread: it may read the store)."""
     env = str(m.get("env"))
     if m["type"] == "run":
         run = m["run"]
         status = run["status"]
+        if status == "running":
+            last_status[env] = status
+            return []
         key = f"run:{env}:{status}:{run.get('started')}:{run.get('ended')}"
+        if status == "stalled":  # a run may stall, resume and stall again: each stall is an event of its own
+            if last_status.get(env) == "stalled":
+                return []
+            key += f":{time.time_ns()}"
+        last_status[env] = status
         fields = {"status": status, "started": _when(run.get("started"))}
         if run.get("started") and run.get("ended"):
             fields["duration"] = f"{run['ended'] - run['started']:.0f} s"

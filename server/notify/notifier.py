@@ -48,6 +48,7 @@ class Notifier:
         self.last_rules = 0.0
         self.delivered = 0  # rows delivered by this process (diagnostics, tests)
         self.panes_seen: set[tuple[str, str]] = set()  # new panes already looked through for a NaN
+        self.last_status: dict[str, str] = {}  # env -> the run status last heard (a stall is told once per stall)
 
     # -- writer thread --------------------------------------------------------------------------------
     def note(self, messages: list[dict[str, Any]]) -> None:
@@ -88,7 +89,7 @@ class Notifier:
         rows = []
         while self.inbox:
             m = self.inbox.popleft()
-            for ev in events_of(m, self.store, self.links, self.panes_seen):
+            for ev in events_of(m, self.store, self.links, self.panes_seen, self.last_status):
                 rows += [(f"{ev['key']}>{url}"[:255], url, {**ev, "format": fmt}) for fmt, url in self.targets]
         if rows:
             self.store.enqueue_notifications(rows, time.time())
