@@ -25,8 +25,9 @@ _active: Console | None = None  # one capture per process: the first Client that
 class _Tee:
     """Stands in for sys.stdout / sys.stderr: writes through, then appends (stream, text) to a deque.
 
-    That append is all the training thread pays (under a microsecond a print: bound methods cached, slots); a
-    deque's append and popleft are atomic, so the sender thread drains it without a lock the writer would wait on."""
+    That append is all the training thread pays (under a microsecond a print: bound methods cached, slots, no
+    clock); a deque's append is atomic, and the sender thread swaps in a fresh deque to drain the old one, so
+    no lock is ever held that the writer would wait on."""
 
     __slots__ = ("_pb_stream", "_pb_name", "_pb_write", "_pb_append")
 
