@@ -205,6 +205,7 @@ _OP_FIELDS: dict[str, str] = {
     "hparams": "session, hparams, metrics, domains",
     "run_start": "client, provenance", "run_end": "client, status, error", "run_config": "config, replace",
     "run_tags": "add, remove or set", "run_note": "note, append", "run_best": "series, direction",
+    "run_import": "status, started, ended, provenance, tags, notes, error",
 }
 
 
