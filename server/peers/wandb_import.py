@@ -13,8 +13,6 @@ import numpy as np
 from .sink import PeerImportError, Progress, Sink, client_id, need, tag_text
 from .wandb_log import WandbLogError, records
 
-_SKIP = ("_step", "_timestamp", "_runtime")
-
 
 def run_files(path: Path) -> list[Path]:
     """The run-*.wandb files of a run folder, a wandb/ folder of them, or a folder holding wandb/."""
@@ -71,26 +69,39 @@ def read_run(path: Path) -> WandbRun:
     record = pb.Record()
     last_wall = -math.inf
     step_auto = 0
+    history = run.history
     try:
         for data in records(path):
             record.ParseFromString(data)
             kind = record.WhichOneof("record_type")
-            if kind == "history":
-                row = {_key(i): i.value_json for i in record.history.item}
-                step = float(row["_step"]) if "_step" in row else float(record.history.step.num or step_auto)
+            if kind == "history":  # the hot loop: a million rows should import in seconds
+                step = wall = math.nan
+                values = []
+                for item in record.history.item:
+                    nested = item.nested_key
+                    key = nested[0] if len(nested) == 1 else ".".join(nested) if nested else item.key
+                    if key == "_step":
+                        step = float(item.value_json)
+                    elif key == "_timestamp":
+                        wall = float(item.value_json)
+                    elif key != "_runtime":
+                        values.append((key, item.value_json))
+                if step != step:
+                    step = float(record.history.step.num or step_auto)
                 step_auto = int(step) + 1
-                wall = float(row["_timestamp"]) if "_timestamp" in row else math.nan
-                last_wall = max(last_wall, wall) if wall == wall else last_wall
-                for key, text in row.items():
-                    if key in _SKIP:
-                        continue
-                    value = _value(text)
-                    if isinstance(value, bool) or not isinstance(value, (int, float)):
-                        run.media += 1  # images, tables ...: not imported yet
-                        continue
-                    cols = run.history.get(key)
+                if wall == wall and wall > last_wall:
+                    last_wall = wall
+                for key, text in values:
+                    try:
+                        value = float(text)
+                    except ValueError:
+                        value = json.loads(text)
+                        if isinstance(value, bool) or not isinstance(value, (int, float)):
+                            run.media += 1  # images, tables ...: not imported yet
+                            continue
+                    cols = history.get(key)
                     if cols is None:
-                        cols = run.history[key] = ([], [], [])
+                        cols = history[key] = ([], [], [])
                     cols[0].append(step)
                     cols[1].append(value)
                     cols[2].append(wall)
