@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from .runs_table import columns, flatten_run
 
@@ -94,7 +95,7 @@ class Api:
         params += [("samples", samples)] if runs else [("q", query or ""), ("samples", samples)]
         with self._open("history", params) as r:
             for line in r:
-                block = json.loads(line)
+                block = orjson.loads(line)
                 yield (block["env"], block["key"], _decode(block["step"]), _decode(block["value"]),
                        _decode(block["wall"]))
 
@@ -181,8 +182,10 @@ class _ParquetHistory:
         import pyarrow.parquet as pq
 
         self.pa = pa
-        self.schema = pa.schema([("env", pa.string()), ("key", pa.string()), ("step", pa.float64()),
-                                 ("wall", pa.float64()), ("value", pa.float64())])
+        # env and key as dictionaries: one string per block rather than one per point (a flat RSS)
+        text = pa.dictionary(pa.int32(), pa.string())
+        self.schema = pa.schema([("env", text), ("key", text), ("step", pa.float64()), ("wall", pa.float64()),
+                                 ("value", pa.float64())])
         self.writer = pq.ParquetWriter(path, self.schema)
         self.parts: list[Any] = []
         self.n = 0
@@ -190,8 +193,9 @@ class _ParquetHistory:
     def add(self, env: str, key: str, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
         pa = self.pa
         n = len(x)
-        self.parts.append(pa.table({"env": pa.DictionaryArray.from_arrays(np.zeros(n, "i4"), [env]).cast(pa.string()),
-                                    "key": pa.DictionaryArray.from_arrays(np.zeros(n, "i4"), [key]).cast(pa.string()),
+        zeros = np.zeros(n, "i4")
+        self.parts.append(pa.table({"env": pa.DictionaryArray.from_arrays(zeros, pa.array([env])),
+                                    "key": pa.DictionaryArray.from_arrays(zeros, pa.array([key])),
                                     "step": x, "wall": w, "value": y}, schema=self.schema))
         self.n += n
         if self.n >= EXPORT_BATCH:
@@ -199,7 +203,7 @@ class _ParquetHistory:
 
     def _flush(self) -> None:
         if self.parts:
-            self.writer.write_table(self.pa.concat_tables(self.parts))
+            self.writer.write_table(self.pa.concat_tables(self.parts).unify_dictionaries())
         self.parts, self.n = [], 0
 
     def close(self) -> None:
