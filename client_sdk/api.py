@@ -27,7 +27,7 @@ class ApiError(RuntimeError):
 
 def _pandas() -> Any:
     try:
-        import pandas
+        import pandas  # type: ignore[import-untyped]  # (pandas-stubs is not a dependency)
     except ImportError:
         return None
     return pandas
@@ -107,7 +107,8 @@ class Api:
         parts: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         for _env, key, x, y, w in self.iter_history([env], wanted, samples):
             parts.setdefault(key, []).append((x, y, w))
-        series = {k: tuple(np.concatenate([p[i] for p in v]) for i in range(3)) for k, v in parts.items()}
+        series = {k: (np.concatenate([p[0] for p in v]), np.concatenate([p[1] for p in v]),
+                      np.concatenate([p[2] for p in v])) for k, v in parts.items()}
         pd = _pandas()
         if pd is None:
             return _history_dicts(series)

@@ -158,6 +158,8 @@ def test_unknown_source_and_missing_path(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert dash_server(["import", str(tmp_path), "--db", str(tmp_path / "x.db")]) == 2
     assert "not a TensorBoard logdir" in capsys.readouterr().err
+    assert dash_server(["import", str(tmp_path), "--server", "http://127.0.0.1:1"]) == 2
+    assert "--server is not supported yet" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("peer", ["wandb", "mlflow"])

@@ -56,8 +56,15 @@ def import_command(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="dash-server import", description=__doc__)
     p.add_argument("source", help="a folder, file or MLflow tracking URI")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    p.add_argument("--server", default="", metavar="URL",
+                   help="import into a running server (not yet: stop it and give its --db)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
+    if args.server:
+        # Resuming needs each importing client's last stored sequence number, which only the store tells.
+        print("dash-server import: --server is not supported yet; stop that server and import with --db PATH "
+              "(its database)", file=sys.stderr)
+        return 2
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
     try:
         kind = detect(args.source)

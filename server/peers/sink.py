@@ -119,7 +119,12 @@ class Sink:
             commands.append(cmd)
         box: list[JobResult] = []
         ready = threading.Event()
-        self.writer.submit(Job(commands, client_id=cid, ack_seq=seq, done=lambda r: (box.append(r), ready.set())))
+
+        def done(result: JobResult) -> None:
+            box.append(result)
+            ready.set()
+
+        self.writer.submit(Job(commands, client_id=cid, ack_seq=seq, done=done))
         ready.wait()
         result = box[0]
         if result.failed:

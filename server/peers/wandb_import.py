@@ -190,10 +190,10 @@ def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None
     status = "crashed" if run.exit_code is None else "finished" if run.exit_code == 0 else "failed"
     provenance = {**run.provenance, "source": "wandb", "import": source,
                   "wandb": {"run_id": run.run_id, "project": run.project, "entity": run.entity}}
-    record = {"op": "run_import", "env": env, "status": status, "started": run.started, "ended": run.ended,
+    record: dict[str, Any] = {"op": "run_import", "env": env, "status": status, "started": run.started, "ended": run.ended,
               "provenance": provenance, "tags": [t for t in map(tag_text, run.tags) if t], "notes": run.notes,
               "error": None if status != "failed" else f"exit code {run.exit_code}"}
-    events = [record, {"op": "run_config", "env": env, "config": config, "replace": True}]
+    events: list[dict[str, Any]] = [record, {"op": "run_config", "env": env, "config": config, "replace": True}]
     # A record that grew (more history, an exit) says more: its length is the record's sequence number.
     sink.events(client_id(source, "record"), size, events)
 
