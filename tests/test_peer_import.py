@@ -97,6 +97,44 @@ def test_wandb_failed_run_and_wandb_folder_of_runs(tmp_path, make_server, capsys
     assert api.runs()["status"].tolist() == ["failed"]
 
 
+WANDB_MEDIA_SCRIPT = """
+import json, sys, wandb
+import numpy as np
+out = sys.argv[1]
+run = wandb.init(project="media", name="m", dir=out, settings=wandb.Settings(console="off"))
+shas = []
+for i in range(3):
+    img = wandb.Image(np.full((4, 6, 3), 40 * i, np.uint8), caption=f"c{i}")
+    run.log({"h": wandb.Histogram(np_histogram=(np.array([i, 2, 3]), np.array([0.0, 0.5, 2.0, 3.0]))),
+             "img": img, "tab": wandb.Table(columns=["a", "b"], data=[[i, "x|y"]]),
+             "train": {"loss": 0.5 / (i + 1)}}, step=i)
+    shas.append(img._sha256)
+run.finish()
+json.dump({"shas": shas}, open(out + "/truth.json", "w"))
+"""
+
+
+@pytest.mark.e2e
+def test_wandb_media(tmp_path, make_server, capsys):
+    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_DISABLE_GIT": "true"}
+    subprocess.run([sys.executable, "-c", WANDB_MEDIA_SCRIPT, str(tmp_path)], env=env, check=True, timeout=120)
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    db = tmp_path / "imported.db"
+    assert "9 steps" in _import(tmp_path, db, capsys)  # 3 histograms, 3 images, 3 tables
+    assert "0 steps" in _import(tmp_path, db, capsys)
+    srv = make_server("imported")
+    hist = srv.get_json("/api/v1/envs/media%2Fm/panes/h/steps?i0=0&i1=9")["records"]
+    assert [r["step"] for r in hist] == [0, 1, 2]
+    assert hist[1]["buckets"] == [[0.0, 0.5, 1.0], [0.5, 2.0, 2.0], [2.0, 3.0, 3.0]]
+    imgs = srv.get_json("/api/v1/envs/media%2Fm/panes/img/steps?i0=0&i1=9")["records"]
+    assert [r["src"].rsplit("/", 1)[1] for r in imgs] == truth["shas"]  # the very PNG bytes W&B wrote
+    assert [r["caption"] for r in imgs] == ["c0", "c1", "c2"] and imgs[0]["width"] == 6
+    tabs = srv.get_json("/api/v1/envs/media%2Fm/panes/tab/steps?i0=0&i1=9")["records"]
+    assert "<th>a</th>" in tabs[2]["html"] and "<td>x|y</td>" in tabs[2]["html"]
+    h = paneboard.Api(server=srv.url).history("media/m", keys=["train.loss"])  # a logged dict: dotted keys
+    np.testing.assert_array_equal(h["train.loss"].to_numpy(), [0.5, 0.25, 0.5 / 3])
+
+
 MLFLOW_SCRIPT = """
 import math, sys
 from mlflow.tracking import MlflowClient

@@ -115,6 +115,7 @@ def _import_peer(kind: str, source: str, db: str, progress) -> int:
     for line in s.problems[:20]:
         print(f"  {line}", file=sys.stderr)
     print(f"imported {counted(s.points, 'point')} of {counted(s.runs, kind + ' run')} in "
-          f"{time.perf_counter() - t0:.2f} s ({counted(s.skipped, 'point')} imported before, "
+          f"{time.perf_counter() - t0:.2f} s ({counted(s.records, 'step')} of media and histograms; "
+          f"{counted(s.skipped, 'point')} imported before, "
           f"{counted(len(s.problems), 'problem')})")
     return 0

@@ -18,6 +18,7 @@ from ..commands.jobs import Job, JobResult, Submit
 from ..dispatch.parse import parse_event
 
 MAX_POINTS_PER_EVENT = 200_000  # one append stays a bounded command however long the series
+MAX_RECORDS_PER_EVENT = 100     # histogram and media steps (images are the big ones)
 _TAG_BAD = re.compile(r"[\s,\x00-\x1f\x7f\"']+")
 
 
@@ -62,6 +63,7 @@ class Stats:
     runs: int = 0
     points: int = 0
     skipped: int = 0       # points already imported by an earlier import
+    records: int = 0       # histogram and media steps
     problems: list[str] = field(default_factory=list)
 
 
@@ -101,6 +103,17 @@ class Sink:
                                "y": np.asarray(value[k:end], np.float64), "wall": np.asarray(wall[k:end], np.float64)}]}
             self._job(cid, end, [raw])
             self.stats.points += end - k
+
+    def records(self, env: str, win: str, kind: str, cid: str, recs: list[dict[str, Any]]) -> None:
+        """Append a stepped pane's records (histograms, media) past those an earlier import stored."""
+        done = self.imported(cid)
+        for k in range(done, len(recs), MAX_RECORDS_PER_EVENT):
+            chunk = recs[k:k + MAX_RECORDS_PER_EVENT]
+            wall = chunk[-1]["wall"]
+            self._job(cid, k + len(chunk), [{"op": "update", "mode": "append", "kind": kind, "env": env, "win": win,
+                                             "t": wall if wall == wall else 0.0, "opts": {"title": win},
+                                             "records": chunk}])
+            self.stats.records += len(chunk)
 
     def events(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
         """Events stored once per `seq` of `cid` (a run's record: a later import with more to say bumps seq)."""

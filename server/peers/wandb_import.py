@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from . import wandb_media
 from .sink import PeerImportError, Progress, Sink, client_id, need, tag_text
 from .wandb_log import WandbLogError, records
 
@@ -48,7 +49,8 @@ class WandbRun:
     # key -> (steps, values, walls) as lists while reading
     history: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
     system: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
-    media: int = 0
+    media: int = 0  # media objects skipped
+    records: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (kind, key) -> steps
 
 
 def _value(text: str) -> Any:
@@ -70,6 +72,7 @@ def read_run(path: Path) -> WandbRun:
     last_wall = -math.inf
     step_auto = 0
     history = run.history
+    files = path.parent / "files"
     try:
         for data in records(path):
             record.ParseFromString(data)
@@ -77,9 +80,15 @@ def read_run(path: Path) -> WandbRun:
             if kind == "history":  # the hot loop: a million rows should import in seconds
                 step = wall = math.nan
                 values = []
+                groups: dict[str, list[tuple[Any, str]]] | None = None
                 for item in record.history.item:
                     nested = item.nested_key
-                    key = nested[0] if len(nested) == 1 else ".".join(nested) if nested else item.key
+                    if len(nested) > 1:  # a logged dict, or a media object's fields: sorted out below
+                        if groups is None:
+                            groups = {}
+                        groups.setdefault(nested[0], []).append((nested, item.value_json))
+                        continue
+                    key = nested[0] if nested else item.key
                     if key == "_step":
                         step = float(item.value_json)
                     elif key == "_timestamp":
@@ -91,13 +100,17 @@ def read_run(path: Path) -> WandbRun:
                 step_auto = int(step) + 1
                 if wall == wall and wall > last_wall:
                     last_wall = wall
+                if groups:
+                    values += _grouped(run, groups, files, step, wall)
                 for key, text in values:
                     try:
                         value = float(text)
                     except ValueError:
                         value = json.loads(text)
+                        if isinstance(value, dict) and "_type" in value:
+                            _media(run, key, value, files, step, wall)
+                            continue
                         if isinstance(value, bool) or not isinstance(value, (int, float)):
-                            run.media += 1  # images, tables ...: not imported yet
                             continue
                     cols = history.get(key)
                     if cols is None:
@@ -140,6 +153,26 @@ def read_run(path: Path) -> WandbRun:
     return run
 
 
+def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Path, step: float,
+             wall: float) -> list[tuple[str, str]]:
+    """Media objects (their fields arrive as nested keys) become step records; other dicts, dotted series."""
+    leaves: list[tuple[str, str]] = []
+    for top, items in groups.items():
+        if any(len(n) == 2 and n[1] == "_type" for n, _ in items):
+            _media(run, top, {n[1]: json.loads(t) for n, t in items if len(n) == 2}, files, step, wall)
+        else:
+            leaves += [(".".join(n), t) for n, t in items]
+    return leaves
+
+
+def _media(run: WandbRun, key: str, obj: dict[str, Any], files: Path, step: float, wall: float) -> None:
+    found = wandb_media.record(obj, files, step, wall)
+    if found is None:
+        run.media += 1  # audio, video, HTML ...: paneboard has no pane for them yet
+        return
+    run.records.setdefault((found[0], key), []).append(found[1])
+
+
 def _run_record(run: WandbRun, r: Any) -> None:
     run.run_id, run.project, run.entity = r.run_id, r.project, r.entity
     run.name = r.display_name or r.run_id
@@ -177,6 +210,8 @@ def import_run(sink: Sink, path: Path) -> str:
     for key, (x, y, w) in run.system.items():
         sink.series(env, "sys_" + key, client_id(source, "system", key), np.array(x), np.array(y), np.array(w),
                     "seconds")
+    for (kind, key), recs in run.records.items():
+        sink.records(env, key, kind, client_id(source, kind, key), recs)
     sink.stats.runs += 1
     return env
 
