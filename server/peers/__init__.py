@@ -1,1 +1,1 @@
-"""Readers of other trackers\x27 stores (W&B, MLflow, Neptune exports) that feed `dash-server import`."""
+"""Readers of other trackers' stores (W&B, MLflow, Neptune exports) that feed `dash-server import`."""
