@@ -99,3 +99,10 @@ def test_lists_of_dicts_without_pandas(server, monkeypatch):
     assert isinstance(runs, list) and runs[0]["env"] == "plain"
     rows = api.history("plain", keys=["loss"])
     assert [r["step"] for r in rows] == x.tolist() and rows[1]["loss"] == loss[1]
+
+
+def test_token(make_server):
+    srv = make_server(token="s3cret")
+    with pytest.raises(paneboard.api.ApiError, match="401"):
+        paneboard.Api(server=srv.url).runs()
+    assert len(paneboard.Api(server=srv.url, token="s3cret").runs()) == 0
