@@ -78,10 +78,11 @@ def read_run(path: Path) -> WandbRun:
             record.ParseFromString(data)
             kind = record.WhichOneof("record_type")
             if kind == "history":  # the hot loop: a million rows should import in seconds
+                history_items = record.history.item
                 step = wall = math.nan
                 values = []
                 groups: dict[str, list[tuple[Any, str]]] | None = None
-                for item in record.history.item:
+                for item in history_items:
                     nested = item.nested_key
                     if len(nested) > 1:  # a logged dict, or a media object's fields: sorted out below
                         if groups is None:

@@ -34,17 +34,18 @@ def records(path: Path) -> Iterator[bytes]:
     if version != 0:
         raise WandbLogError(f"{path}: W&B log version {version} is not supported")
     pos, pending = HEADER.size, bytearray()
-    while pos + RECORD.size <= len(data):
+    size, head, unpack, crc32 = len(data), RECORD.size, RECORD.unpack_from, zlib.crc32  # locals: a hot loop
+    while pos + head <= size:
         left = BLOCK - pos % BLOCK
-        if left < RECORD.size:  # the block's tail is padding
+        if left < head:  # the block's tail is padding
             pos += left
             continue
-        crc, length, kind = RECORD.unpack_from(data, pos)
-        start = pos + RECORD.size
+        crc, length, kind = unpack(data, pos)
+        start = pos + head
         chunk = data[start:start + length]
         if kind == 0 and length == 0 or kind not in _TYPE_CRC or len(chunk) < length:
             return  # zero padding past the last record, or a torn write
-        if zlib.crc32(chunk, _TYPE_CRC[kind]) != crc:
+        if crc32(chunk, _TYPE_CRC[kind]) != crc:
             raise WandbLogError(f"{path}: checksum mismatch at byte {pos}")
         pos = start + length
         if kind == FULL:
