@@ -24,6 +24,7 @@ from .web import (
     body,
     charts_api,
     console_api,
+    data_api,
     envs_api,
     groups_api,
     hparams_api,
@@ -67,6 +68,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view
     app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
+    app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 

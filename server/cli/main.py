@@ -19,7 +19,8 @@ def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dash-server",
         description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]; "
-                    "imports: dash-server import-tb LOGDIR, dash-server import-visdom PATH; share tokens: "
+                    "imports: dash-server import PATH_OR_URI (TensorBoard, Visdom, archive, W&B, MLflow, Neptune export; "
+                    "also import-tb LOGDIR, import-visdom PATH); share tokens: "
                     "dash-server token create --read-only [--envs a,b] | list | revoke ID; archives: "
                     "dash-server export-envs ENV... -o FILE, dash-server import-envs FILE [--replace]")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
@@ -135,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["db"]:
         return db_command(argv[1:])
+    if argv[:1] == ["import"]:  # any source: TensorBoard, Visdom, archive, W&B, MLflow, Neptune export
+        from .import_any import import_command
+
+        return import_command(argv[1:])
     if argv[:1] == ["import-tb"]:  # needs the tensorboard package (extra: paneboard[tensorboard])
         from .import_commands import import_tb
 

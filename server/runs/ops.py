@@ -151,6 +151,34 @@ def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"series": series, "direction": direction})
 
 
+IMPORT_STATUSES = ("running", "finished", "failed", "crashed")
+
+
+def _time(raw: dict, key: str) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e11:
+        raise EventError(f"run_import: {key} must be a Unix time in seconds or null")
+    return float(value)
+
+
+def parse_import(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    """A whole run record from another tracker (dash-server import): it replaces the env's record."""
+    _checked_fields(raw, op, {"status", "started", "ended", "provenance", "tags", "notes", "error"})
+    status = raw.get("status")
+    if status not in IMPORT_STATUSES:
+        raise EventError(f"run_import: status must be one of {', '.join(IMPORT_STATUSES)}")
+    error = raw.get("error")
+    if error is not None and (not isinstance(error, str)
+                              or len(error.encode("utf-8", "surrogatepass")) > MAX_ERROR_BYTES):
+        raise EventError(f"run_import: error must be a string of at most {MAX_ERROR_BYTES} bytes")
+    payload = {"status": status, "started": _time(raw, "started"), "ended": _time(raw, "ended"),
+               "provenance": check_provenance(raw.get("provenance") or {}), "tags": check_tags(raw.get("tags") or []),
+               "notes": check_note(raw.get("notes") or ""), "error": error}
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
 def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
     """The server's own status change of a run: "crashed" (client gone), "stalled", or "running" again (no
     longer stalled; or crashed, and `client` reconnected)."""
@@ -251,6 +279,12 @@ def _tagged(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     return dataclasses.replace(run, tags=tuple(tags))
 
 
+def _imported(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    p = cmd.payload  # no clients: nothing live runs an imported run, so no watch marks it crashed or stalled
+    return RunRecord(env=run.env, status=p["status"], started=p["started"], ended=p["ended"], tags=tuple(p["tags"]),
+                     notes=p["notes"], provenance=p["provenance"] or None, error=p["error"])
+
+
 def _noted(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     p = cmd.payload
     note = (run.notes + "\n\n" + p["note"] if run.notes else p["note"]) if p["append"] else p["note"]
@@ -258,4 +292,4 @@ def _noted(run: RunRecord, cmd: EnvCommand) -> RunRecord:
 
 
 _CHANGES = {"run_start": _started, "run_end": _ended, "run_status": _status_set, "run_tags": _tagged,
-            "run_note": _noted}
+            "run_note": _noted, "run_import": _imported}

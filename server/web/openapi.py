@@ -167,6 +167,17 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
             _query("order", {"type": "string", "enum": ["asc", "desc"]}),
             _query("offset", {"type": "integer", "minimum": 0}),
             _query("limit", {"type": "integer", "minimum": 0}, "one window of the order; adds envs and columns")]},
+    ("/api/v1/runs.parquet", "GET"): {
+        "summary": "The runs matching q as one Parquet table (501 when the server lacks pyarrow)",
+        "errors": ("400", "501"), "params": [_query("q", {"type": "string"}, "a run query")]},
+    ("/api/v1/history", "GET"): {
+        "summary": "Series of many runs streamed as NDJSON, one line per block: {env, key, n, step, value, "
+                   "wall}, each column base64 of little-endian float64",
+        "errors": ("400", "404"), "params": [
+            _query("env", {"type": "string"}, "a run (repeatable); or q"),
+            _query("q", {"type": "string"}, "a run query"),
+            _query("key", {"type": "string"}, "a series name (repeatable; none: every series)"),
+            _query("samples", {"type": "integer", "minimum": 4}, "downsample each series to about this many")]},
     ("/api/v1/runs/delete", "POST"): {
         "summary": "Delete the finished/crashed runs matching a query (their envs); dry_run only counts",
         "errors": ("400", "503"), "body": _body({"query": {"type": "string"}, "older_than_days": {"type": "number"},
@@ -216,6 +227,7 @@ _OP_FIELDS: dict[str, str] = {
     "run_start": "client, provenance", "run_end": "client, status, error", "run_config": "config, replace",
     "run_tags": "add, remove or set", "run_note": "note, append", "run_best": "series, direction",
     "console": "rank, lines [[n, t, stream, text, open?]] or columns n, time, stream, text, open",
+    "run_import": "status, started, ended, provenance, tags, notes, error",
 }
 
 
