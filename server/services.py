@@ -40,8 +40,9 @@ class Services:
         ensure_schema(settings.db_url, settings.db_hint)
         store = open_store(settings.db_url)
         hub = Hub()
+        shares = Resolver(store)
         engine = getattr(store, "engine", None)
-        peers = Peers(engine, hub.publish_threadsafe) if engine is not None and supports_peers(engine) else None
+        peers = Peers(engine, hub.publish_threadsafe, shares.revoked) if engine is not None and supports_peers(engine) else None
         publish = peers.publish if peers else hub.publish_threadsafe
         # Other servers may have browsers attached: with peers, always publish.
         writer = Writer(store, publish, listening=None if peers else hub.has_subscribers)
@@ -54,7 +55,7 @@ class Services:
         hub.listeners.append(run_index.note)
         writer.on_commit.append(run_index.touched)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=Resolver(store))
+                   run_index=run_index, shares=shares)
 
     def start(self) -> None:
         if not self.started:
