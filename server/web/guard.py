@@ -76,7 +76,7 @@ def guarded_protocol(header_deadline_s: float, max_per_address: int) -> type:
                     self._leave()
                     ws_lost(exc)
 
-                ws.connection_lost = connection_lost
+                ws.connection_lost = connection_lost  # type: ignore[method-assign]  # this one socket's
 
         def _leave(self) -> None:
             if self._addr is not None:
