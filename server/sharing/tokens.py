@@ -63,6 +63,9 @@ class Resolver:
         self._cache: dict[str, tuple[float, Grant | None]] = {}
         self._lock = threading.Lock()
         self._sockets: dict[int, set[Callable[[], None]]] = {}  # token id -> closers of its open websockets
+        # token id -> when it was revoked, for CACHE_S: a socket whose grant was resolved just before the revoke
+        # and watched just after it is closed too (not kept longer: SQLite may give a new token the same id).
+        self._revoked: dict[int, float] = {}
 
     def resolve(self, token: str | None) -> Grant | None:
         if not token or not token.startswith(PREFIX) or len(token) > 200:
@@ -82,9 +85,14 @@ class Resolver:
         return grant
 
     def watch(self, token_id: int, close: Callable[[], None]) -> Callable[[], None]:
-        """Call `close` (from any thread) when this token is revoked here; returns the function that unwatches."""
+        """Call `close` (from any thread) when this token is revoked; returns the function that unwatches."""
         with self._lock:
-            self._sockets.setdefault(token_id, set()).add(close)
+            when = self._revoked.get(token_id)
+            revoked = when is not None and time.monotonic() - when < CACHE_S
+            if not revoked:
+                self._sockets.setdefault(token_id, set()).add(close)
+        if revoked:
+            close()
 
         def unwatch() -> None:
             with self._lock:
@@ -92,9 +100,13 @@ class Resolver:
         return unwatch
 
     def revoked(self, token_id: int) -> None:
-        """A revoke on this server: forget every cached grant and close the token's open websockets now."""
+        """A revoke (on this server, or another of its PostgreSQL database): forget every cached grant and close
+        the token's open websockets now."""
         self.forget()
+        now = time.monotonic()
         with self._lock:
+            self._revoked = {i: t for i, t in self._revoked.items() if now - t < CACHE_S}
+            self._revoked[token_id] = now
             closers = self._sockets.pop(token_id, set())
         for close in closers:
             close()
