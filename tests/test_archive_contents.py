@@ -236,3 +236,28 @@ def test_every_kind_exported_live_imports_under_the_checks(make_server):
     status, answer = post(target, "/api/v1/archive", tar)
     assert status == 200, answer
     assert len(target.get_json("/api/v1/envs/all/panes")["panes"]) == 12
+
+
+def test_import_visdom_checks_each_window_and_survives_a_hostile_file(tmp_path, capsys):
+    """import-visdom goes through the live ops' parse: bad windows are skipped with a problem each, a file's odd
+    window order never crashes it, and what it stores reads back."""
+    env_file = tmp_path / "hostile.json"
+    env_file.write_text(json.dumps({"jsons": {
+        "ok": {"i": 1, "type": "text", "content": "<b>kept</b>"},
+        "odd": {"i": "x", "type": "properties", "content": "not a list"},
+        "net": {"i": None, "type": "network", "content": {"nodes": 5}},
+        "img": {"type": "image", "content": {"src": 5}},
+        "nope": 5,
+    }}))
+    db = tmp_path / "visdom.db"
+    assert dash_server(["import-visdom", str(env_file), "--db", str(db)]) == 0
+    err = capsys.readouterr().err
+    for win in ("odd", "net", "img", "nope"):
+        assert f"hostile/{win}: skipped" in err, err
+    from paneboard.server.store import open_store
+
+    store = open_store(f"sqlite:///{db}")
+    try:
+        assert [p.win for p in store.list_panes("hostile")] == ["ok"]
+    finally:
+        store.close()
