@@ -183,6 +183,8 @@ def test_malformed_stored_values_are_one_panes_error_not_a_500(server):
     assert status == 200 and "other" in [r["env"] for r in hp["sessions"]], hp
     with urllib.request.urlopen(server.url + "/api/v1/envs/fine/snapshot.html", timeout=60) as r:
         assert r.status == 200
+        page = r.read().decode()
+    assert "holds malformed text content" in page and "holds malformed image content" in page, page[-3000:]
     assert get(server, "/api/v1/runs")[0] == 200
 
 
