@@ -66,6 +66,8 @@ class Services:
                 self.runs.start()
             if self.peers:
                 self.peers.start()
+            if self.shares is not None:
+                self.shares.start()
             if self.settings.logdir:
                 from .tensorboard.importer import TbWatcher  # loads tensorboard's protos: only with --logdir
 
@@ -85,5 +87,7 @@ class Services:
             self.writer.stop()  # drains the queue: everything accepted gets committed
             if self.peers:
                 self.peers.stop()
+            if self.shares is not None:
+                self.shares.stop()
             self.started = False
         self.store.close()

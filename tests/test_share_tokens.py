@@ -273,3 +273,15 @@ def test_revoking_closes_the_tokens_websockets_on_every_server_of_the_database(p
     finally:
         for srv in reversed(servers):
             srv.stop()
+
+
+def test_a_cli_revoke_closes_the_websockets_of_a_running_sqlite_server(guarded):
+    """No peer channel on SQLite: the server's sweep notices the token is gone and closes its sockets."""
+    token_id = call(guarded, "GET", "/api/v1/tokens")[1]["tokens"][0]["id"]
+    cookie = {"Cookie": f"paneboard_token={guarded.share}"}
+    with connect(f"ws://127.0.0.1:{guarded.port}/ws", open_timeout=5, origin=guarded.url,
+                 additional_headers=cookie) as ws:
+        ws.send(json.dumps({"subscribe": "pub"}))
+        assert {"type": "subscribed", "env": "pub"} in json.loads(ws.recv(timeout=5))
+        assert dash_server(["token", "revoke", str(token_id), "--db", str(guarded.db)]) == 0
+        _closed_with(ws, 1008)
