@@ -3,7 +3,7 @@
     python bench/redteam.py [--quick]
 
 Areas: queries (ReDoS from a share token while an SDK streams), blobs (an archive's text/html and script),
-archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets),
+archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets, API and CLI),
 embed (writes, hidden vs missing), slowloris (header deadline, per-address cap, websockets counted), bigints
 (500s), retention, imports (an archive's hparams, image, text and histogram contents), peers (a revoke closes
 sockets on every server of a PostgreSQL database; needs PostgreSQL's binaries, else printed as skipped).
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import free_port, rss_mb, stop  # noqa: E402
-from redteam_areas import imports, peers, ws_cap  # noqa: E402
+from redteam_areas import cli_revoke, imports, peers, ws_cap  # noqa: E402
 from redteam_common import ADMIN, RESULTS, Srv, check, declared, line, make_tar, up  # noqa: E402
 
 HOSTILE = 'name ~ "(.*.*)*!"'
@@ -205,7 +205,8 @@ def main() -> int:
     try:
         for area in (lambda: queries(srv, n_runs), lambda: blobs(srv), lambda: bombs(srv, gz_mb),
                      lambda: auth(srv, n_auth), lambda: share_and_embed(srv), lambda: slowloris(srv, n_slow, deadline),
-                     lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv)):
+                     lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv),
+                     lambda: cli_revoke(srv, str(tmp / "rt.db"))):
             area()
     finally:
         stop(proc)

@@ -80,6 +80,32 @@ def imports(srv: Srv) -> None:
     check("imports", "GET /api/v1/hparams answers 200", lambda: (srv.call("GET", "/api/v1/hparams")[0] == 200, ""))
 
 
+def cli_revoke(srv: Srv, db: str) -> None:
+    """A revoke through the CLI (no peer channel on SQLite) still closes the token's websocket on the server."""
+    import subprocess
+
+    from websockets.sync.client import connect
+
+    srv.call("POST", "/api/v1/events", {"events": [line("pub")]})
+    made = srv.call("POST", "/api/v1/tokens", {"envs": ["pub"]})[2]
+
+    def closed() -> tuple[bool, str]:
+        with connect(f"ws://127.0.0.1:{srv.url.rsplit(':', 1)[1]}/ws", open_timeout=5, origin=srv.url,
+                     additional_headers={"Cookie": f"paneboard_token={made['token']}"}) as ws:
+            ws.send(json.dumps({"subscribe": "pub"}))
+            ws.recv(timeout=5)
+            subprocess.run([sys.executable, "-m", "paneboard.server", "token", "revoke", str(made["id"]), "--db", db],
+                           check=True, capture_output=True, timeout=60)
+            try:
+                while True:
+                    ws.recv(timeout=8)
+            except TimeoutError:
+                return False, "still open 8 s after the CLI revoke"
+            except Exception:
+                return True, ""
+    check("share", "a CLI revoke closes its websocket on a running server", closed)
+
+
 def peers(n_servers: int = 2) -> None:
     """A revoke on one server closes the token's websocket held by another server of the same PostgreSQL db."""
     import subprocess
