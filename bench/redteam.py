@@ -3,10 +3,10 @@
     python bench/redteam.py [--quick]
 
 Areas: queries (ReDoS from a share token while an SDK streams), blobs (an archive's text/html and script),
-archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets, API and CLI),
-embed (writes, hidden vs missing), slowloris (header deadline, per-address cap, websockets counted), bigints
-(500s), retention, imports (an archive's hparams, image, text and histogram contents), peers (a revoke closes
-sockets on every server of a PostgreSQL database; needs PostgreSQL's binaries, else printed as skipped).
+archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets,
+API and CLI), embed (writes, hidden vs missing), slowloris (header deadline, per-address cap, websockets counted),
+bigints (500s), retention, imports (an archive's hparams, image, text and histogram contents), peers (a revoke
+closes sockets on every server of a PostgreSQL database; needs PostgreSQL's binaries, else printed as skipped).
 Legends are checked in Chromium by tests/test_browser_security.py. Exit 1 on any failure. Loopback only.
 """
 
