@@ -173,11 +173,15 @@ def test_malformed_stored_values_are_one_panes_error_not_a_500(server):
             tx.update_pane(tx.get_pane("fine", win), content=content)
         tx.set_env_meta("fine", {"hparams": {".": {"hparams": [1], "metrics": "x", "domains": 3}},
                                  "config": [1], "best": {"acc": 5}, "views": 4, "custom_scalars": 2})
+        hist = tx.put_pane("fine", "h2", "histogram", "h2", {}, {"count": 1})
+        tx.append_steps(hist, 0, [(0.0, 1.0, {"limits": "x", "counts": {"a": 1}}, None)])
     status, env = get(server, "/api/v1/envs/fine/panes")
     assert status == 200, env
     by_win = {p["win"]: p for p in env["panes"]}
     assert "pic" in by_win["pic"].get("error", "") and "note" in by_win["note"].get("error", "")
-    assert "error" not in by_win["w"]
+    assert "error" not in by_win["w"] and "h2" in by_win["h2"].get("error", "")
+    status, steps = get(server, "/api/v1/envs/fine/panes/h2/steps")
+    assert status == 422 and "h2" in steps["error"]
     assert get(server, "/api/v1/envs/other/panes")[0] == 200
     status, hp = get(server, "/api/v1/hparams")
     assert status == 200 and "other" in [r["env"] for r in hp["sessions"]], hp
