@@ -17,11 +17,13 @@ from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
 from .web import (
+    alerts_api,
     api,
     archive_api,
     auth,
     body,
     charts_api,
+    console_api,
     envs_api,
     groups_api,
     hparams_api,
@@ -56,6 +58,8 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(runs_api.bp)
+    app.register_blueprint(console_api.bp)  # a run's console lines
+    app.register_blueprint(alerts_api.bp)  # alert rules for the --notify receivers
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(charts_api.bp)  # one budgeted, columnar read per chart of many runs

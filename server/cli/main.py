@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 import threading
+from urllib.parse import urlsplit
 
 from ..settings import DEFAULT_PORT, Settings, default_db_path
 from ..web.auth import host_name as auth_host_name
@@ -54,6 +55,13 @@ def _server_parser() -> argparse.ArgumentParser:
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
                         "(repeatable)")
+    p.add_argument("--notify", action="append", default=[], metavar="URL",
+                   help="POST run events (crashed, failed, finished, stalled, a first NaN/inf, alerts, alert rules) "
+                        "to this webhook as Slack-compatible JSON; Discord and ntfy URLs are recognised, or name "
+                        "the format: ntfy:URL, discord:URL, slack:URL, json:URL (repeatable)")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="this server's address as the notifications' readers reach it, e.g. behind a tunnel "
+                        "(default http://HOST:PORT)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
                    help="print the ssh command that forwards this server to your machine, then exit")
     return p
@@ -156,6 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dash-server: --crash-grace must be a positive number of seconds, got {args.crash_grace:g}",
               file=sys.stderr)
         return 2
+    for target in args.notify:
+        from ..notify.payload import split_target
+
+        if urlsplit(split_target(target)[1]).scheme not in ("http", "https"):
+            print(f"dash-server: --notify needs an http(s) URL, got {target!r}", file=sys.stderr)
+            return 2
     if bool(args.username) != bool(args.password):
         print("dash-server: --username and --password go together", file=sys.stderr)
         return 2
@@ -172,4 +186,5 @@ def main(argv: list[str] | None = None) -> int:
                           stall_after_s=args.stall_after, run_crash_grace_s=args.crash_grace,
                           header_deadline_s=args.header_deadline,
                           max_connections_per_address=args.max_connections_per_address,
-                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))
+                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host),
+                          notify=tuple(args.notify), public_url=args.public_url))
