@@ -41,8 +41,9 @@ class Services:
         ensure_schema(settings.db_url, settings.db_hint)
         store = open_store(settings.db_url)
         hub = Hub()
+        shares = Resolver(store)
         engine = getattr(store, "engine", None)
-        peers = Peers(engine, hub.publish_threadsafe) if engine is not None and supports_peers(engine) else None
+        peers = Peers(engine, hub.publish_threadsafe, shares.revoked) if engine is not None and supports_peers(engine) else None
         publish = peers.publish if peers else hub.publish_threadsafe
         # Other servers may have browsers attached: with peers, always publish.
         # The notifier hears every commit, watched or not (so do other servers' browsers, through peers).
@@ -62,7 +63,7 @@ class Services:
             notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs)
             hub.listeners.append(notifier.note)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=Resolver(store), notifier=notifier)
+                   run_index=run_index, shares=shares, notifier=notifier)
 
     def start(self) -> None:
         if not self.started:
@@ -73,6 +74,8 @@ class Services:
                 self.runs.start()
             if self.peers:
                 self.peers.start()
+            if self.shares is not None:
+                self.shares.start()
             if self.notifier is not None:
                 self.notifier.start()
             if self.settings.logdir:
@@ -96,5 +99,7 @@ class Services:
                 self.notifier.stop()  # after the writer: the last commits' events are in the outbox first
             if self.peers:
                 self.peers.stop()
+            if self.shares is not None:
+                self.shares.stop()
             self.started = False
         self.store.close()

@@ -136,7 +136,8 @@ class ServerProcess(ServerHelpers):
 
 # Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
 # our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
-_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch", "inproc-uvicorn"}
+_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch",
+                   "paneboard-share-sweep", "inproc-uvicorn"}
 _SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's default executor
 
 

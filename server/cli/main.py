@@ -51,7 +51,7 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--header-deadline", type=float, default=10.0, metavar="SECONDS",
                    help="request headers must arrive within this, or the connection gets a 408 (default 10)")
     p.add_argument("--max-connections-per-address", type=int, default=256, metavar="N",
-                   help="open HTTP connections one client address may hold (default 256)")
+                   help="open HTTP connections and websockets one client address may hold (default 256)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "

@@ -140,14 +140,17 @@ def parse_note(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
 
 
-def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
-    _checked_fields(raw, op, {"series", "direction"})
-    series = raw.get("series")
+def _best_one(series: Any, direction: Any) -> None:
     if not isinstance(series, str) or not series or len(series) > 2 * MAX_NAME + 1:
         raise EventError("run_best: series must be a series name")
-    direction = raw.get("direction")
     if direction not in ("min", "max", None):
         raise EventError('run_best: direction must be "min", "max" or null (inferred from the name)')
+
+
+def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"series", "direction"})
+    series, direction = raw.get("series"), raw.get("direction")
+    _best_one(series, direction)
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"series": series, "direction": direction})
 
 
@@ -177,6 +180,17 @@ def parse_import(raw: dict, op: str, env: str, seq: int | None, wall: float) -> 
                "provenance": check_provenance(raw.get("provenance") or {}), "tags": check_tags(raw.get("tags") or []),
                "notes": check_note(raw.get("notes") or ""), "error": error}
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def check_best(value: Any) -> dict:
+    """The env meta's "best" as apply_best leaves it ({series: "min" | "max"}), checked before an import."""
+    if not isinstance(value, dict) or len(value) > MAX_CONFIG_KEYS:
+        raise EventError(f"best must be an object {{series: \"min\" | \"max\"}} of at most {MAX_CONFIG_KEYS} series")
+    for series, direction in value.items():
+        if direction is None:
+            raise EventError(f"best[{str(series)[:80]!r}] must be \"min\" or \"max\"")
+        _best_one(series, direction)
+    return value
 
 
 def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
