@@ -445,6 +445,26 @@ def browser(chromium) -> Iterator[object]:
 
 
 @pytest.fixture
+def open_tab(browser) -> Iterator[Any]:
+    """open_tab(url, width=1280, scheme="light") -> a ready Tab in a fresh context; all closed at the end."""
+    contexts: list[Any] = []
+
+    def make(url: str, width: int = 1280, scheme: str = "light") -> browser_helpers.Tab:
+        ctx = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(browser_helpers.TIMEOUT_MS)
+        t = browser_helpers.Tab(page)
+        page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: t.errors.append(str(e)))
+        return t.open(url)
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.fixture
 def tab(browser) -> Iterator[browser_helpers.Tab]:
     """A fresh context and page in Chromium, recording console errors and uncaught exceptions."""
     context = browser.new_context(viewport={"width": 1280, "height": 860})

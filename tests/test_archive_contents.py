@@ -8,13 +8,13 @@ import hashlib
 import io
 import json
 import struct
-import tarfile
 import urllib.error
 import urllib.request
 import zlib
 
 import pytest
 
+from helpers.archives import make_tar
 from paneboard.server.cli.main import main as dash_server
 
 
@@ -69,13 +69,7 @@ def archive(envs: dict[str, tuple[dict, list[dict]]]) -> bytes:
     members[f"blobs/{SHA}"] = PNG
     members["manifest.json"] = json.dumps({"format": "paneboard-envs", "version": 1, "envs": entries,
                                            "blobs": [{"sha256": SHA, "mime": "image/png"}]}).encode()
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as t:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
+    return make_tar(members)
 
 
 def post(srv, path: str, body: bytes, ctype: str = "application/x-tar") -> tuple[int, dict]:

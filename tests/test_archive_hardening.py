@@ -13,6 +13,8 @@ import urllib.request
 import numpy as np
 import pytest
 
+from helpers.archives import make_tar
+
 HTML = b"<html><script>fetch('/api/v1/tokens',{method:'POST',body:'{}'})</script></html>"
 JS = b"fetch('/api/v1/envs/victim',{method:'DELETE'})"
 
@@ -29,16 +31,6 @@ def request(srv, method, path, data=None, ctype="application/json"):
 def members_of(tar: bytes) -> dict[str, bytes]:
     with tarfile.open(fileobj=io.BytesIO(tar)) as t:
         return {m.name: t.extractfile(m).read() for m in t.getmembers()}
-
-
-def make_tar(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as t:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import pytest
-
-from helpers.browser import TIMEOUT_MS, Tab, http
+from helpers.browser import Tab, http
 
 TRACEBACK = ["Traceback (most recent call last):", '  File "train.py", line 12, in <module>', "    loss = step()",
              "ZeroDivisionError: division by zero"]
@@ -29,25 +27,6 @@ def seed(server, env: str = "job") -> None:
 
 def console_url(server, env: str) -> str:
     return f"{server.url}/console/{urllib.parse.quote(env, safe='')}"
-
-
-@pytest.fixture
-def open_tab(browser):
-    contexts = []
-
-    def make(url: str, width: int = 1280, scheme: str = "light") -> Tab:
-        ctx = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        t = Tab(page)
-        page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: t.errors.append(str(e)))
-        return t.open(url)
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
 
 
 def shot(tab: Tab, name: str, tmp_path: Path) -> None:

@@ -16,17 +16,8 @@ from typing import Any
 import pytest
 
 import paneboard
+from helpers.waiting import wait_for
 from paneboard.console import collapse
-
-
-def wait_for(fn: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = fn()
-        if got:
-            return got
-        time.sleep(0.05)
-    return fn()
 
 
 def lines(srv: Any, env: str, query: str = "") -> list[dict]:

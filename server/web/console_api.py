@@ -7,23 +7,10 @@ from flask import Blueprint, Response, request
 from .. import jsonio
 from ..runs.console import MAX_RANK
 from .api import _env_or_404
-from .common import ApiError, services
+from .common import ApiError, int_arg, services
 
 bp = Blueprint("console_api", __name__, url_prefix="/api/v1")
 MAX_PAGE = 10_000
-
-
-def _int(name: str, default: int | None, low: int, high: int) -> int | None:
-    raw = request.args.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, f"{name} must be an integer") from None
-    if not low <= value <= high:
-        raise ApiError(400, f"{name} must be between {low} and {high}")
-    return value
 
 
 @bp.get("/envs/<path:env>/console")
@@ -33,10 +20,10 @@ def console(env: str) -> Response:
     fmt = request.args.get("format", "jsonl")
     if fmt not in ("jsonl", "text"):
         raise ApiError(400, "format must be jsonl or text")
-    rank = _int("rank", 0, 0, MAX_RANK) or 0
-    after = _int("after", 0, 0, 2**62) or 0
-    limit = _int("limit", 1000 if fmt == "jsonl" else None, 1, MAX_PAGE)
-    tail = _int("tail", None, 0, MAX_PAGE)
+    rank = int_arg("rank", 0, 0, MAX_RANK) or 0
+    after = int_arg("after", 0, 0, 2**62) or 0
+    limit = int_arg("limit", 1000 if fmt == "jsonl" else None, 1, MAX_PAGE)
+    tail = int_arg("tail", None, 0, MAX_PAGE)
     contains = request.args.get("q") or None
     if contains is not None and len(contains) > 1000:
         raise ApiError(400, "q must be at most 1000 characters")
