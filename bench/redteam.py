@@ -3,8 +3,10 @@
     python bench/redteam.py [--quick]
 
 Areas: queries (ReDoS from a share token while an SDK streams), blobs (an archive's text/html and script),
-archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets),
-embed (writes, hidden vs missing), slowloris (header deadline, per-address cap), bigints (500s), retention.
+archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets,
+API and CLI), embed (writes, hidden vs missing), slowloris (header deadline, per-address cap, websockets counted),
+bigints (500s), retention, imports (an archive's hparams, image, text and histogram contents), peers (a revoke
+closes sockets on every server of a PostgreSQL database; needs PostgreSQL's binaries, else printed as skipped).
 Legends are checked in Chromium by tests/test_browser_security.py. Exit 1 on any failure. Loopback only.
 """
 
@@ -13,82 +15,23 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import io
 import json
 import socket
 import sys
-import tarfile
 import tempfile
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import free_port, rss_mb, stop  # noqa: E402
+from redteam_areas import cli_revoke, imports, peers, ws_cap  # noqa: E402
+from redteam_common import ADMIN, RESULTS, Srv, check, declared, line, make_tar, up  # noqa: E402
 
-ADMIN = "redteam-admin-token"
 HOSTILE = 'name ~ "(.*.*)*!"'
-RESULTS: dict[str, list[tuple[str, bool, str]]] = {}
-
-
-def check(area: str, name: str, fn: Callable[[], tuple[bool, str]]) -> None:
-    try:
-        held, note = fn()
-    except Exception as exc:  # a crash of the check is a failure of the area, never of the suite
-        held, note = False, f"{type(exc).__name__}: {exc}"
-    RESULTS.setdefault(area, []).append((name, held, note))
-
-
-class Srv:
-    def __init__(self, url: str, pid: int) -> None:
-        self.url, self.pid = url, pid
-
-    def call(self, method: str, path: str, body: Any = None, token: str | None = ADMIN, raw: bytes | None = None,
-             ctype: str = "application/json", headers: dict[str, str] | None = None) -> tuple[int, Any, Any]:
-        data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-        hdrs = {"Content-Type": ctype, **(headers or {})}
-        if token:
-            hdrs["Authorization"] = f"Bearer {token}"
-        req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
-        try:
-            with urllib.request.urlopen(req, timeout=60) as r:
-                payload = r.read()
-                return r.status, r.headers, _json(payload)
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.headers, _json(exc.read())
-
-
-def _json(data: bytes) -> Any:
-    try:
-        return json.loads(data)
-    except ValueError:
-        return data
-
-
-def line(env: str) -> dict:
-    return {"op": "update", "env": env, "win": "loss", "kind": "line", "mode": "append",
-            "traces": [{"name": None, "x": [0.0], "y": [1.0]}]}
-
-
-def make_tar(members: dict[str, bytes], mode: str = "w") -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as t:  # type: ignore[call-overload]
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
-def declared(size: int) -> bytes:
-    info = tarfile.TarInfo("blobs/" + "0" * 64)
-    info.size = size
-    return info.tobuf(format=tarfile.GNU_FORMAT) + bytes(8192)
 
 
 def queries(srv: Srv, n_runs: int) -> None:
@@ -134,8 +77,9 @@ def blobs(srv: Srv) -> None:
     sha = hashlib.sha256(html).hexdigest()
     manifest = {"format": "paneboard-envs", "version": 1, "envs": [{"dir": "envs/0000"}],
                 "blobs": [{"sha256": sha, "mime": "text/html"}]}
-    pane = {"win": "img", "kind": "image", "title": "", "opts": {}, "layout": None,
-            "content": {"blob": sha, "mime": "text/html", "width": 1, "height": 1}, "traces": [], "steps": 0}
+    # A text pane naming the blob (an image pane must hold a picture: import checks contents as live ones).
+    pane = {"win": "t", "kind": "text", "title": "", "opts": {}, "layout": None, "content": {"html": sha},
+            "traces": [], "steps": 0}
     tar = make_tar({"envs/0000/env.json": json.dumps({"name": "rt_blob", "meta": {}}).encode(),
                     "envs/0000/panes.jsonl": json.dumps(pane).encode() + b"\n", f"blobs/{sha}": html,
                     "manifest.json": json.dumps(manifest).encode()})
@@ -248,32 +192,25 @@ def main() -> int:
     p.add_argument("--quick", action="store_true", help="small sizes (CI)")
     args = p.parse_args()
     n_runs, n_auth, n_slow, gz_mb, deadline = (5, 4, 8, 8, 2.0) if args.quick else (200, 24, 200, 400, 2.0)
+    cap = n_slow + 8  # room for the slowloris hoard; the websocket check then fills it
     tmp = Path(tempfile.mkdtemp(prefix="pb-redteam-"))
     port = free_port()
     import subprocess
 
     proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--host", "127.0.0.1", "--port", str(port),
                              "--db", str(tmp / "rt.db"), "--log-level", "warning", "--token", ADMIN,
-                             "--header-deadline", str(deadline)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    srv = Srv(f"http://127.0.0.1:{port}", proc.pid)
-    deadline_up = time.monotonic() + 60
-    while True:  # up once it answers at all (401 without the token counts)
-        try:
-            if srv.call("GET", "/api/v1/envs")[0] == 200:
-                break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline_up:
-            stop(proc)
-            raise RuntimeError("dash-server did not start")
-        time.sleep(0.1)
+                             "--header-deadline", str(deadline), "--max-connections-per-address", str(cap)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    srv = up(Srv(f"http://127.0.0.1:{port}", proc.pid), proc)
     try:
         for area in (lambda: queries(srv, n_runs), lambda: blobs(srv), lambda: bombs(srv, gz_mb),
                      lambda: auth(srv, n_auth), lambda: share_and_embed(srv), lambda: slowloris(srv, n_slow, deadline),
-                     lambda: bigints(srv), lambda: retention(srv)):
+                     lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv),
+                     lambda: cli_revoke(srv, str(tmp / "rt.db"))):
             area()
     finally:
         stop(proc)
+    peers()
     failed = 0
     print(f"{'area':<11} {'tried':>5} {'held':>5} {'failed':>6}")
     for area, rows in RESULTS.items():

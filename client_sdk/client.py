@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from . import console as console_capture
 from .artifacts import ArtifactMethods
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
 from .protocol import new_win_id, visdom_text
@@ -83,13 +84,15 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
     finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
     resume=True reattaches to the env's ended run (running again, same start); fork_from="a", fork_step=100
     starts this env as a run sharing a's history up to step 100 (the run records where it came from).
+    In a script its stdout and stderr are the run's console (console=False leaves them alone).
     """
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
                  *, max_queue: int = 100_000, exit_timeout: float = 10.0, spool_dir: Any = None,
                  token: str | None = None, config: Mapping[str, Any] | None = None,
-                 tags: list[str] | tuple[str, ...] | None = None, capture: bool = True, resume: bool = False,
-                 fork_from: str | None = None, fork_step: float | None = None, **visdom_kwargs: Any) -> None:
+                 tags: list[str] | tuple[str, ...] | None = None, capture: bool = True, console: bool = True,
+                 resume: bool = False, fork_from: str | None = None, fork_step: float | None = None,
+                 **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
             raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -105,6 +108,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         self._point_prefixes = Prefixes()
         self._start_run(config, tags, capture, resume, fork_from, fork_step)
         self._start_artifacts()
+        # In a script, stdout and stderr become the run's console (not in a notebook; console=False: never).
+        self._console = console_capture.start(self.transport, env) if console else None
 
     @property
     def rejected(self) -> int:
@@ -276,6 +281,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         """End the run (finished), flush (up to `timeout`, default exit_timeout) and stop the background thread;
         True if all delivered. Artifact uploads still going on after the timeout resume with the env's next Client."""
         self._close_artifacts(timeout)
+        console_capture.stop(self._console)
+        self._console = None
         self._end_run()
         return self.transport.close(timeout)
 

@@ -17,12 +17,15 @@ from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
 from .web import (
+    alerts_api,
     api,
     archive_api,
     artifacts_api,
     auth,
     body,
     charts_api,
+    console_api,
+    data_api,
     envs_api,
     groups_api,
     hparams_api,
@@ -57,6 +60,8 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(runs_api.bp)
+    app.register_blueprint(console_api.bp)  # a run's console lines
+    app.register_blueprint(alerts_api.bp)  # alert rules for the --notify receivers
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(charts_api.bp)  # one budgeted, columnar read per chart of many runs
@@ -65,6 +70,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view
     app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
     app.register_blueprint(artifacts_api.bp)  # artifact versions, lineage, blob uploads; rewinds
+    app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 

@@ -40,6 +40,16 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()  # Host names answered besides loopback ones when there is no token
     artifacts_dir: str | None = None  # artifact bytes; default: an "artifacts" folder beside a SQLite database
     watch_runs: bool = True       # False for the CLI imports: they judge no job's connection (runs/watch.py)
+    notify: tuple[str, ...] = ()  # webhook URLs run events are POSTed to (notify/), `ntfy:URL` naming a format
+    public_url: str | None = None  # how notifications link to runs (default: this server's own address)
+
+    def own_url(self) -> str:
+        """Where this server's pages are, for links that leave it (notifications)."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else "localhost"
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self.port}{self.base_url.rstrip('/')}"
 
     def __post_init__(self) -> None:
         base = "/" + self.base_url.strip("/")

@@ -136,7 +136,8 @@ class ServerProcess(ServerHelpers):
 
 # Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
 # our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
-_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch", "inproc-uvicorn"}
+_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch",
+                   "paneboard-share-sweep", "inproc-uvicorn"}
 _SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's default executor
 
 
@@ -441,6 +442,26 @@ def chromium():
 def browser(chromium) -> Iterator[object]:
     """The session's Chromium under the browser suite's name (test_browser*.py)."""
     yield chromium
+
+
+@pytest.fixture
+def open_tab(browser) -> Iterator[Any]:
+    """open_tab(url, width=1280, scheme="light") -> a ready Tab in a fresh context; all closed at the end."""
+    contexts: list[Any] = []
+
+    def make(url: str, width: int = 1280, scheme: str = "light") -> browser_helpers.Tab:
+        ctx = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(browser_helpers.TIMEOUT_MS)
+        t = browser_helpers.Tab(page)
+        page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: t.errors.append(str(e)))
+        return t.open(url)
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
 
 
 @pytest.fixture

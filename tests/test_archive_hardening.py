@@ -13,6 +13,8 @@ import urllib.request
 import numpy as np
 import pytest
 
+from helpers.archives import make_tar
+
 HTML = b"<html><script>fetch('/api/v1/tokens',{method:'POST',body:'{}'})</script></html>"
 JS = b"fetch('/api/v1/envs/victim',{method:'DELETE'})"
 
@@ -29,16 +31,6 @@ def request(srv, method, path, data=None, ctype="application/json"):
 def members_of(tar: bytes) -> dict[str, bytes]:
     with tarfile.open(fileobj=io.BytesIO(tar)) as t:
         return {m.name: t.extractfile(m).read() for m in t.getmembers()}
-
-
-def make_tar(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as t:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 @pytest.fixture
@@ -73,6 +65,16 @@ def _relabel(tar: bytes, payloads: list[tuple[bytes, str]]) -> tuple[bytes, list
     return make_tar(members), shas
 
 
+def _as_text_panes(tar: bytes) -> bytes:
+    """The archive with each image pane turned into a text pane whose html is its blob's sha256 (a reference)."""
+    members = members_of(tar)
+    lines = [json.loads(line) for line in members["envs/0000/panes.jsonl"].splitlines() if line.strip()]
+    for p in lines:
+        p.update(kind="text", content={"html": p["content"]["blob"]})
+    members["envs/0000/panes.jsonl"] = b"\n".join(json.dumps(p).encode() for p in lines) + b"\n"
+    return make_tar(members)
+
+
 def test_imported_blobs_are_served_by_their_bytes_never_as_html_or_script(image_archive, make_server):
     src, tar = image_archive
     # A real picture is shown inline, typed by its bytes (asked before the target starts: the fixture's
@@ -83,6 +85,8 @@ def test_imported_blobs_are_served_by_their_bytes_never_as_html_or_script(image_
     assert headers["X-Content-Type-Options"] == "nosniff"
     target = make_server("target")
     hostile, shas = _relabel(tar, [(HTML, "text/html"), (JS, "text/javascript")])
+    # Image panes must hold pictures (import checks them as live ones); a text pane can still name any blob.
+    hostile = _as_text_panes(hostile)
     status, _, body = request(target, "POST", "/api/v1/archive", hostile, "application/x-tar")
     assert status == 200, body
     for sha in shas:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.browser import TIMEOUT_MS, XY, Tab
+from helpers.browser import XY
 
 BG = "() => getComputedStyle(document.documentElement).backgroundColor"
 PAPER = f"() => {XY.format(win='loss')}._fullLayout.paper_bgcolor"
@@ -30,26 +30,6 @@ def server(tmp_path_factory, server_types) -> Iterator:
         yield srv
     finally:
         srv.stop()
-
-
-@pytest.fixture
-def open_tab(browser):
-    """open_tab(url, width=1280, scheme="light") -> a ready Tab in a fresh context; all closed at the end."""
-    contexts = []
-
-    def make(url: str, width: int = 1280, scheme: str = "light") -> Tab:
-        ctx = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        t = Tab(page)
-        page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: t.errors.append(str(e)))
-        return t.open(url)
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
 
 
 def test_dark_mode_follows_the_system_and_the_toggle_with_plotly(server, open_tab):

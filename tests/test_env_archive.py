@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import paneboard
+from helpers.archives import make_tar
 from paneboard.server.cli.main import main as dash_server
 from paneboard.server.store import open_store
 
@@ -112,21 +113,11 @@ def test_archive_round_trip_between_two_servers(source, make_server):
     assert len(target.get_json("/api/v1/envs")["envs"]) == 2
 
 
-def _tar(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as t:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
 def _edit(tar: bytes, name: str, change) -> bytes:
     with tarfile.open(fileobj=io.BytesIO(tar)) as t:
         members = {m.name: t.extractfile(m).read() for m in t.getmembers()}
     members[name] = change(members[name])
-    return _tar(members)
+    return make_tar(members)
 
 
 def test_bad_archives_get_400_and_change_nothing(source, make_server):
@@ -138,7 +129,7 @@ def test_bad_archives_get_400_and_change_nothing(source, make_server):
         blob = next(n for n in t.getnames() if n.startswith("blobs/"))
     bad = [
         b"not a tar at all",
-        _tar({"something.txt": b"x"}),
+        make_tar({"something.txt": b"x"}),
         _edit(tar, "manifest.json", lambda b: json.dumps({**manifest, "format": "other"}).encode()),
         _edit(tar, points, lambda b: b[:-8]),  # a truncated points file
         _edit(tar, blob, lambda b: b + b"x"),  # a blob that does not match its hash

@@ -6,19 +6,14 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-import urllib.error
-import urllib.request
+
+from helpers.http import request_json
 
 BIG = str(2 ** 70)
 
 
 def raw(srv, method, path, data: bytes, ctype="application/json"):
-    req = urllib.request.Request(srv.url + path, data=data, method=method, headers={"Content-Type": ctype})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+    return request_json(srv.url + path, method, data, {"Content-Type": ctype}, timeout=30)
 
 
 def test_huge_integers_beside_nan_are_refused_and_reads_never_500(server):

@@ -3,6 +3,7 @@ more than its cap of open connections, while everyone else is still served."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 
@@ -46,3 +47,22 @@ def test_one_address_cannot_hold_more_than_its_cap(make_server):
             break
         except OSError:
             assert time.monotonic() < deadline, "the server never freed the closed connections' slots"
+
+
+def test_upgraded_websockets_count_toward_the_cap(make_server):
+    from websockets.sync.client import connect
+
+    srv = make_server(max_connections_per_address=4, header_deadline_s=60.0)
+    origin = f"http://127.0.0.1:{srv.port}"
+    with contextlib.ExitStack() as stack:
+        for _ in range(4):
+            stack.enter_context(connect(f"ws://127.0.0.1:{srv.port}/ws", open_timeout=5, origin=origin))
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as extra:
+            assert closed_within(extra, 15) == b""  # four open websockets fill the cap: the 5th is closed
+    deadline = time.monotonic() + 15
+    while True:  # closed websockets give their slots back
+        try:
+            assert srv.get_json("/api/v1/envs")["envs"] == []
+            break
+        except OSError:
+            assert time.monotonic() < deadline, "closed websockets never gave their slots back"

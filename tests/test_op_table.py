@@ -39,6 +39,8 @@ def test_every_row_parses_to_its_own_op():
         "artifact": {"name": "m", "uid": "0123456789abcdef",
                      "files": [{"path": "m.pt", "sha256": "0" * 64, "size": 1}]},
         "artifact_use": {"name": "m", "version": 1},
+        "console": {"lines": [[1, 0.0, "stdout", "hi"]]},
+        "run_import": {"status": "finished"},
     }
     assert sorted(samples) == sorted(PRODUCER_OPS)
     for op, fields in samples.items():

@@ -3,25 +3,20 @@ keeps acking an SDK stream, and oversized repetitions are a 400, never a 500."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
+from helpers.http import request_json
 from paneboard.server.sharing import tokens
 
 HOSTILE = 'name ~ "(.*.*)*!"'  # exponential in the name's length under a backtracking engine (×3.3 per char)
 
 
 def _get(srv, path, token=None):
-    req = urllib.request.Request(srv.url + path, headers={"Authorization": f"Bearer {token}"} if token else {})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
+    return request_json(srv.url + path, headers={"Authorization": f"Bearer {token}"} if token else {})
 
 
 def _runs_path(query):

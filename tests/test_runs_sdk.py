@@ -13,6 +13,8 @@ import urllib.parse
 
 import pytest
 
+from helpers.waiting import wait_for
+
 JOB = textwrap.dedent("""
     import sys, time
     import paneboard
@@ -26,16 +28,6 @@ JOB = textwrap.dedent("""
         time.sleep(600)
     # else: fall off the end; the atexit handler ends the run
 """)
-
-
-def wait_for(fn, timeout=30.0, every=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = fn()
-        if got:
-            return got
-        time.sleep(every)
-    return fn()
 
 
 def git(repo, *args):

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from helpers.waiting import wait_for
+
 JOBS = {
     # A Client made inside a function and dropped when it returns; the job never flushes.
     "client_in_a_function": """
@@ -42,16 +44,6 @@ def run_job(srv: Any, env: str, body: str, tmp_path: Any) -> subprocess.Complete
     script = "import sys, paneboard\nport, env = int(sys.argv[1]), sys.argv[2]\n" + textwrap.dedent(body)
     return subprocess.run([sys.executable, "-c", script, str(srv.port), env], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120, env={**os.environ, "PANEBOARD_SPOOL_DIR": str(tmp_path / "spool")})
-
-
-def wait_for(fn: Any, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = fn()
-        if got:
-            return got
-        time.sleep(0.05)
-    return fn()
 
 
 @pytest.mark.parametrize("job", ["client_in_a_function", "summary_writer_only"])

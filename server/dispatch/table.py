@@ -16,6 +16,7 @@ from ..commands import envops, hparams
 from ..commands.envelope import Command
 from ..live.deltas import Deltas
 from ..panes import ops as pane_ops
+from ..runs import console
 from ..runs import ops as run_ops
 from ..sharing import env_import
 from ..store import StoreTx
@@ -62,10 +63,12 @@ OPS: dict[str, Op] = {
     "run_best": Op(run_ops.parse_best, run_ops.apply_best),
     "run_rewind": Op(run_ops.parse_rewind, run_ops.apply_rewind, envops.this_env),
     "run_fork": Op(run_ops.parse_fork, run_ops.apply_fork, run_ops.fork_envs),
-    "run_status": Op(None, run_ops.apply_status),
+    "run_import": Op(run_ops.parse_import, run_ops.apply_record),  # dash-server import: a peer's whole record
+    "run_status": Op(None, run_ops.apply_status),  # the crash and stall watches' own
+    "console": Op(console.parse_console, console.apply_console),
     # artifacts: versions whose blobs the SDK stored first, and the runs that use them
     "artifact": Op(artifact_ops.parse_artifact, artifact_ops.apply_artifact),
-    "artifact_use": Op(artifact_ops.parse_use, artifact_ops.apply_use),  # the crash and stall watches' own
+    "artifact_use": Op(artifact_ops.parse_use, artifact_ops.apply_use),
     # sharing: an env from an archive, built by the archive import alone
     env_import.IMPORT_OP: Op(None, env_import.apply, envops.this_env),
 }

@@ -20,6 +20,7 @@ from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
 from .archive_limits import ArchiveLimits, spool_checked
+from .import_checks import check_meta, check_pane
 from .sniff import ATTACHMENT, sniff
 
 FORMAT = "paneboard-envs"
@@ -252,6 +253,7 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list
                     raise _bad(f"blobs/{sha} does not match its sha256")
                 # The archive's claimed type is ignored: a blob labelled text/html must never be served as such.
                 blobs[sha] = (sniff(data) or ATTACHMENT, data)
+            blob_bytes = {sha: data for sha, (_mime, data) in blobs.items()}
             envs = []
             entries = manifest.get("envs")
             if not isinstance(entries, list) or not entries:
@@ -262,9 +264,14 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list
                 if not isinstance(folder, str) or not re.fullmatch(r"envs/\d{4,}", folder):
                     raise _bad("a manifest env needs its dir envs/NNNN")
                 head = _obj(_json(_member(tar, f"{folder}/env.json"), f"{folder}/env.json"), "env.json") or {}
-                env = EnvData(check_name(head.get("name"), "env"), _obj(head.get("meta", {}), "env meta") or {})
+                name = check_name(head.get("name"), "env")
+                # Contents are checked as the live ops check theirs: a bad value must never reach the store.
+                env = EnvData(name, check_meta(name, _obj(head.get("meta", {}), "env meta") or {}))
                 for p, raw in enumerate(_lines(_member(tar, f"{folder}/panes.jsonl"), f"{folder}/panes.jsonl")):
-                    env.panes.append(_pane(tar, folder, p, raw))
+                    pane = _pane(tar, folder, p, raw)
+                    pane.content = check_pane(name, pane.win, pane.kind, pane.content, len(pane.traces), pane.steps,
+                                              blob_bytes)
+                    env.panes.append(pane)
                 env.blobs = {sha: blobs[sha] for sha in _env_blob_refs(env) if sha in blobs}
                 envs.append(env)
         except (tarfile.TarError, EOFError, OSError, ValueError) as exc:

@@ -51,7 +51,9 @@ _RENDER = """
     sec.appendChild(body); main.appendChild(sec);
     var layout = {autosize: true, margin: {l: 48, r: 10, t: 10, b: 34}, font: {size: 11}, showlegend: true,
       legend: {orientation: "h", y: 1.02, yanchor: "bottom", font: {size: 10}}};
-    if (p.kind === "line" || p.kind === "scatter") {
+    if (p.note) {  // a pane left out (an image over the size limit, a pane whose stored content is malformed)
+      body.className = "body note"; body.textContent = p.note;
+    } else if (p.kind === "line" || p.kind === "scatter") {
       body.className = "plot";
       var traces = (p.traces || []).map(function (t, k) {
         var c = COLORS[(t.color === undefined ? k : t.color) % COLORS.length];
@@ -104,7 +106,7 @@ def inline_images(panes: list[dict], get_blob: Callable[[str], tuple[str, bytes]
     """Image panes' blob URLs become data: URIs (the file must open offline), within MAX_INLINE_BLOBS in all."""
     left = MAX_INLINE_BLOBS
     for p in panes:
-        if p.get("kind") != "image":
+        if p.get("kind") != "image" or p.get("note"):  # a note already says why it is not drawn
             continue
         data = p.get("data") or {}
         sha = str(data.get("src", "")).rpartition("/")[2]

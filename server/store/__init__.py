@@ -1,8 +1,11 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
 from .base import (
+    AlertRuleRecord,
     ArtifactRecord,
+    ConsoleLine,
     EnvSummary,
+    OutboxRecord,
     PaneRecord,
     RewindRecord,
     RunRecord,
@@ -18,7 +21,7 @@ from .base import (
 )
 from .sqla_store import SqlStore
 
-__all__ = ["ArtifactRecord", "RewindRecord", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
+__all__ = ["AlertRuleRecord", "ArtifactRecord", "RewindRecord", "OutboxRecord", "ConsoleLine", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
            "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 

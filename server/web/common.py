@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, g
+from flask import Response, current_app, g, request
 
 from .. import jsonio
 from ..services import Services
@@ -30,3 +30,17 @@ def env_visible(name: str) -> bool:
     """False for an env outside a share token's list (auth.check_shared sets flask.g.share)."""
     grant = g.get("share")
     return grant is None or grant.sees(name)
+
+
+def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
+    """The query argument `name` as an integer in [low, high] (default when absent); a 400 naming it otherwise."""
+    raw = request.args.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, f"{name} must be an integer") from None
+    if not low <= value <= high:
+        raise ApiError(400, f"{name} must be between {low} and {high}")
+    return value

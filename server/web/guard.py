@@ -16,7 +16,8 @@ TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nco
 def guarded_protocol(header_deadline_s: float, max_per_address: int) -> type:
     """uvicorn's httptools protocol, closing a connection whose request headers are not complete within
     `header_deadline_s` of its first byte (or of the connection), and any connection beyond
-    `max_per_address` open ones from one address. Websockets leave the count once upgraded."""
+    `max_per_address` open ones from one address. Websockets stay counted after the upgrade, until they close:
+    otherwise one address could hold any number of sockets (and file descriptors) by upgrading each."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     open_by_address: dict[str, int] = {}  # one event loop: no lock needed
@@ -64,8 +65,18 @@ def guarded_protocol(header_deadline_s: float, max_per_address: int) -> type:
 
         def handle_websocket_upgrade(self) -> None:
             self._disarm()
-            self._leave()
             super().handle_websocket_upgrade()
+            # The transport now talks to the websocket protocol, so our connection_lost is never called:
+            # the slot is given back when the websocket's own connection ends.
+            ws = self.transport.get_protocol()
+            if ws is not self:
+                ws_lost = ws.connection_lost
+
+                def connection_lost(exc: Exception | None) -> None:
+                    self._leave()
+                    ws_lost(exc)
+
+                ws.connection_lost = connection_lost  # type: ignore[method-assign]  # this one socket's
 
         def _leave(self) -> None:
             if self._addr is not None:

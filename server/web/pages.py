@@ -82,6 +82,16 @@ def env_page(name: str) -> str:
     return _page("env", name)
 
 
+@bp.get("/console/<path:name>")
+def console_page(name: str) -> str:
+    """A run's console: searchable, following live, with a download (static/js/pages/console.js)."""
+    try:
+        check_name(name, "env")
+    except EventError as exc:
+        raise ApiError(400, str(exc)) from None
+    return _page("console", name)
+
+
 # Notebooks on another origin (Jupyter on :8888) frame the embed page: it alone may be framed by any page. It is
 # read-only (no header tools, no pane menus), and the Host check and the token still decide who may read.
 EMBED_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "

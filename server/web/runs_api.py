@@ -15,7 +15,7 @@ from ..runs.query_check import check_fields
 from ..runs.record import run_json
 from ..runs.retention import confirmation, confirmed, delete_envs, select_runs
 from .api import _env_or_404
-from .common import ApiError, env_visible, json_response, services
+from .common import ApiError, env_visible, int_arg, json_response, services
 from .envs_api import _body, submit
 
 bp = Blueprint("runs_api", __name__, url_prefix="/api/v1")
@@ -40,19 +40,6 @@ def _query_runs(query: str | None) -> list[dict[str, Any]]:
 MAX_LIMIT = 100_000
 
 
-def _int_param(name: str, default: int | None) -> int | None:
-    raw = request.args.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, f"{name} must be an integer") from None
-    if not 0 <= value <= MAX_LIMIT:
-        raise ApiError(400, f"{name} must be between 0 and {MAX_LIMIT}")
-    return value
-
-
 @bp.get("/runs")
 def runs() -> Response:
     """Every run (one per env), or those matching ?q=<query>: {"runs": [...], "query", "total"}.
@@ -71,7 +58,7 @@ def runs() -> Response:
             found = sort_runs(found, sort, order == "desc")
         except ValueError as exc:
             raise ApiError(400, str(exc)) from None
-    offset, limit = _int_param("offset", 0) or 0, _int_param("limit", None)
+    offset, limit = int_arg("offset", 0, 0, MAX_LIMIT) or 0, int_arg("limit", None, 0, MAX_LIMIT)
     out: dict[str, Any] = {"query": query or "", "total": len(found)}
     if limit is None:
         out["runs"] = found[offset:]

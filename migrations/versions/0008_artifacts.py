@@ -1,15 +1,15 @@
 """Artifacts (versions, aliases, uses), the points a rewind hid, and where a forked run came from.
 
-Revision ID: 0007
-Revises: 0006
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-11-26 04:44:48.362483
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = '0007'
-down_revision = '0006'
+revision = '0008'
+down_revision = '0007'
 branch_labels = None
 depends_on = None
 
