@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from . import console as console_capture
+from .artifacts import ArtifactMethods
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
 from .protocol import new_win_id, visdom_text
 from .run import RunMethods
@@ -74,13 +75,15 @@ def _json_items(items: list | tuple) -> list:
     return [_json_items(v) if isinstance(v, (list, tuple)) else
             v if v is None or isinstance(v, (str, int, float, bool)) else visdom_text(v) for v in items]
 
-class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
+class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
 
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
     background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
     are its config and tags, and unless capture=False the run records this job's provenance and ends as
     finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
+    resume=True reattaches to the env's ended run (running again, same start); fork_from="a", fork_step=100
+    starts this env as a run sharing a's history up to step 100 (the run records where it came from).
     In a script its stdout and stderr are the run's console (console=False leaves them alone).
     """
 
@@ -88,6 +91,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                  *, max_queue: int = 100_000, exit_timeout: float = 10.0, spool_dir: Any = None,
                  token: str | None = None, config: Mapping[str, Any] | None = None,
                  tags: list[str] | tuple[str, ...] | None = None, capture: bool = True, console: bool = True,
+                 resume: bool = False, fork_from: str | None = None, fork_step: float | None = None,
                  **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
@@ -102,7 +106,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
                                    token=token or os.environ.get("PANEBOARD_TOKEN") or None)
         self.transport.on_drop = _drop_reporter(self)
         self._point_prefixes = Prefixes()
-        self._start_run(config, tags, capture)
+        self._start_run(config, tags, capture, resume, fork_from, fork_step)
+        self._start_artifacts()
         # In a script, stdout and stderr become the run's console (not in a notebook; console=False: never).
         self._console = console_capture.start(self.transport, env) if console else None
 
@@ -274,7 +279,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
 
     def close_connection(self, timeout: float | None = None) -> bool:
         """End the run (finished), flush (up to `timeout`, default exit_timeout) and stop the background thread;
-        True if all delivered."""
+        True if all delivered. Artifact uploads still going on after the timeout resume with the env's next Client."""
+        self._close_artifacts(timeout)
         console_capture.stop(self._console)
         self._console = None
         self._end_run()

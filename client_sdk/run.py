@@ -24,8 +24,8 @@ class _Run:
     once, after the start. It holds no reference to its client: a Client made inside a function and dropped
     still starts and ends its run (the transport lives on until the exit flush)."""
 
-    def __init__(self, env: str, transport: Transport) -> None:
-        self.env, self.transport = env, transport
+    def __init__(self, env: str, transport: Transport, resume: bool = False) -> None:
+        self.env, self.transport, self.resume = env, transport, resume
         self.started = time.time()
         self.lock = threading.Lock()
         self.provenance: dict[str, Any] | None = None
@@ -48,8 +48,11 @@ class _Run:
         with self.lock:
             if self.sent.is_set():
                 return
-            self.transport.put({"t": self.started, "op": "run_start", "env": self.env, "win": None,
-                                "client": self.transport.client_id, "provenance": self.provenance or {}})
+            ev = {"t": self.started, "op": "run_start", "env": self.env, "win": None,
+                  "client": self.transport.client_id, "provenance": self.provenance or {}}
+            if self.resume:
+                ev["resume"] = True
+            self.transport.put(ev)
             self.sent.set()
 
     def reopen(self) -> None:
@@ -93,7 +96,13 @@ class RunMethods:
     transport: Transport
     _run: _Run | None = None
 
-    def _start_run(self, config: Mapping[str, Any] | None, tags: Iterable[str] | None, capture: bool) -> None:
+    def _start_run(self, config: Mapping[str, Any] | None, tags: Iterable[str] | None, capture: bool,
+                   resume: bool = False, fork_from: str | None = None, fork_step: float | None = None) -> None:
+        if fork_from is not None:  # first: the fork makes the env, which the config would otherwise make
+            if not isinstance(fork_from, str):
+                raise TypeError(f"fork_from must be an env name, got {type(fork_from).__name__}")
+            self.transport.put({"t": time.time(), "op": "run_fork", "env": self.env, "win": None, "from": fork_from,
+                                "step": _step(fork_step, "fork_step") if fork_step is not None else None})
         if config:
             self.set_config(config)
         if tags:
@@ -101,7 +110,7 @@ class RunMethods:
         if not capture:
             return
         failures.install()
-        run = self._run = _Run(self.env, self.transport)
+        run = self._run = _Run(self.env, self.transport, resume=resume)
         # Provenance (git, packages) takes tens of milliseconds: a thread, so the constructor returns at once.
         threading.Thread(target=run.capture, name="paneboard-provenance", daemon=True).start()
         # Registered after the transport's exit flush, so it runs first (LIFO); its own partial, so that ending
@@ -128,6 +137,12 @@ class RunMethods:
         if error is not None and not isinstance(error, str):
             raise TypeError(f"error must be a string, got {type(error).__name__}")
         self._end_run(error)
+
+    def rewind(self, step: float) -> None:
+        """Hide every point of this run after `step` (kept on the server, recoverable), so that a job restarted
+        from its checkpoint at `step` logs a clean continuation. Call it before logging the new points."""
+        self.transport.put({"t": time.time(), "op": "run_rewind", "env": self.env, "win": None,
+                            "step": _step(step, "step")})
 
     def set_config(self, config: Mapping[str, Any], replace: bool = False) -> None:
         """Merge `config` into the run's config (replace=True: make it the whole config). Values are kept as JSON
@@ -163,6 +178,12 @@ class RunMethods:
             raise ValueError('direction must be "min", "max" or None')
         self.transport.put({"t": time.time(), "op": "run_best", "env": self.env, "win": None, "series": series,
                             "direction": direction})
+
+
+def _step(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(float(value)) < float("inf"):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    return float(value)
 
 
 def _json_safe(value: Any, depth: int = 0) -> Any:

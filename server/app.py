@@ -20,6 +20,7 @@ from .web import (
     alerts_api,
     api,
     archive_api,
+    artifacts_api,
     auth,
     body,
     charts_api,
@@ -68,6 +69,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view
     app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
+    app.register_blueprint(artifacts_api.bp)  # artifact versions, lineage, blob uploads; rewinds
     app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from .artifacts.blobs import BlobStore, LocalBlobStore, blob_root
 from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live.hub import Hub
@@ -34,6 +35,7 @@ class Services:
     shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
     notifier: Any = None         # notify.notifier.Notifier when --notify names receivers
     run_index: RunIndex | None = None  # the runs listing in memory, marked stale by the hub's messages
+    blobs: BlobStore | None = None  # artifact bytes (None: no folder for them, e.g. PostgreSQL unconfigured)
     started: bool = False
 
     @classmethod
@@ -62,8 +64,9 @@ class Services:
 
             notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs)
             hub.listeners.append(notifier.note)
+        root = blob_root(settings.db_url, settings.artifacts_dir)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=shares, notifier=notifier)
+                   run_index=run_index, shares=shares, notifier=notifier, blobs=LocalBlobStore(root) if root else None)
 
     def start(self) -> None:
         if not self.started:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -146,3 +147,31 @@ def test_a_fit_that_raises_ends_the_run_failed_with_its_traceback(server: Any):
     run = server.get_json("/api/v1/envs/pl-fail/run")
     assert run["status"] == "failed", run
     assert "RuntimeError: boom at batch 2" in run["error"] and "training_step" in run["error"]
+
+
+@pytest.mark.parametrize("log_model", [True, "all"])
+def test_log_model_uploads_the_checkpoints_as_artifacts(server: Any, tmp_path: Any, log_model: Any):
+    from lightning.pytorch.callbacks import ModelCheckpoint
+
+    logger = PaneboardLogger(env="pl-ckpt", server="http://127.0.0.1", port=server.port, log_model=log_model)
+    checkpoint = ModelCheckpoint(dirpath=tmp_path / "ckpt", monitor="train_loss", save_top_k=1, save_last=True,
+                                 every_n_train_steps=4)
+    trainer = pl.Trainer(max_epochs=2, limit_train_batches=8, logger=logger, log_every_n_steps=1,
+                         enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
+                         callbacks=[checkpoint])
+    trainer.fit(Tiny(), loader())
+    refs = [ref.wait(30) for ref in logger.artifacts]
+    assert None not in refs and logger.writer.flush(timeout=30)
+    versions = server.get_json("/api/v1/artifacts/model-pl-ckpt/versions")["versions"]
+    # "all": every save as it happened (4 saves: top-1 and last each time); True: what is kept at the end
+    assert len(versions) == (len(logger.artifacts) if log_model == "all" else 2) and len(versions) >= 2
+    assert all(v["env"] == "pl-ckpt" and v["type"] == "model" for v in versions)
+    best = server.get_json("/api/v1/artifact?ref=model-pl-ckpt:best")
+    assert best["metadata"]["original_filename"] == os.path.basename(checkpoint.best_model_path)
+    assert best["metadata"]["monitor"] == "train_loss" and best["metadata"]["score"] == \
+        pytest.approx(float(checkpoint.best_model_score))
+    client = logger.writer.client
+    path = client.use_artifact("model-pl-ckpt:best", root=tmp_path / "cache")
+    assert open(path, "rb").read() == open(checkpoint.best_model_path, "rb").read()
+    assert torch.load(path, weights_only=False)["global_step"] == best["step"]
+    assert client.close_connection(10)

@@ -33,12 +33,15 @@ class Tokens(torch.utils.data.Dataset):
         return {"input_ids": self.ids[i], "labels": self.labels[i]}
 
 
-def trainer(tmp_path: Any, callbacks: list, report_to: list[str], steps: int = 8, eval_steps: int = 0) -> Any:
+def trainer(tmp_path: Any, callbacks: list, report_to: list[str], steps: int = 8, eval_steps: int = 0,
+            save_steps: int = 0) -> Any:
     config = transformers.BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                                      intermediate_size=32, max_position_embeddings=16, num_labels=2)
     model = transformers.BertForSequenceClassification(config)
     args = transformers.TrainingArguments(output_dir=str(tmp_path / "out"), max_steps=steps, logging_steps=1,
-                                          per_device_train_batch_size=4, report_to=report_to, save_strategy="no",
+                                          per_device_train_batch_size=4, report_to=report_to,
+                                          save_strategy="steps" if save_steps else "no", save_steps=save_steps or 500,
+                                          save_total_limit=1 if save_steps else None,
                                           eval_strategy="steps" if eval_steps else "no", eval_steps=eval_steps or None,
                                           disable_tqdm=True, use_cpu=True, run_name="tiny-bert")
     return transformers.Trainer(model=model, args=args, train_dataset=Tokens(), callbacks=callbacks,
@@ -93,3 +96,15 @@ def test_evaluate_after_train_lands_through_the_tensorboard_callbacks_writer(ser
     assert run["status"] == "running" and run["provenance"]["pid"] == os.getpid()  # the same run, going on
     writer.close()
     assert server.get_json("/api/v1/envs/hf-eval/run")["status"] == "finished"
+
+
+def test_save_steps_checkpoints_are_uploaded_when_asked(server: Any, tmp_path: Any):
+    cb = PaneboardCallback(server="http://127.0.0.1", port=server.port, log_checkpoints=True)
+    trainer(tmp_path, [cb], report_to=[], save_steps=4).train()  # saves at 4 and 8; the limit deletes step 4's
+    assert [ref.wait(30) for ref in cb.artifacts] == ["checkpoint-tiny-bert:v1", "checkpoint-tiny-bert:v2"]
+    versions = server.get_json("/api/v1/artifacts/checkpoint-tiny-bert/versions")["versions"]
+    assert [(v["step"], v["type"], v["env"]) for v in versions] == [(4, "checkpoint", "tiny-bert"),
+                                                                   (8, "checkpoint", "tiny-bert")]
+    assert "model.safetensors" in {f["path"] for f in versions[0]["files"]}  # rotated out, still stored whole
+    assert not (tmp_path / "out" / "checkpoint-4").exists()
+    cb.writer.client.close_connection(10)

@@ -35,6 +35,10 @@ def test_every_row_parses_to_its_own_op():
         "set_meta": {"meta": {}}, "custom_scalars": {"layout": {"c": {"t": ["Multiline", ["a"]]}}},
         "hparams": {"hparams": {"lr": 0.1}}, "run_start": {}, "run_end": {}, "run_config": {"config": {"a": 1}},
         "run_tags": {"add": ["x"]}, "run_note": {"note": "n"}, "run_best": {"series": "loss"},
+        "run_rewind": {"step": 250}, "run_fork": {"from": "src", "step": 100},
+        "artifact": {"name": "m", "uid": "0123456789abcdef",
+                     "files": [{"path": "m.pt", "sha256": "0" * 64, "size": 1}]},
+        "artifact_use": {"name": "m", "version": 1},
         "console": {"lines": [[1, 0.0, "stdout", "hi"]]},
         "run_import": {"status": "finished"},
     }

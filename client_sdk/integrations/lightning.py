@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from argparse import Namespace
 from typing import Any
@@ -31,11 +32,17 @@ class PaneboardLogger(Logger):
     Every metric is a line pane named as logged, x = the global step; Lightning's own `epoch` metric is a pane
     too, so any step maps to its epoch. Hyperparameters become the env's hparams session, with the last value
     of every metric attached at the end of the run. A run resumed with the same `version` appends to the env.
+
+    log_model=True uploads the ModelCheckpoint's files (its top k and last) as versions of the artifact
+    `model-<env>` at the end of training, "all" each checkpoint as soon as it is saved (as WandbLogger does);
+    the best one has the alias "best". Uploads run in the background; the files are hard-linked first, so the
+    callback may rotate them out meanwhile.
     """
 
     def __init__(self, env: str | None = None, name: str = "lightning_logs", version: int | str | None = None, *,
                  client: Client | None = None, server: str | None = None, port: int | None = None,
-                 base_url: str | None = None, log_graph: bool = False, save_dir: str = ".") -> None:
+                 base_url: str | None = None, log_graph: bool = False, save_dir: str = ".",
+                 log_model: bool | str = False) -> None:
         super().__init__()
         self._save_dir = save_dir
         self._name = name
@@ -46,6 +53,12 @@ class PaneboardLogger(Logger):
         self._writer: RunWriter | None = None
         self._hparams: dict[str, Any] = {}
         self._last: dict[str, float] = {}
+        if log_model not in (True, False, "all"):
+            raise ValueError(f'log_model must be True, False or "all", got {log_model!r}')
+        self._log_model = log_model
+        self._checkpoint_callback: Any = None
+        self._logged_checkpoints: dict[str, float] = {}  # path -> mtime when uploaded
+        self.artifacts: list[Any] = []  # the ArtifactRefs of the uploaded checkpoints
 
     @property
     def name(self) -> str:
@@ -113,6 +126,31 @@ class PaneboardLogger(Logger):
         path = getattr(checkpoint_callback, "best_model_path", "") or getattr(checkpoint_callback, "last_model_path", "")
         step = getattr(checkpoint_callback, "_last_global_step_saved", 0)
         self.writer.add_text("checkpoints", f"checkpoint saved: `{path}`", step if isinstance(step, int) else 0)
+        if self._log_model == "all" or (self._log_model is True and getattr(checkpoint_callback, "save_top_k", 0) == -1):
+            self._log_checkpoints(checkpoint_callback)  # every one is kept: no need to wait for the end
+        elif self._log_model is True:
+            self._checkpoint_callback = checkpoint_callback
+
+    def _log_checkpoints(self, callback: Any) -> None:
+        """Upload the callback's checkpoints not uploaded yet (or rewritten since), oldest first."""
+        scores: dict[str, Any] = dict(getattr(callback, "best_k_models", None) or {})
+        for path in (getattr(callback, "last_model_path", ""), getattr(callback, "best_model_path", "")):
+            if path:
+                scores.setdefault(path, None)
+        best = getattr(callback, "best_model_path", "")
+        found = [(os.path.getmtime(p), p) for p in scores if os.path.isfile(p)]
+        for mtime, path in sorted(found):
+            if self._logged_checkpoints.get(path) == mtime:
+                continue
+            self._logged_checkpoints[path] = mtime
+            score = number(scores[path] if scores[path] is not None else
+                           getattr(callback, "best_model_score", None) if path == best else None)
+            steps = re.findall(r"step=(\d+)", os.path.basename(path))
+            step = int(steps[-1]) if steps else getattr(callback, "_last_global_step_saved", None)
+            self.artifacts.append(self.writer.client.log_artifact(
+                path, name=f"model-{self._env}", type="model", aliases=["best"] if path == best else [],
+                step=step, metadata={"score": score, "monitor": getattr(callback, "monitor", None),
+                                     "original_filename": os.path.basename(path)}, snapshot=True))
 
     @rank_zero_only
     def save(self) -> None:
@@ -122,6 +160,8 @@ class PaneboardLogger(Logger):
     def finalize(self, status: str) -> None:
         if self._writer is None:
             return
+        if self._checkpoint_callback is not None:
+            self._log_checkpoints(self._checkpoint_callback)
         if self._hparams:  # the hparams table shows each run with the final value of its metrics
             log_hparams(self._writer, dict(self._hparams), dict(self._last))
         self._writer.add_text("status", f"run {status}")

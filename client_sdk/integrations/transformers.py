@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..client import Client
@@ -28,11 +29,15 @@ class PaneboardCallback(TrainerCallback):
     Only the world's main process writes. The env defaults to TrainingArguments.run_name (else output_dir).
     Each logged number is a point of pane `train/<key>` or `eval/<key>` at x = state.global_step; the
     TrainingArguments and the model config become the env's hparams, with the last eval metrics at the end.
+    log_checkpoints=True uploads each `checkpoint-<step>` folder the Trainer saves (every `save_steps`) as a
+    version of the artifact `checkpoint-<env>`, in the background (hard-linked first: rotation may delete it).
     """
 
     def __init__(self, env: str | None = None, *, client: Client | None = None, server: str | None = None,
-                 port: int | None = None, base_url: str | None = None) -> None:
+                 port: int | None = None, base_url: str | None = None, log_checkpoints: bool = False) -> None:
         self._env = env
+        self._log_checkpoints = log_checkpoints
+        self.artifacts: list[Any] = []  # the ArtifactRefs of the uploaded checkpoints
         self._connect = Connection(client, server, port, base_url)
         self.writer: Any = None
         self._hparams: dict[str, Any] = {}
@@ -76,8 +81,13 @@ class PaneboardCallback(TrainerCallback):
 
     def on_save(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if state.is_world_process_zero:
-            self._ensure(args).add_text("checkpoints", f"checkpoint saved at step {state.global_step}",
-                                        state.global_step)
+            writer = self._ensure(args)
+            writer.add_text("checkpoints", f"checkpoint saved at step {state.global_step}", state.global_step)
+            folder = os.path.join(args.output_dir, f"checkpoint-{state.global_step}")  # the Trainer's naming
+            if self._log_checkpoints and os.path.isdir(folder):
+                self.artifacts.append(writer.client.log_artifact(
+                    folder, name=f"checkpoint-{writer.client.env}", type="checkpoint", step=state.global_step,
+                    metadata={"epoch": state.epoch}, snapshot=True))
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if not state.is_world_process_zero or self.writer is None:

@@ -91,6 +91,14 @@ class Transport:
         self.sender.collect = self.collect
         self._closed = False
 
+    @property
+    def spool_folder(self) -> Path | None:
+        """The folder spools go to (None: spooling is off)."""
+        if self._spool_dir is False:
+            return None
+        given = self._spool_dir
+        return Path(given) if isinstance(given, (str, os.PathLike)) else default_spool_dir()
+
     def _start(self) -> None:
         self.sender.stop = self._closed = False
         if self._exiting or sys.is_finalizing():

@@ -1,8 +1,8 @@
 """The op table: every op a command can carry, mapped to how it is parsed and applied, in one place.
 
-A row names its family's functions: pane kinds (panes.ops), env ops (envops), hparams, run ops (runs.ops) and
-sharing (the archive import). The writer and the web layer look an op up here instead of branching on it;
-adding an op means writing its functions in its family's module and adding one row.
+A row names its family's functions: pane kinds (panes.ops), env ops (envops), hparams, run ops (runs.ops),
+artifacts (artifacts.ops) and sharing (the archive import). The writer and the web layer look an op up here
+instead of branching on it; adding an op means writing its functions in its family's module and adding one row.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..artifacts import ops as artifact_ops
 from ..commands import envops, hparams
 from ..commands.envelope import Command
 from ..live.deltas import Deltas
@@ -60,9 +61,14 @@ OPS: dict[str, Op] = {
     "run_tags": Op(run_ops.parse_tags, run_ops.apply_record),
     "run_note": Op(run_ops.parse_note, run_ops.apply_record),
     "run_best": Op(run_ops.parse_best, run_ops.apply_best),
+    "run_rewind": Op(run_ops.parse_rewind, run_ops.apply_rewind, envops.this_env),
+    "run_fork": Op(run_ops.parse_fork, run_ops.apply_fork, run_ops.fork_envs),
     "run_import": Op(run_ops.parse_import, run_ops.apply_record),  # dash-server import: a peer's whole record
     "run_status": Op(None, run_ops.apply_status),  # the crash and stall watches' own
     "console": Op(console.parse_console, console.apply_console),
+    # artifacts: versions whose blobs the SDK stored first, and the runs that use them
+    "artifact": Op(artifact_ops.parse_artifact, artifact_ops.apply_artifact),
+    "artifact_use": Op(artifact_ops.parse_use, artifact_ops.apply_use),
     # sharing: an env from an archive, built by the archive import alone
     env_import.IMPORT_OP: Op(None, env_import.apply, envops.this_env),
 }

@@ -1,4 +1,5 @@
-"""Run ops: a job's start and end, config, tags, notes and best directions; the server's status changes."""
+"""Run ops: a job's start (or resumption) and end, config, tags, notes, best directions, rewinds and forks;
+the server's status changes."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from paneboard.protocol import (
 )
 
 from .. import jsonio
-from ..commands.envelope import EnvCommand, EventError, refusing_store_errors
+from ..commands.envelope import Command, EnvCommand, EventError, check_name, refusing_store_errors
 from ..live.deltas import Deltas
 from ..store import RunRecord, StoreTx
 from .record import ACTIVE, run_json
@@ -100,8 +101,9 @@ def _checked_fields(raw: dict, op: str, allowed: set[str]) -> None:
 
 
 def parse_start(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
-    _checked_fields(raw, op, {"client", "provenance"})
-    payload = {"client": _client(raw), "provenance": check_provenance(raw.get("provenance") or {})}
+    _checked_fields(raw, op, {"client", "provenance", "resume"})
+    payload = {"client": _client(raw), "provenance": check_provenance(raw.get("provenance") or {}),
+               "resume": bool(raw.get("resume"))}
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
 
 
@@ -152,6 +154,55 @@ def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
     series, direction = raw.get("series"), raw.get("direction")
     _best_one(series, direction)
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"series": series, "direction": direction})
+
+
+def _step(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
+        raise EventError(f"{what} must be a finite number (a step)")
+    return float(value)
+
+
+def parse_rewind(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"step"})
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"step": _step(raw.get("step"), "run_rewind: step")})
+
+
+def parse_fork(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"from", "step"})
+    source = check_name(raw.get("from"), "from")
+    if source == env:
+        raise EventError("run_fork: env and from must differ")
+    step = raw.get("step")
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall,
+                      payload={"from": source, "step": None if step is None else _step(step, "run_fork: step")})
+
+
+def fork_envs(cmd: Command) -> set[str]:
+    """A fork reads every pane of its source and writes every pane of its target."""
+    return {cmd.env, cmd.payload["from"]} if isinstance(cmd, EnvCommand) else {cmd.env}
+
+
+@refusing_store_errors
+def apply_rewind(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    """Points after the step are hidden, kept in a rewind record: the restarted job's points replace them."""
+    for pane in tx.rewind_env(cmd.env, cmd.payload["step"]):
+        changed = tx.get_pane(cmd.env, pane.win)
+        deltas.pane(cmd.env, pane.win, changed.version if changed else pane.version + 1)
+
+
+@refusing_store_errors
+def apply_fork(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    source, step = cmd.payload["from"], cmd.payload["step"]
+    run = tx.get_run(cmd.env)
+    if run is not None and run.fork_from == source and run.fork_step == step:
+        return  # the forked job restarted: its run goes on
+    tx.fork_env(source, cmd.env)  # copy-on-write of every pane; StoreError if the target exists
+    if step is not None:
+        tx.rewind_env(cmd.env, step, keep=False)  # the source keeps that history: nothing to keep here
+    run = tx.get_run(cmd.env) or RunRecord(env=cmd.env)
+    new = dataclasses.replace(run, fork_from=source, fork_step=step)
+    tx.put_run(new)
+    deltas.messages.append({"type": "run", "env": cmd.env, "run": run_json(new)})
 
 
 IMPORT_STATUSES = ("running", "finished", "failed", "crashed")
@@ -249,6 +300,11 @@ def apply_record(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
 
 def _started(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     client = cmd.payload["client"]
+    if cmd.payload.get("resume") and run.status is not None:
+        # A job resumed (from its checkpoint): the same run goes on, with its first start and provenance. Its
+        # previous life is over, killed perhaps before the crash watch noticed: its clients are not waited for.
+        return dataclasses.replace(run, status="running", ended=None, error=None,
+                                   clients=() if client is None else (client,))
     if run.status in ACTIVE:  # another client of the same job (a second Client, a DDP rank) joins it
         clients = run.clients if client is None or client in run.clients else run.clients + (client,)
         return dataclasses.replace(run, status="running", clients=clients)

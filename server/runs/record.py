@@ -26,6 +26,8 @@ def run_json(run: RunRecord | None, *, full: bool = True) -> dict[str, Any]:
                 **({"notes_html": "", "error": None} if full else {})}
     out: dict[str, Any] = {"status": run.status, "started": run.started, "ended": run.ended, "tags": list(run.tags),
                            "notes": run.notes, "provenance": run.provenance}
+    if run.fork_from is not None:
+        out["fork"] = {"from": run.fork_from, "step": run.fork_step}
     if full:  # listings leave the traceback out (they do not read it)
         out["notes_html"] = notes_html(run.notes)
         out["error"] = run.error

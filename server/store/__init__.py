@@ -2,10 +2,12 @@
 
 from .base import (
     AlertRuleRecord,
+    ArtifactRecord,
     ConsoleLine,
     EnvSummary,
     OutboxRecord,
     PaneRecord,
+    RewindRecord,
     RunRecord,
     RunRow,
     Series,
@@ -19,7 +21,7 @@ from .base import (
 )
 from .sqla_store import SqlStore
 
-__all__ = ["AlertRuleRecord", "OutboxRecord", "ConsoleLine", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
+__all__ = ["AlertRuleRecord", "ArtifactRecord", "RewindRecord", "OutboxRecord", "ConsoleLine", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
            "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from .artifact_records import ArtifactRecord, RewindRecord
+
 _GENERATED_WIN = re.compile(r"window_[0-9a-f]{8,32}")
 
 
@@ -98,6 +100,8 @@ class RunRecord:
     notes: str = ""
     provenance: dict | None = None
     error: str | None = None        # a failed run's traceback
+    fork_from: str | None = None    # a fork: the run whose history it shares ...
+    fork_step: float | None = None  # ... up to this step
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,19 @@ class StoreTx(ABC):
     @abstractmethod
     def set_pane_layout(self, pane: PaneRecord, layout: dict | None) -> PaneRecord:
         """Store the pane's grid layout; not a data change, so the version stays."""
+    @abstractmethod
+    def rewind_env(self, env: str, step: float, keep: bool = True) -> list[PaneRecord]:
+        """Hide every point of the env's line panes with x > step; `keep`: keep them in a rewind record (else
+        they are gone: a fork's copy of history it does not share). Returns the panes changed (versions bumped)."""
+
+    @abstractmethod
+    def add_artifact(self, name: str, uid: str, type: str, files: list[dict], metadata: dict, step: float | None,
+                     env: str | None, aliases: list[str]) -> ArtifactRecord:
+        """A new version of `name` (numbered after its newest); "latest" and `aliases` move to it. Logging the
+        same `uid` again (a replayed event) returns the version it made."""
+    @abstractmethod
+    def use_artifact(self, name: str, version: int, env: str) -> bool:
+        """Record that the run `env` used this version; False if there is no such version."""
 
     @abstractmethod
     def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
@@ -363,6 +380,20 @@ class Store(ABC):
 
     @abstractmethod
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
+
+    @abstractmethod
+    def list_rewinds(self, env: str) -> list[RewindRecord]:
+        """The env's rewinds, oldest first."""
+    @abstractmethod
+    def rewound_points(self, rewind_id: int) -> list[dict] | None:
+        """The points a rewind hid: [{"win", "trace", "x", "y", "wall"}] (None: no such rewind)."""
+    @abstractmethod
+    def find_artifact(self, name: str, ref: str) -> ArtifactRecord | None:
+        """The version of `name` that `ref` names: "vN", an alias, or "@<uid>" (the SDK's id of it)."""
+    @abstractmethod
+    def list_artifacts(self, *, env: str | None = None, name: str | None = None, used_by: str | None = None
+                       ) -> list[ArtifactRecord]:
+        """Versions logged by the run `env`, of the artifact `name`, or used by the run `used_by`; in order."""
     @abstractmethod
     def client_last_seq(self, client_id: str) -> int: ...
 

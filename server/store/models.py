@@ -136,6 +136,56 @@ class Run(Base):
     provenance: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # without the two bulky parts:
     details: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # {"packages", "diff"}: read for one run only
     error: Mapped[str | None] = mapped_column(Text, nullable=True)  # a failed run's traceback
+    fork_from: Mapped[str | None] = mapped_column(String(256), nullable=True)  # the run a fork shares history with
+    fork_step: Mapped[float | None] = mapped_column(Float, nullable=True)  # ... up to this step
+
+
+class RunRewind(Base):
+    """The points a rewind hid (x beyond `step`), packed: kept, so that a rewind can be looked at or undone."""
+
+    __tablename__ = "run_rewind"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    env_id: Mapped[int] = mapped_column(ForeignKey("env.id", ondelete="CASCADE"), nullable=False)
+    step: Mapped[float] = mapped_column(Float, nullable=False)
+    wall: Mapped[float] = mapped_column(Float, nullable=False)
+    points: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)  # last: the large column
+
+
+class ArtifactVersion(Base):
+    """One logged version of an artifact: its files by content hash (the bytes live in the blob store)."""
+
+    __tablename__ = "artifact_version"
+    __table_args__ = (UniqueConstraint("name", "version", name="uq_artifact_name_version"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(256), nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    uid: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)  # the SDK's id, known before vN
+    type: Mapped[str] = mapped_column(String(64), nullable=False)
+    size: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    step: Mapped[float | None] = mapped_column(Float, nullable=True)
+    env: Mapped[str | None] = mapped_column(String(256), nullable=True)  # the run that logged it
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+    files: Mapped[list] = mapped_column(JSON, nullable=False)  # [{"path", "sha256", "size"}]
+    meta: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)
+
+
+class ArtifactAlias(Base):
+    """A movable name of one version ("latest", "best"...)."""
+
+    __tablename__ = "artifact_alias"
+    name: Mapped[str] = mapped_column(String(256), primary_key=True)
+    alias: Mapped[str] = mapped_column(String(64), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class ArtifactUse(Base):
+    """A run that used a version (use_artifact): the other half of the lineage."""
+
+    __tablename__ = "artifact_use"
+    version_id: Mapped[int] = mapped_column(ForeignKey("artifact_version.id", ondelete="CASCADE"), primary_key=True)
+    env: Mapped[str] = mapped_column(String(256), primary_key=True)
+    wall: Mapped[float] = mapped_column(Float, nullable=False)
 
 
 class ConsoleLine(Base):
@@ -210,6 +260,8 @@ class ShareToken(Base):
 
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
 Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
+Index("ix_artifact_version_env", ArtifactVersion.env)
+Index("ix_run_rewind_env", RunRewind.env_id)
 
 # Declarative classes type __table__ as FromClause; they are Tables, which is what insert()/update() take.
 env_t = cast(Table, Env.__table__)
@@ -223,6 +275,10 @@ epoch_t = cast(Table, WriterEpoch.__table__)
 run_t = cast(Table, Run.__table__)
 share_t = cast(Table, ShareToken.__table__)
 setting_t = cast(Table, ServerSetting.__table__)
+rewind_t = cast(Table, RunRewind.__table__)
+artifact_t = cast(Table, ArtifactVersion.__table__)
+alias_t = cast(Table, ArtifactAlias.__table__)
+use_t = cast(Table, ArtifactUse.__table__)
 console_t = cast(Table, ConsoleLine.__table__)
 notify_t = cast(Table, NotifyOutbox.__table__)
 rule_t = cast(Table, AlertRule.__table__)

@@ -25,7 +25,8 @@ def run_from_row(r: Any, env: str, details: dict | None = None) -> RunRecord:
             provenance["git"] = {**provenance["git"], "diff": details["diff"]}
     return RunRecord(env=env, status=r.status, started=r.started, ended=r.ended, clients=tuple(r.clients or ()),
                      tags=tuple(r.tags or ()), notes=r.notes or "", provenance=provenance,
-                     error=getattr(r, "error", None))
+                     error=getattr(r, "error", None), fork_from=getattr(r, "fork_from", None),
+                     fork_step=getattr(r, "fork_step", None))
 
 
 def _split(provenance: dict | None) -> tuple[dict | None, dict | None]:
@@ -51,7 +52,8 @@ def put_run(conn: Connection, env_id: int, run: RunRecord) -> None:
     light, details = _split(run.provenance)
     values = {"env_id": env_id, "status": run.status, "started": run.started, "ended": run.ended,
               "clients": list(run.clients), "tags": list(run.tags), "notes": run.notes, "provenance": light,
-              "details": details, "error": run.error}
+              "details": details, "error": run.error,
+              "fork_from": run.fork_from, "fork_step": run.fork_step}
     conn.execute(upsert(conn, run_t, ["env_id"], [k for k in values if k != "env_id"]), values)
 
 

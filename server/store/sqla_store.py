@@ -15,6 +15,7 @@ from .base import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, 
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
+from .sqla_artifacts import SqlArtifacts
 from .sqla_charts import SqlCharts
 from .sqla_console import SqlConsole
 from .sqla_notify import SqlNotify
@@ -27,7 +28,7 @@ PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 paramet
 FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up front, in a few queries
 
 
-class SqlStore(SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, Store):
+class SqlStore(SqlArtifacts, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_engine_for(url)

@@ -21,6 +21,7 @@ from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState
 from .dialect import insert_ignore
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
+from .sqla_artifacts import SqlArtifactsTx
 from .sqla_points import PointBuffer
 from .summary import Summary
 
@@ -63,7 +64,7 @@ def pane_from_row(row: Any, env: str) -> PaneRecord:
                       created=row.created, updated=row.updated, layout=row.layout)
 
 
-class SqlTx(StoreTx):
+class SqlTx(SqlArtifactsTx, StoreTx):
     def __init__(self, conn: Connection, cache: WriterCache) -> None:
         self.conn = conn
         self.cache = cache

@@ -2,8 +2,10 @@
 // a failed run's traceback, provenance (host, versions, GPUs, git with its diff, packages), config, editable tags
 // and notes. Data:
 // GET api/v1/envs/<env>/run; edits PUT .../tags and .../notes; live "run" and "meta" messages refresh it.
+// Its artifacts column is run_artifacts.js (refreshed by live "artifact" messages).
 import * as api from "../api.js";
 import { counted, h, throttled, timeEl, toMs } from "../dom.js";
+import { artifactsColumn } from "./run_artifacts.js";
 
 /** "1 h 02 min" from seconds. */
 export function fmtDuration(s) {
@@ -29,6 +31,7 @@ export function runPanel({ env, notice }) {
   let run = null;
   // Drafts survive a redraw (live messages redraw the panel): null when the notes editor is closed.
   const draft = { notes: null, tag: "" };
+  const artifacts = artifactsColumn(env);
 
   async function load() {
     try {
@@ -38,6 +41,7 @@ export function runPanel({ env, notice }) {
       throw err;
     }
     draw();
+    await artifacts.load();
   }
   const refresh = throttled(() => load().catch((err) => notice(`cannot load the run: ${err.message}`, "error")), 300);
 
@@ -66,6 +70,8 @@ export function runPanel({ env, notice }) {
       ["python", p.python || "–"],
       ["torch", p.torch ? `${p.torch}${p.cuda ? ` · CUDA ${p.cuda}` : ""}` : "–"],
       ["GPUs", p.gpus && p.gpus.length ? p.gpus.join(", ") : "–"],
+      ...(run.fork ? [["forked from", h("span", null, h("a", { href: api.envPageUrl(run.fork.from), text: run.fork.from }),
+        run.fork.step === null ? "" : ` at step ${run.fork.step}`)]] : []),
       ["console", h("a", { class: "run-console-link", href: api.consolePageUrl(env) + (run.error || run.status === "crashed" ? "#error" : "") },
         run.error || run.status === "crashed" ? "console (jump to the error)" : "console")],
       ["git", git ? h("span", null, h("code", { text: git.commit.slice(0, 12), title: git.commit }),
@@ -94,7 +100,8 @@ export function runPanel({ env, notice }) {
       h("div", { class: "run-cols" },
         h("div", { class: "run-col" }, h("h3", { text: "run" }), factTable, ...extras),
         h("div", { class: "run-col" }, h("h3", { text: "config" }), configTable),
-        h("div", { class: "run-col" }, h("h3", { text: "tags" }), tagEditor(), h("h3", { text: "notes" }), notesEditor())));
+        h("div", { class: "run-col" }, h("h3", { text: "tags" }), tagEditor(), h("h3", { text: "notes" }), notesEditor())),
+      artifacts.el);
   }
 
   function tagEditor() {
@@ -140,8 +147,8 @@ export function runPanel({ env, notice }) {
 
   /** True when the live message was the run's (or its config's). */
   function onMessage(m) {
-    if (m.type === "run" || m.type === "meta" || m.type === "resync") refresh();
-    return m.type === "run";
+    if (m.type === "run" || m.type === "meta" || m.type === "resync" || m.type === "artifact") refresh();
+    return m.type === "run" || m.type === "artifact";
   }
 
   return { badge, toggle, el, load, onMessage };

@@ -4,6 +4,7 @@ import { plotlyText } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { defaultMode, mathReady, normalizeLayout, normalizeTrace } from "./plotly_compat.js";
 import { counted } from "../dom.js";
+import { checkpointShapes, onCheckpoints } from "../checkpoints.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const GRID = "#eceef1";
@@ -148,6 +149,7 @@ export function render(el, pane, ctx) {
     if (destroyed) return;
     const layout = plotlyLayout(p, traces.length);
     if (xMap) layout.xaxis.title.text = xMap.label;
+    else layout.shapes = withCheckpoints(layout.shapes);
     const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
     div.style.height = h >= 120 && h <= 1200 ? `${h}px` : "";
     if (first) {
@@ -185,6 +187,16 @@ export function render(el, pane, ctx) {
     if (longest > 4 * ctx.points) ctx.refetch();
   }
 
+  /** A line pane's own shapes plus its run's checkpoint steps (x as stored: a mapped axis shows none). */
+  function withCheckpoints(shapes) {
+    const own = (shapes || []).filter((s) => s.name !== "checkpoint");
+    return pane.kind === "line" ? [...own, ...checkpointShapes(ctx.env)] : shapes;
+  }
+  const unsubscribe = onCheckpoints((env) => {
+    if (env !== ctx.env || destroyed || xMap || !div.data || !window.Plotly) return;
+    window.Plotly.relayout(div, { shapes: withCheckpoints(div.layout.shapes) });
+  });
+
   /** Draw against another x axis ({map(x), label}), or as stored with null; live points follow it. */
   function setXMap(next) {
     xMap = next;
@@ -200,6 +212,7 @@ export function render(el, pane, ctx) {
     extend,
     destroy() {
       destroyed = true;
+      unsubscribe();
       if (window.Plotly) window.Plotly.purge(div);
       div.remove();
     },

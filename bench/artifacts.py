@@ -1,0 +1,105 @@
+"""Artifacts benchmark: log_artifact latency in the training thread, upload speed to the local store, memory.
+
+Starts dash-server on a temp database (artifacts in the folder beside it), writes a file of random bytes (1 GB by
+default) and logs it from this process with the real SDK. Prints:
+  - log_artifact: the call's time in the calling thread (median and max of --calls calls on the big file; each
+    call logs a new version, so the uploads of the later ones find every byte stored and skip it);
+  - upload: the first version's bytes over the seconds from the call to ref.wait() returning "name:v1" (hashing
+    here, chunked HTTP upload, the server's hash check and fsync, the version recorded), in MB/s;
+  - peak RSS above each process's baseline (this one, the SDK side, and dash-server's), sampled every 5 ms.
+Goals (issue 32): < 1 ms per call, >= 200 MB/s, < 100 MB above baseline.
+    python bench/artifacts.py [--mb 1024] [--calls 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import free_port, rss_mb, start_server, stop, temp_dir  # noqa: E402
+
+
+class PeakRss:
+    """The highest RSS of each pid, sampled in a thread until stop()."""
+
+    def __init__(self, pids: list[int], every: float = 0.005) -> None:
+        self.base = {pid: rss_mb(pid) for pid in pids}
+        self.peak = dict(self.base)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.wait(every):
+            for pid in self.peak:
+                self.peak[pid] = max(self.peak[pid], rss_mb(pid))
+
+    def stop(self) -> dict[int, float]:
+        self._stop.set()
+        self._thread.join()
+        return {pid: self.peak[pid] - self.base[pid] for pid in self.peak}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mb", type=int, default=1024, help="size of the artifact file")
+    ap.add_argument("--calls", type=int, default=20, help="log_artifact calls timed")
+    args = ap.parse_args()
+    root = temp_dir("artifacts")
+    big = root / "model.bin"
+    block = os.urandom(1 << 20)
+    with open(big, "wb") as f:
+        for i in range(args.mb):  # every MB differs (a counter in front): no chunk repeats another
+            f.write(i.to_bytes(8, "little") + block[8:])
+    os.environ["PANEBOARD_SPOOL_DIR"] = str(root / "spool")
+    port = free_port()
+    server = start_server(root / "bench.db", port)
+    try:
+        import paneboard
+
+        client = paneboard.Client(port=port, env="bench", spool_dir=root / "spool")
+        assert client.flush(30)
+        warm = root / "warm.bin"
+        warm.write_bytes(b"warm")
+        client.log_artifact(warm, name="warm").wait(30)  # the uploader thread and connections are up
+        rss = PeakRss([os.getpid(), server.pid])
+        t0 = time.perf_counter()
+        ref = client.log_artifact(big, name="model")
+        first_call = time.perf_counter() - t0
+        got = ref.wait(600)
+        upload_s = time.perf_counter() - t0
+        peaks = rss.stop()
+        assert got == "model:v1", got
+        calls = []
+        refs = []
+        for _ in range(args.calls):
+            t = time.perf_counter()
+            refs.append(client.log_artifact(big, name="model"))
+            calls.append(time.perf_counter() - t)
+            time.sleep(0.01)
+        assert all(r.wait(600) for r in refs)
+        client.close_connection(30)
+        stored = sum(p.stat().st_size for p in (root / "artifacts" / "objects").rglob("*") if p.is_file())
+    finally:
+        stop(server)
+        shutil.rmtree(root, ignore_errors=True)  # two copies of the file: gigabytes
+    mb = args.mb * (1 << 20) / 1e6
+    print(f"artifact file: {args.mb} MiB ({mb:.0f} MB); {args.calls + 1} versions logged, "
+          f"{stored / 1e6:.0f} MB stored (one copy)")
+    print(f"log_artifact in the training thread: first {first_call * 1e3:.3f} ms; next {args.calls}: median "
+          f"{statistics.median(calls) * 1e3:.3f} ms, max {max(calls) * 1e3:.3f} ms (goal < 1 ms)")
+    print(f"upload to the local store: {mb / upload_s:.0f} MB/s ({upload_s:.2f} s from the call to name:v1 "
+          f"acknowledged; goal >= 200 MB/s)")
+    print(f"peak RSS above baseline: SDK process {peaks[os.getpid()]:.1f} MB, dash-server "
+          f"{peaks[server.pid]:.1f} MB (goal < 100 MB)")
+
+
+if __name__ == "__main__":
+    main()

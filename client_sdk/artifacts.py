@@ -1,0 +1,356 @@
+"""Artifacts from the SDK: log_artifact hands a file or folder to a background uploader; use_artifact downloads.
+
+log_artifact returns at once: hashing, uploading (chunked, resumable at the byte the server has) and the
+`artifact` event all happen on the uploader thread. The event goes only once every blob is stored, so a version
+the server lists is complete. A job written to a pending-jobs folder beside the spool survives a kill: the next
+Client of the same env picks it up (the server knows a replayed uid, and keeps a partial upload's bytes).
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import logging
+import os
+import queue
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .transport import Transport
+from .transport.spool import default_dir as default_spool_dir
+
+log = logging.getLogger("paneboard")
+CHUNK = 8 << 20       # bytes per upload request (the server buffers one request)
+HASH_BLOCK = 1 << 20
+RETRY_MAX_S = 5.0
+HTTP_TIMEOUT = 60.0
+
+
+class ArtifactError(RuntimeError):
+    """use_artifact could not find or download the version."""
+
+
+class ArtifactRef:
+    """What log_artifact returns: `str(ref)` is "name:vN" once the server numbered it, "name:@<uid>" before
+    (both are references use_artifact accepts). wait() blocks until the version is stored."""
+
+    def __init__(self, name: str, uid: str, client: Any) -> None:
+        self.name, self.uid = name, uid
+        self.version: int | None = None
+        self.error: str | None = None
+        self._sent = threading.Event()  # every blob stored and the artifact event enqueued (or given up)
+        self._client = client
+
+    def done(self) -> bool:
+        return self._sent.is_set()
+
+    def wait(self, timeout: float | None = None) -> str | None:
+        """"name:vN" once stored (None on timeout, or if the upload failed: see `error`)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        left = lambda: None if deadline is None else max(0.0, deadline - time.monotonic())  # noqa: E731
+        if not self._sent.wait(left()) or self.error is not None:
+            return None
+        if self.version is None:
+            if not self._client.flush(left()):
+                return None
+            found = _get_json(self._client, "/api/v1/artifact?ref=" + urllib.parse.quote(f"{self.name}:@{self.uid}"))
+            self.version = int(found["version"])
+        return f"{self.name}:v{self.version}"
+
+    def __str__(self) -> str:
+        return f"{self.name}:v{self.version}" if self.version is not None else f"{self.name}:@{self.uid}"
+
+    __repr__ = __str__
+
+
+def http_base(ws_url: str) -> str:
+    """http(s)://host:port/base of an ingest websocket URL."""
+    scheme, rest = ws_url.split("://", 1)
+    return {"ws": "http", "wss": "https"}[scheme] + "://" + rest[: -len("/ingest")]
+
+
+def _request(client: Any, method: str, path: str, data: bytes | None = None) -> Any:
+    headers = {"Content-Type": "application/octet-stream"}
+    if client.transport.token:
+        headers["Authorization"] = f"Bearer {client.transport.token}"
+    req = urllib.request.Request(http_base(client.url) + path, data=data, method=method, headers=headers)
+    return urllib.request.urlopen(req, timeout=HTTP_TIMEOUT)
+
+
+def _get_json(client: Any, path: str) -> Any:
+    with _request(client, "GET", path) as r:
+        return json.loads(r.read())
+
+
+def _hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _walk(root: Path) -> list[tuple[str, Path]]:
+    """(relative path with / separators, file) of a file, or of every file under a folder, sorted."""
+    if root.is_file():
+        return [(root.name, root)]
+    return sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*") if p.is_file())
+
+
+class Uploader:
+    """One client's upload thread; jobs are journaled (when spooling is on) until their event is delivered."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.transport: Transport = client.transport
+        folder = self.transport.spool_folder
+        self.journal = folder / "artifacts-pending" if folder is not None else None
+        self.jobs: queue.Queue[tuple[dict, ArtifactRef] | None] = queue.Queue()
+        self.idle = threading.Event()  # set while no job is queued or running
+        self.idle.set()
+        self._pending = 0
+        self._lock = threading.Lock()
+        self.closed = False
+        self.thread = threading.Thread(target=self._loop, name="paneboard-artifacts", daemon=True)
+        self.thread.start()
+        atexit.register(self.close)
+
+    def submit(self, job: dict, ref: ArtifactRef) -> None:
+        with self._lock:
+            self._pending += 1
+            self.idle.clear()
+        self.jobs.put((job, ref))
+
+    def resume_pending(self) -> list[ArtifactRef]:
+        """Re-queue the journaled jobs of this env (a job killed before its artifacts were stored)."""
+        refs: list[ArtifactRef] = []
+        if self.journal is None or not self.journal.is_dir():
+            return refs
+        for path in sorted(self.journal.glob("*.json")):
+            try:
+                job = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if job.get("env") == self.client.env:
+                ref = ArtifactRef(job["name"], job["uid"], self.client)
+                self.submit(job, ref)
+                refs.append(ref)
+        return refs
+
+    def close(self, timeout: float | None = None) -> bool:
+        """Wait (up to `timeout`, default the client's exit_timeout) for the queued uploads; what is left stays
+        journaled for the next Client of the env."""
+        done = self.idle.wait(self.transport.exit_timeout if timeout is None else timeout)
+        self.closed = True
+        self.jobs.put(None)
+        try:
+            atexit.unregister(self.close)
+        except Exception:  # interpreter shutdown
+            pass
+        return done
+
+    def _loop(self) -> None:
+        while True:
+            item = self.jobs.get()
+            if item is None:
+                return
+            job, ref = item
+            try:
+                self._run(job, ref)
+            except Exception as exc:  # never let one artifact end the thread (or the job)
+                ref.error = f"{type(exc).__name__}: {exc}"
+                log.warning("paneboard: artifact %s not stored: %s", ref.name, ref.error)
+            finally:
+                ref._sent.set()
+                with self._lock:  # counted, not jobs.empty(): a submit between the two must keep it busy
+                    self._pending -= 1
+                    if not self._pending:
+                        self.idle.set()
+
+    def _journal(self, job: dict) -> Path | None:
+        if self.journal is None:
+            return None
+        self.journal.mkdir(parents=True, exist_ok=True)
+        path = self.journal / f"{job['uid']}.json"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(job))
+            os.replace(tmp, path)
+        return path
+
+    def _run(self, job: dict, ref: ArtifactRef) -> None:
+        journal = self._journal(job)
+        root = Path(job["path"])
+        if not root.exists():
+            if journal is not None:
+                journal.unlink(missing_ok=True)
+            raise FileNotFoundError(f"{root} is gone")
+        files = []
+        for rel, path in _walk(root):
+            sha = self._store(path)
+            files.append({"path": rel, "sha256": sha, "size": path.stat().st_size})
+        self.transport.put({"t": time.time(), "op": "artifact", "env": job["env"], "win": None, "name": job["name"],
+                            "uid": job["uid"], "type": job["type"], "files": files, "metadata": job["metadata"],
+                            "step": job["step"], "aliases": job["aliases"]})
+        ref._sent.set()
+        if journal is not None:  # forgotten once the event is delivered (a kill before that replays it)
+            while not self.transport.flush(30) and not self.closed and self.transport.rejected == 0:
+                pass
+            journal.unlink(missing_ok=True)
+        if job.get("snapshot"):  # our own hard link (log_artifact(snapshot=True)): done with it
+            shutil.rmtree(root.parent, ignore_errors=True)
+
+    def _store(self, path: Path) -> str:
+        """Hash the file and upload what the server lacks of it; returns its sha256."""
+        for _ in range(3):  # a file rewritten while it uploads hashes differently: hash it again
+            sha = _hash(path)
+            if self._upload(path, sha):
+                return sha
+        raise RuntimeError(f"{path} kept changing while it uploaded")
+
+    def _upload(self, path: Path, sha: str) -> bool:
+        delay = 0.2
+        size = path.stat().st_size
+        while True:
+            try:
+                state = _get_json(self.client, f"/api/v1/artifact-blobs/{sha}/upload")
+                offset = state["offset"]
+                with open(path, "rb") as f:
+                    while not state["stored"]:
+                        f.seek(offset)
+                        data = f.read(CHUNK)
+                        last = "&last=1" if offset + len(data) >= size else ""
+                        with _request(self.client, "PUT", f"/api/v1/artifact-blobs/{sha}/upload?offset={offset}{last}",
+                                      data) as r:
+                            state = json.loads(r.read())
+                        offset = state["offset"]
+                return True
+            except urllib.error.HTTPError as exc:
+                if exc.code == 422:
+                    return False  # the bytes sent do not hash to sha: the file changed
+                if exc.code != 409:  # 409: another upload of the same bytes moved the offset; ask again
+                    raise RuntimeError(f"upload refused: HTTP {exc.code} {exc.read()[:200]!r}") from None
+            except (OSError, ValueError) as exc:  # the server is away: try again, more slowly
+                if self.closed:
+                    raise
+                log.debug("paneboard: artifact upload waits for the server: %r", exc)
+                time.sleep(delay)
+                delay = min(RETRY_MAX_S, delay * 2)
+
+
+def _snapshot(path: str, uid: str) -> str:
+    """Hard links to the file, or to every file of the folder, under the cache (the bytes stay if the original
+    is deleted); the original path if that cannot be done (another file system)."""
+    folder = cache_root() / "snapshots" / uid
+    target = folder / os.path.basename(path)
+    try:
+        if os.path.isdir(path):
+            for rel, file in _walk(Path(path)):
+                (target / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.link(file, target / rel)
+        else:
+            folder.mkdir(parents=True)
+            os.link(path, target)
+        return str(target)
+    except OSError:
+        shutil.rmtree(folder, ignore_errors=True)
+        return path
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("PANEBOARD_ARTIFACT_DIR") or default_spool_dir().parent / "artifacts")
+
+
+class ArtifactMethods:
+    """Mixed into Client: log_artifact (non-blocking) and use_artifact (downloads)."""
+
+    env: str
+    url: str
+    transport: Transport
+    _uploader: Uploader | None = None
+
+    def _start_artifacts(self) -> None:
+        """Resume the uploads a killed job of this env left journaled (no thread unless there are any)."""
+        folder = self.transport.spool_folder
+        if folder is not None and any((folder / "artifacts-pending").glob("*.json")):
+            self._artifact_uploader().resume_pending()
+
+    def _artifact_uploader(self) -> Uploader:
+        if self._uploader is None:
+            self._uploader = Uploader(self)
+        return self._uploader
+
+    def _close_artifacts(self, timeout: float | None) -> bool:
+        return self._uploader.close(timeout) if self._uploader is not None else True
+
+    def log_artifact(self, path: str | os.PathLike, name: str | None = None, type: str = "model",
+                     aliases: Iterable[str] = (), step: float | None = None,
+                     metadata: Mapping[str, Any] | None = None, snapshot: bool = False) -> ArtifactRef:
+        """Log a file or folder as the next version of artifact `name` (default "<env>-<type>"); returns at once
+        (hashing and the chunked upload run in the background; identical files are stored once). The file must
+        stay in place until the upload is done (ref.wait() says when), unless `snapshot`: its files are
+        hard-linked first (microseconds each), so that the caller may delete them at once (checkpoint rotation)."""
+        name = f"{self.env}-{type}" if name is None else name
+        if not isinstance(name, str) or not name:
+            raise TypeError("name must be a non-empty string")
+        aliases = [aliases] if isinstance(aliases, str) else list(aliases)
+        uid = uuid.uuid4().hex
+        source = os.path.abspath(path)
+        if snapshot:
+            source = _snapshot(source, uid)
+        job: dict[str, Any] = {"uid": uid, "env": self.env, "name": name, "type": type, "path": source, "aliases": aliases,
+               "step": None if step is None else float(step), "metadata": dict(metadata or {}),
+               "snapshot": source != os.path.abspath(path)}
+        ref = ArtifactRef(name, job["uid"], self)
+        self._artifact_uploader().submit(job, ref)
+        return ref
+
+    def use_artifact(self, ref: str | ArtifactRef, root: str | os.PathLike | None = None) -> str:
+        """Download "name:vN", "name:<alias>" (or a log_artifact reference) to the local cache and record that
+        this run used it; returns the path: the file of a one-file artifact, else its folder. Blocks while it
+        downloads; ArtifactError if the version is unknown or the server unreachable."""
+        text = ref.wait() or str(ref) if isinstance(ref, ArtifactRef) else ref
+        try:
+            found = _get_json(self, "/api/v1/artifact?ref=" + urllib.parse.quote(text))
+        except urllib.error.HTTPError as exc:
+            raise ArtifactError(f"no artifact {text!r}: HTTP {exc.code}") from None
+        except (OSError, ValueError) as exc:  # the server is away: a job cannot start from what it cannot read
+            raise ArtifactError(f"cannot reach the server for {text!r}: {exc}") from exc
+        base = Path(root) if root is not None else cache_root()
+        target = base / "versions" / found["name"].replace("/", "_") / f"v{found['version']}"
+        for f in found["files"]:
+            blob = base / "blobs" / f["sha256"][:2] / f["sha256"]
+            if not blob.is_file():
+                self._download(f["sha256"], blob)
+            dest = target / f["path"]
+            if not dest.is_file():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.link(blob, dest)  # the cache holds each blob once
+                except OSError:
+                    shutil.copyfile(blob, dest)
+        self.transport.put({"t": time.time(), "op": "artifact_use", "env": self.env, "win": None,
+                            "name": found["name"], "version": found["version"]})
+        return str(target / found["files"][0]["path"]) if len(found["files"]) == 1 else str(target)
+
+    def _download(self, sha: str, blob: Path) -> None:
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        tmp = blob.with_name(f"{sha}.{uuid.uuid4().hex}.part")
+        digest = hashlib.sha256()
+        with _request(self, "GET", f"/api/v1/artifact-blobs/{sha}") as r, open(tmp, "wb") as out:
+            while block := r.read(HASH_BLOCK):
+                digest.update(block)
+                out.write(block)
+        if digest.hexdigest() != sha:
+            tmp.unlink(missing_ok=True)
+            raise ArtifactError(f"blob {sha[:12]} downloaded corrupt")
+        os.replace(tmp, blob)

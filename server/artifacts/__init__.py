@@ -1,0 +1,1 @@
+"""Artifacts: the blob store behind them and their ops (versions, uses)."""
