@@ -44,13 +44,20 @@ export function scalarsPage({ connect, points, notice }) {
     groupRes: null,
     read: pool(READS),
   };
+  sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
   sc.vis = visibility((chart) => { if (chart.loaded && !chart.pending.size && !chart.stale) return; loadChart(sc, chart); });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
     "aria-label": "filter tags", oninput: () => applyTagFilter(sc) });
   $("tools").replaceChildren(sc.tagFilter);
-  const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh) });
+  // A pick draws at once from what the charts hold (hiding runs needs no read); refresh() then reads what is new.
+  const reshow = () => {
+    sc.shown = shownRuns(sc);
+    sc.shownSet = new Set(sc.shown);
+    if (!sc.groups.on) redraw(sc);
+  };
+  const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh), reshow });
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
   sc.abBox = h("div", { class: "ab-holder" });
@@ -86,7 +93,7 @@ export function scalarsPage({ connect, points, notice }) {
     } else if (m.type === "env_deleted") {
       sc.runs = sc.runs.filter((r) => r !== m.env);
       sc.picked.delete(m.env);
-      drawRuns(sc, refresh);
+      drawRuns(sc);
       refresh();
     }
   });
@@ -278,5 +285,5 @@ async function loadRuns(sc, refresh) {
     if (!sc.urlRuns && !sc.known.has(name)) sc.picked.add(name); // new runs start picked
     sc.known.add(name);
   }
-  drawRuns(sc, refresh);
+  drawRuns(sc);
 }
