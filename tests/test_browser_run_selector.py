@@ -132,3 +132,29 @@ def test_hovered_run_is_highlighted_on_every_chart(sweep):
         t.page.set_viewport_size({"width": 390, "height": 900})
         t.page.screenshot(path=os.path.join(SHOTS, "selector_390.png"))
     assert not t.errors, t.errors
+
+
+def test_compare_has_the_selector_tooltip_and_baseline(server, tab: Tab):
+    t = tab
+    t.page.set_viewport_size({"width": 1600, "height": 1000})
+    t.open(f"{server.url}/compare?envs={','.join(RUNS)}")
+    card = "document.querySelector('.compare-grid [data-title=\"train/loss\"]')"
+    t.wait(f"() => {{ const c = {card}; return !!c && Number(c.dataset.series) === {len(RUNS)}; }}")
+    t.page.locator(".compare-runs input.run-filter").fill("s00[0-9]$")
+    t.wait(f"() => Number({card}.dataset.series) === 10")
+    base = "sel-lr2-s002"
+    t.page.locator(f'.sc-run[data-run="{base}"]').hover()
+    t.page.locator(f'.sc-run[data-run="{base}"] .run-base').click()
+    x, y = t.js(f"""() => {{ const d = {card}.querySelector('.js-plotly-plot'); const xa = d._fullLayout.xaxis;
+      const r = d.querySelector('.nsewdrag').getBoundingClientRect();
+      return [r.left + xa.c2p({STEPS // 2}), r.top + r.height * 0.7]; }}""")
+    t.page.mouse.move(x - 3, y)
+    t.page.mouse.move(x, y)
+    t.wait(f"() => document.querySelector('.run-tip-row.baseline[data-env=\"{base}\"]') !== null")
+    rows = t.js(ROWS)
+    assert 2 <= len(rows) <= 6 and [r["val"] for r in rows] == sorted((r["val"] for r in rows), reverse=True)
+    assert all(r["delta"].endswith("%") for r in rows if r["env"] != base)
+    assert t.js("() => document.body.dataset.hoveredRun") in {r["env"] for r in rows}
+    if SHOTS:
+        t.page.screenshot(path=os.path.join(SHOTS, "selector_compare.png"))
+    assert not t.errors, t.errors
