@@ -82,7 +82,8 @@ def wait_up(base: str) -> None:
 
 
 def measure(page, base: str, runs: int, repeat: int) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"draw": [], "smooth": [], "transferred": [], "charts": [], "heap": [], "reads": []}
+    out: dict[str, list[float]] = {"draw": [], "smooth": [], "transferred": [], "charts": [], "heap": [], "reads": [],
+                                   "filter": [], "hover": []}
     for k in range(repeat):
         t0 = time.perf_counter()
         page.goto(base + "/scalars")
@@ -97,6 +98,21 @@ def measure(page, base: str, runs: int, repeat: int) -> dict[str, list[float]]:
         page.locator("input.smoothing").fill(str(w))
         page.wait_for_function(REDRAWN, arg=[before, w], timeout=120_000, polling=5)
         out["smooth"].append(time.perf_counter() - t0)
+        # Filtering to 10 runs (the run selector's search), then a hover tooltip over the first chart.
+        before = page.evaluate(DRAWN_COUNTS)
+        t0 = time.perf_counter()
+        page.locator("input.run-filter").fill(r"s000[0-9]$")
+        page.wait_for_function(ALL_DRAWN, arg=min(runs, 10), timeout=120_000, polling=5)
+        out["filter"].append(time.perf_counter() - t0)
+        page.locator("input.run-filter").fill("")
+        page.wait_for_function(ALL_DRAWN, arg=runs, timeout=120_000, polling=10)
+        box = page.locator(".sc-card[data-inview] .nsewdrag").first.bounding_box()
+        page.evaluate("() => { document.body.dataset.tipMs = ''; }")
+        page.mouse.move(box["x"] + box["width"] / 2 - 5, box["y"] + box["height"] * 0.6)
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6)
+        page.wait_for_function("() => !!document.body.dataset.tipMs", timeout=30_000, polling=5)
+        out["hover"].append(float(page.evaluate("() => document.body.dataset.tipMs")) / 1000)
+        page.mouse.move(0, 0)
     return out
 
 
@@ -135,6 +151,8 @@ def main() -> None:
           f"{args.repeat}:")
     print(f"  all runs drawn in the charts in view: {med(res['draw']):.2f} s from navigation")
     print(f"  smoothing change redrawn: {med(res['smooth']) * 1000:.0f} ms")
+    print(f"  filtering to 10 runs drawn: {med(res['filter']) * 1000:.0f} ms; hover tooltip: "
+          f"{med(res['hover']) * 1000:.1f} ms (mouse move to tooltip shown)")
     print(f"  transferred per load: {first['transferred'] * mb:.2f} MB on a first visit, "
           f"{med(res['transferred']) * mb:.2f} MB with a warm cache; chart reads {med(res['charts']) * mb:.2f} MB "
           f"in {med(res['reads']):.0f} requests")

@@ -9,7 +9,7 @@ import { loadPlotly } from "../plotly_loader.js";
 import { attachHover, rehighlight } from "../run_hover.js";
 import { runColor, styleSeries } from "../run_colors.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
-import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
+import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of compared envs are read at most this often
 const LEGEND_MAX = 12; // more series than this: the run chips above are the legend
@@ -65,7 +65,8 @@ export function comparePage({ connect, points, notice }) {
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
   const abBox = h("div", { class: "ab-holder" });
-  $("main").replaceChildren(legend, controls, configBox, abBox, grid, empty);
+  const offerBox = h("div", { class: "offer-holder" });
+  $("main").replaceChildren(offerBox, legend, controls, configBox, abBox, grid, empty);
   if (envs.length < 1) {
     notice("Pick envs to compare: /compare?envs=a,b", "warn");
     return;
@@ -214,6 +215,7 @@ export function comparePage({ connect, points, notice }) {
       needIndex = true;
     }
     if (gs.on) {
+      offerBox.replaceChildren();
       groupRes = await fetchGroups(gs, envs, points);
       for (const s of groupRes.series) {
         let c = charts.get(s.title);
@@ -230,6 +232,7 @@ export function comparePage({ connect, points, notice }) {
       return;
     }
     abBox.replaceChildren();
+    if (!gs.offered) groupOffer(gs, envs).then((box) => box && offerBox.replaceChildren(box), () => {});
     if (needIndex) await index();
     const changed = new Set(dirty);
     dirty.clear();

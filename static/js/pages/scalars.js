@@ -7,7 +7,7 @@ import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
-import { abTable, fetchGroups, groupState } from "./seed_groups.js";
+import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
 const READS = 2; // chart reads in flight at once: one drawn while the next is read
@@ -61,6 +61,7 @@ export function scalarsPage({ connect, points, notice }) {
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
   sc.abBox = h("div", { class: "ab-holder" });
+  sc.offerBox = h("div", { class: "offer-holder" });
   // On a narrow screen the sidebar folds behind this button (CSS shows it there only).
   const sideToggle = h("button", { type: "button", class: "btn-small sc-side-toggle", "aria-expanded": "false",
     onclick: () => {
@@ -69,7 +70,7 @@ export function scalarsPage({ connect, points, notice }) {
       sideToggle.setAttribute("aria-expanded", String(open));
     } }, "settings and runs");
   const page = h("div", { class: "scalars" }, sideToggle, side,
-    h("div", { class: "sc-content" }, sc.abBox, sc.sections, sc.empty));
+    h("div", { class: "sc-content" }, sc.offerBox, sc.abBox, sc.sections, sc.empty));
   $("main").replaceChildren(page);
 
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
@@ -134,6 +135,7 @@ async function update(sc) {
   sc.shownSet = new Set(shown);
   sc.shownKey = key;
   if (sc.groups.on) {
+    sc.offerBox.replaceChildren();
     await updateGroups(sc);
     return;
   }
@@ -145,6 +147,8 @@ async function update(sc) {
     sc.needIndex = true;
   }
   if (pickChanged || sc.needIndex) await loadIndex(sc);
+  // A sweep whose runs form groups is offered the grouped view first (once; not awaited: the runs draw meanwhile).
+  if (!sc.groups.offered) groupOffer(sc.groups, sc.shown).then((box) => box && sc.offerBox.replaceChildren(box), () => {});
   const dirty = sc.dirty;
   sc.dirty = new Set();
   const work = [];
