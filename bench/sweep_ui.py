@@ -118,7 +118,7 @@ def measure(page, base: str, runs: int, repeat: int) -> dict[str, list[float]]:
     return out
 
 
-GROUPED = """n => { const cards = [...document.querySelectorAll('.sc-card')].filter(c => c.dataset.inview);
+GROUPED = """n => { const cards = [...document.querySelectorAll('.sc-card[data-grouped="1"]')];
   return cards.length > 0 && cards.every(c => c.dataset.grouped === '1' && Number(c.dataset.series) === n); }"""
 
 

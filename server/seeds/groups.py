@@ -187,7 +187,7 @@ def band(values: np.ndarray, kind: str, center: str = "mean") -> tuple[np.ndarra
 
 
 def _clean(a: np.ndarray) -> list[float]:
-    return [round(float(v), 12) for v in a]
+    return np.round(np.asarray(a, dtype=np.float64), 12).tolist()  # one numpy pass: 50 groups x 3 series add up
 
 
 def series_bands(groups: list[Group], runs: dict[str, dict[str, RunSeries]], kind: str, budget: int,
