@@ -7,6 +7,7 @@ import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
+import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
 import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
@@ -50,7 +51,8 @@ export function scalarsPage({ connect, points, notice }) {
   sc.redrawAll = () => redraw(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
     "aria-label": "filter tags", oninput: () => applyTagFilter(sc) });
-  $("tools").replaceChildren(sc.tagFilter);
+  sc.viewsChanged = () => { sc.needIndex = true; refresh(); };
+  $("tools").replaceChildren(viewTools(sc, sc.viewsChanged), sc.tagFilter);
   // A pick draws at once from what the charts hold (hiding runs needs no read); refresh() then reads what is new.
   const reshow = () => {
     sc.shown = shownRuns(sc);
@@ -173,7 +175,9 @@ async function loadIndex(sc) {
   const wanted = new Map();
   for (const c of idx.charts) if (c.kind === "line") wanted.set(c.title, { title: c.title, envs: c.envs, wins: c.wins });
   const tags = [...wanted.keys()];
-  for (const spec of customCharts(tags, idx.custom_scalars)) {
+  viewsListed(sc, idx.views, tags, sc.viewsChanged); // may apply ?view=, which sets sc.overlays
+  // Custom scalars and the user's overlays: charts of several tags, each part's tag read for the chart.
+  for (const spec of [...customCharts(tags, idx.custom_scalars), ...overlayCharts(sc.overlays, tags)]) {
     const envs = [...new Set(spec.parts.flatMap((p) => wanted.get(p.tag).envs))];
     wanted.set(spec.title, { title: spec.title, envs, wins: [], parts: spec.parts });
   }
@@ -194,6 +198,7 @@ async function loadIndex(sc) {
     }
     const had = new Set(chart.envs);
     for (const env of spec.envs) if (!had.has(env)) chart.pending.add(env);
+    if (JSON.stringify(chart.parts) !== JSON.stringify(spec.parts)) chart.loaded = false; // an overlay redefined
     Object.assign(chart, { envs: spec.envs, parts: spec.parts });
   }
 }
