@@ -7,7 +7,10 @@ import { rgba, runColor } from "../run_colors.js";
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
 const VALUES = [["final", "final value"], ["best", "best value"]];
 const CENTERS = [["mean", "mean"], ["median", "median"]];
-const OFFER_MIN = 20; // a sweep of at least this many runs that forms groups is offered the grouped view first
+const OFFER_MIN = 20;
+// Points per group line: about what a card is wide. The server reads every run of the group within this budget,
+// so the page's full budget (2,000) made a 1,000-run sweep read and send every point.
+const BAND_POINTS = 600; // a sweep of at least this many runs that forms groups is offered the grouped view first
 
 /**
  * Default grouping state: off, by every config key but `seed` (by: [] ) , the mean with a ±std band, A vs B on final
@@ -82,7 +85,7 @@ export async function groupOffer(gs, envs) {
 export function fetchGroups(gs, envs, points) {
   const q = `envs=${envs.map(encodeURIComponent).join(",")}&ignore=${encodeURIComponent(gs.ignore)}`
     + `${gs.by.length ? `&by=${gs.by.map(encodeURIComponent).join(",")}` : ""}&center=${gs.center}`
-    + `&band=${gs.band}&value=${gs.value}&points=${points | 0}`;
+    + `&band=${gs.band}&value=${gs.value}&points=${Math.min(points | 0, BAND_POINTS)}`;
   return api.getJson(`api/v1/groups?${q}`).then((res) => {
     gs.keys = res.keys || [];
     if (gs.syncKeys) gs.syncKeys();
