@@ -131,6 +131,9 @@ def test_hovered_run_is_highlighted_on_every_chart(sweep):
         t.page.emulate_media(color_scheme="light")
         t.page.set_viewport_size({"width": 390, "height": 900})
         t.page.screenshot(path=os.path.join(SHOTS, "selector_390.png"))
+        t.page.locator(".sc-side-toggle").click()
+        t.page.locator('.sc-run[data-run="sel-lr0-s000"]').hover()
+        t.page.screenshot(path=os.path.join(SHOTS, "selector_390_open.png"))
     assert not t.errors, t.errors
 
 
