@@ -64,6 +64,16 @@ def test_scalars_offers_groups_then_groups_by_a_picked_key(server, tab: Tab):
     tr = t.js(f"() => {PLOT}.data.map(t => ({{role: t.meta.role, y: t.y[40]}}))")
     lo, hi, mid = tr[0]["y"], tr[1]["y"], tr[2]["y"]
     assert lo <= mid <= hi and mid < tr[5]["y"]
+    # Every key: 24 groups of one, more than a chart draws a trace apiece: a band and a line per colour instead.
+    t.page.select_option(".group-by", ["lr", "optim.name", "seed"])
+    t.wait("() => Number(document.querySelector('[data-grouped=\"1\"]').dataset.series) === 24")
+    t.wait(f"() => {PLOT}.data.some(t => t.meta.role === 'band')")
+    packed = t.js(f"() => {PLOT}.data.map(t => ({{role: t.meta.role, fill: t.fill || '', groups: t.meta.groups.length}}))")
+    bands = [p for p in packed if p["role"] == "band"]
+    assert len(packed) == 2 * len(bands) and len(bands) < 24 and all(p["fill"] == "toself" for p in bands)
+    assert sum(p["groups"] for p in bands) == 24
+    t.page.select_option(".group-by", ["optim.name"])
+    t.wait(f"() => ({MEANS})().length === 2")
     if SHOTS:
         t.page.screenshot(path=os.path.join(SHOTS, "group_by_light.png"))
         t.page.emulate_media(color_scheme="dark")

@@ -137,7 +137,7 @@ export function comparePage({ connect, points, notice }) {
     c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
     const wide = (c.plot.clientWidth || 600) >= 560;
     const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
-      hovermode: c.group ? "x unified" : false, // run charts: run_hover.js's sorted, capped tooltip
+      hovermode: c.group ? (count > LEGEND_MAX ? "closest" : "x unified") : false, // run charts: run_hover.js's sorted, capped tooltip
       uirevision: "keep", font: { size: 11 },
       // Outside the plot area: right of a wide chart, under a narrow one.
       legend: wide ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }

@@ -155,7 +155,7 @@ function layoutOf(state, traces, unit, { count, width, raw = null, bands = false
   return {
     autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many, legend,
     // Run charts: run_hover.js's tooltip, not Plotly's (which would walk every point of a sweep per move).
-    hovermode: bands ? "x unified" : false, hoverlabel: { font: { size: 11 } },
+    hovermode: bands ? (many ? "closest" : "x unified") : false, hoverlabel: { font: { size: 11 } },
     xaxis: { type: state.xmode === "wall" ? "date" : "linear", title: { text: xtitle, standoff: 4 }, automargin: true,
       gridcolor: "#eceef1" },
     yaxis,

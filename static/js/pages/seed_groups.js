@@ -10,7 +10,8 @@ const CENTERS = [["mean", "mean"], ["median", "median"]];
 const OFFER_MIN = 20;
 // Points per group line: about what a card is wide. The server reads every run of the group within this budget,
 // so the page's full budget (2,000) made a 1,000-run sweep read and send every point.
-const BAND_POINTS = 600; // a sweep of at least this many runs that forms groups is offered the grouped view first
+const BAND_POINTS = 600;
+const PACK_GROUPS = 12; // more groups than this: bands and lines packed per colour (the legend is off then anyway) // a sweep of at least this many runs that forms groups is offered the grouped view first
 
 /**
  * Default grouping state: off, by every config key but `seed` (by: [] ) , the mean with a ±std band, A vs B on final
@@ -99,9 +100,61 @@ export function groupColor(res, id) {
   return runColor(g ? `group:${g.label}` : `group:${id}`);
 }
 
+/**
+ * Many groups (a sweep's 50 configs): a band trace and a centre-line trace per colour, groups apart by gaps — three
+ * traces a group made Plotly redraw 150 traces per chart. Each band is one closed shape: lower edge out, upper back.
+ */
+function packedBands(res, series, smoothFn, byId) {
+  const byColor = new Map();
+  for (const entry of series.groups) {
+    const color = groupColor(res, entry.group);
+    let p = byColor.get(color);
+    if (!p) {
+      p = { color, bx: [], by: [], mx: [], my: [], text: [], groups: [] };
+      byColor.set(color, p);
+    }
+    if (p.groups.length) {
+      p.bx.push(null);
+      p.by.push(null);
+      p.mx.push(null);
+      p.my.push(null);
+      p.text.push("");
+    }
+    p.groups.push(entry.group);
+    const g = byId.get(entry.group);
+    const name = `${res.center === "median" ? "median · " : ""}${g.label} (n=${entry.aligned})`;
+    const [lo, hi, mid] = [smoothFn(entry.lo), smoothFn(entry.hi), smoothFn(entry.mean)];
+    const xs = entry.x;
+    for (let i = 0; i < xs.length; i++) {
+      p.bx.push(xs[i]);
+      p.by.push(lo[i]);
+      p.mx.push(xs[i]);
+      p.my.push(mid[i]);
+      p.text.push(name);
+    }
+    for (let i = xs.length - 1; i >= 0; i--) {
+      p.bx.push(xs[i]);
+      p.by.push(hi[i]);
+    }
+  }
+  const out = [];
+  for (const p of byColor.values()) {
+    out.push({ type: "scatter", mode: "lines", x: p.bx, y: p.by, fill: "toself", fillcolor: rgba(p.color, 0.2),
+      line: { width: 0, color: p.color }, hoverinfo: "skip", showlegend: false, connectgaps: false,
+      meta: { groups: p.groups, role: "band" } });
+  }
+  for (const p of byColor.values()) { // centre lines over every band
+    out.push({ type: "scatter", mode: "lines", x: p.mx, y: p.my, text: p.text, name: "", showlegend: false,
+      connectgaps: false, line: { width: 1.6, color: p.color }, meta: { groups: p.groups, role: "mean" },
+      hovertemplate: "<b>%{text}</b><br>%{y:.4g} at step %{x:.6~g}<extra></extra>" });
+  }
+  return out;
+}
+
 /** Plotly traces of one series: per group an invisible lower edge, the upper edge filled down to it, the mean. */
 export function bandTraces(res, series, smoothFn = (ys) => ys) {
   const byId = new Map(res.groups.map((g) => [g.id, g]));
+  if (series.groups.length > PACK_GROUPS) return packedBands(res, series, smoothFn, byId);
   const out = [];
   for (const entry of series.groups) {
     const g = byId.get(entry.group);
