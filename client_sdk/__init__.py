@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from .api import Api
 from .client import Client
 from .tensorboard.writer import SummaryWriter  # torch.utils.tensorboard drop-in (no torch import)
 
@@ -32,4 +33,4 @@ def load_ipython_extension(ipython: Any) -> None:
     load(ipython)
 
 
-__all__ = ["Client", "SummaryWriter", "Visdom", "__version__", "show", *sorted(_HOOKS)]
+__all__ = ["Api", "Client", "SummaryWriter", "Visdom", "__version__", "show", *sorted(_HOOKS)]

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from . import console as console_capture
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
 from .protocol import new_win_id, visdom_text
 from .run import RunMethods
@@ -80,12 +81,13 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
     are its config and tags, and unless capture=False the run records this job's provenance and ends as
     finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
+    In a script its stdout and stderr are the run's console (console=False leaves them alone).
     """
 
     def __init__(self, server: str = "http://localhost", port: int = 8097, base_url: str = "", env: str = "main",
                  *, max_queue: int = 100_000, exit_timeout: float = 10.0, spool_dir: Any = None,
                  token: str | None = None, config: Mapping[str, Any] | None = None,
-                 tags: list[str] | tuple[str, ...] | None = None, capture: bool = True,
+                 tags: list[str] | tuple[str, ...] | None = None, capture: bool = True, console: bool = True,
                  **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
@@ -101,6 +103,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
         self.transport.on_drop = _drop_reporter(self)
         self._point_prefixes = Prefixes()
         self._start_run(config, tags, capture)
+        # In a script, stdout and stderr become the run's console (not in a notebook; console=False: never).
+        self._console = console_capture.start(self.transport, env) if console else None
 
     @property
     def rejected(self) -> int:
@@ -271,6 +275,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods):
     def close_connection(self, timeout: float | None = None) -> bool:
         """End the run (finished), flush (up to `timeout`, default exit_timeout) and stop the background thread;
         True if all delivered."""
+        console_capture.stop(self._console)
+        self._console = None
         self._end_run()
         return self.transport.close(timeout)
 

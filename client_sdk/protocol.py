@@ -23,6 +23,8 @@ MAX_DIFF_BYTES = 256 * 1024       # the git diff kept in a run's provenance (the
 MAX_PACKAGES = 2_000              # installed distributions listed in a run's provenance
 MAX_PROVENANCE_BYTES = 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024       # a failed run's traceback, UTF-8 (the SDK keeps its end)
+MAX_CONSOLE_LINE = 16 * 1024      # characters of one console line (the SDK cuts longer ones)
+MAX_CONSOLE_LINES = 2_000         # console lines per event
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
 # The x-axis title of TensorBoard scalar panes, one rule for both ways in: paneboard.SummaryWriter (live) and
 # import-tb / --logdir (server/tensorboard/decode.py). TensorBoard's own x axis is the step.

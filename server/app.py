@@ -17,11 +17,14 @@ from .visdom.http import bp as visdom_bp
 from .visdom.socket import bp as visdom_socket_bp
 from .visdom.socket import vis_socket
 from .web import (
+    alerts_api,
     api,
     archive_api,
     auth,
     body,
     charts_api,
+    console_api,
+    data_api,
     envs_api,
     groups_api,
     hparams_api,
@@ -56,6 +59,8 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(visdom_socket_bp)
     app.register_blueprint(envs_api.bp)
     app.register_blueprint(runs_api.bp)
+    app.register_blueprint(console_api.bp)  # a run's console lines
+    app.register_blueprint(alerts_api.bp)  # alert rules for the --notify receivers
     app.register_blueprint(hparams_api.bp)
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(charts_api.bp)  # one budgeted, columnar read per chart of many runs
@@ -63,6 +68,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view
     app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
+    app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 
@@ -153,8 +159,16 @@ class AsgiApp:
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
         if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
+            login = bool(self.settings.username and self.settings.password)
+            refusal = auth.body_refusal(scope, self.settings.token, login)
             try:
-                data = await body.read_body(receive, self.settings.max_request_bytes, self.settings.body_deadline_s)
+                if refusal is not None:  # before any byte of the body is read (or buffered)
+                    raise body.BodyError(*refusal)
+                limit = self.settings.max_request_bytes
+                if self.settings.token and login and path == "/" and \
+                        auth.body_refusal(scope, self.settings.token, False) is not None:
+                    limit = auth.LOGIN_BODY_LIMIT  # no credentials yet: only the login form
+                data = await body.read_body(receive, limit, self.settings.body_deadline_s)
             except body.BodyError as exc:
                 log.warning("%s %s -> %d: %s", scope.get("method"), path, exc.status, exc.message)
                 await body.refuse(send, exc)

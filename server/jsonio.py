@@ -22,8 +22,34 @@ def _default(obj: Any) -> Any:
 
 
 def dumps(obj: Any) -> bytes:
+    """Strict: what orjson cannot write raises (validators rely on it to refuse such data)."""
     return orjson.dumps(obj, default=_default, option=_OPTS)
 
+
+def dumps_answer(obj: Any) -> bytes:
+    """For HTTP answers: data stored before it was refused at ingest (an integer beyond 64 bits, a lone
+    surrogate) is written as a float / with the character replaced, so no read of it is ever a 500."""
+    try:
+        return dumps(obj)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_encodable(obj), default=_default, option=_OPTS)
+
+
+def _encodable(obj: Any) -> Any:
+    if isinstance(obj, bool) or obj is None:
+        return obj
+    if isinstance(obj, int):
+        return obj if INT_MIN <= obj <= INT_MAX else float(obj) if abs(obj) < 1 << 1000 else str(obj)
+    if isinstance(obj, str):
+        return obj.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(obj, dict):
+        return {_encodable(k) if isinstance(k, str) else k: _encodable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_encodable(v) for v in obj]
+    return obj
+
+
+INT_MIN, INT_MAX = -(1 << 63), (1 << 64) - 1  # what orjson reads and writes
 
 def loads(data: str | bytes) -> Any:
     """Strict and fast first; Python's parser accepts the NaN/Infinity literals some clients send.

@@ -32,6 +32,7 @@ class Services:
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
     shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
+    notifier: Any = None         # notify.notifier.Notifier when --notify names receivers
     run_index: RunIndex | None = None  # the runs listing in memory, marked stale by the hub's messages
     started: bool = False
 
@@ -40,11 +41,13 @@ class Services:
         ensure_schema(settings.db_url, settings.db_hint)
         store = open_store(settings.db_url)
         hub = Hub()
+        shares = Resolver(store)
         engine = getattr(store, "engine", None)
-        peers = Peers(engine, hub.publish_threadsafe) if engine is not None and supports_peers(engine) else None
+        peers = Peers(engine, hub.publish_threadsafe, shares.revoked) if engine is not None and supports_peers(engine) else None
         publish = peers.publish if peers else hub.publish_threadsafe
         # Other servers may have browsers attached: with peers, always publish.
-        writer = Writer(store, publish, listening=None if peers else hub.has_subscribers)
+        # The notifier hears every commit, watched or not (so do other servers' browsers, through peers).
+        writer = Writer(store, publish, listening=None if peers or settings.notify else hub.has_subscribers)
         stall = StallWatch(writer, store, min_s=settings.stall_after_s)
         runs = None
         if settings.watch_runs:
@@ -53,8 +56,14 @@ class Services:
         run_index = RunIndex(store)
         hub.listeners.append(run_index.note)
         writer.on_commit.append(run_index.touched)
+        notifier = None
+        if settings.notify:
+            from .notify.notifier import Notifier
+
+            notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs)
+            hub.listeners.append(notifier.note)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=Resolver(store))
+                   run_index=run_index, shares=shares, notifier=notifier)
 
     def start(self) -> None:
         if not self.started:
@@ -65,6 +74,10 @@ class Services:
                 self.runs.start()
             if self.peers:
                 self.peers.start()
+            if self.shares is not None:
+                self.shares.start()
+            if self.notifier is not None:
+                self.notifier.start()
             if self.settings.logdir:
                 from .tensorboard.importer import TbWatcher  # loads tensorboard's protos: only with --logdir
 
@@ -82,7 +95,11 @@ class Services:
                 self.tb_watcher.stop()  # its last pass goes through the writer: stop it first
                 self.tb_watcher = None
             self.writer.stop()  # drains the queue: everything accepted gets committed
+            if self.notifier is not None:
+                self.notifier.stop()  # after the writer: the last commits' events are in the outbox first
             if self.peers:
                 self.peers.stop()
+            if self.shares is not None:
+                self.shares.stop()
             self.started = False
         self.store.close()

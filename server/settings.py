@@ -32,8 +32,23 @@ class Settings:
     # Given, it becomes the grace of every server on the database (runs/watch.py).
     run_crash_grace_s: float | None = None
     body_deadline_s: float = 30.0  # a request body must arrive within this (slow clients get a 408)
+    header_deadline_s: float = 10.0  # request headers must be complete within this (else 408 and closed)
+    max_connections_per_address: int = 256  # open HTTP connections from one client address (more are closed)
+    archive_member_bytes: int = 512 << 20  # env archive import: one member, all members, member count
+    archive_total_bytes: int = 1 << 30
+    archive_members: int = 100_000
     allowed_hosts: tuple[str, ...] = ()  # Host names answered besides loopback ones when there is no token
     watch_runs: bool = True       # False for the CLI imports: they judge no job's connection (runs/watch.py)
+    notify: tuple[str, ...] = ()  # webhook URLs run events are POSTed to (notify/), `ntfy:URL` naming a format
+    public_url: str | None = None  # how notifications link to runs (default: this server's own address)
+
+    def own_url(self) -> str:
+        """Where this server's pages are, for links that leave it (notifications)."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = self.host if self.host not in ("0.0.0.0", "::", "") else "localhost"
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{self.port}{self.base_url.rstrip('/')}"
 
     def __post_init__(self) -> None:
         base = "/" + self.base_url.strip("/")

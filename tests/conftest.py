@@ -136,7 +136,8 @@ class ServerProcess(ServerHelpers):
 
 # Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
 # our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
-_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch", "inproc-uvicorn"}
+_SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch",
+                   "paneboard-share-sweep", "inproc-uvicorn"}
 _SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's default executor
 
 
@@ -180,6 +181,7 @@ class InProcessServer(ServerHelpers):
     def start(self, timeout: float = 30.0) -> InProcessServer:
         from paneboard.server.app import create_asgi
         from paneboard.server.settings import Settings
+        from paneboard.server.web.guard import guarded_protocol
 
         # Bind first, then hand the socket to uvicorn: the port is ours from the start (no free_port race).
         self._sock = socket.socket()
@@ -192,7 +194,8 @@ class InProcessServer(ServerHelpers):
         self.app = create_asgi(settings)
         config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="on", ws="auto",
                                 ws_per_message_deflate=False, ws_max_size=settings.max_request_bytes,
-                                timeout_graceful_shutdown=5)  # same options as dash-server (server/cli.py)
+                                timeout_graceful_shutdown=5,  # same options as dash-server (server/cli.py)
+                                http=guarded_protocol(settings.header_deadline_s, settings.max_connections_per_address))
         self._server = _ThreadServer(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
                                         name="inproc-uvicorn", daemon=True)

@@ -42,3 +42,12 @@ def test_run_all_quick_writes_every_measure(tmp_path: Path) -> None:
         assert f"| {r['measure']} | {r['paneboard']} |" in md
     assert "bench/run_all.py --quick" in md and "load avg" in md
     assert (committed.stat().st_mtime_ns if committed.exists() else None) == before  # --out left it alone
+
+
+def test_redteam_quick_reports_no_failure() -> None:
+    """bench/redteam.py --quick drives issue 30's attacks at a real dash-server: every one must hold."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "redteam.py"), "--quick"], capture_output=True,
+                          text=True, timeout=240, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = [line.split() for line in proc.stdout.splitlines()[1:] if line and not line.startswith(" ")]
+    assert len(rows) >= 9 and all(r[3] == "0" and r[1] == r[2] for r in rows), proc.stdout

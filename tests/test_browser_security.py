@@ -57,3 +57,57 @@ def test_payloads_in_text_panes_and_names_execute_nothing(server, tab):
     assert "<script>window.__xss='title'</script>" in tab.js("() => document.querySelector('main').textContent")
     assert not [e for e in tab.errors if "Content Security Policy" not in e], tab.errors
     client.close_connection(timeout=5)
+
+
+def test_embed_page_writes_nothing_whatever_it_is_asked(server, tab):
+    client = server.client("emb")
+    client.text("notes", win="notes")
+    client.line(X=[0, 1], Y=[1, 2], win="loss")
+    assert client.flush(timeout=15)
+    client.close_connection(timeout=5)
+    before = server.get_json("/api/v1/envs/emb/meta")
+    tab.open(server.url + "/embed/emb")
+    tab.wait("() => document.querySelector('[data-win=\"notes\"]') !== null")
+    # Every fetch the page makes is logged, so a key press that would send a Visdom event is seen at once.
+    tab.js("() => { window.__sent = []; const f = window.fetch; window.fetch = (u, i) => "
+           "{ if (i && i.method && i.method !== 'GET') window.__sent.push(String(u)); return f(u, i); }; }")
+    pane = tab.page.locator('[data-win="notes"] .content, [data-win="notes"]').first
+    pane.click()
+    tab.page.keyboard.press("a")
+    assert tab.js("() => window.__sent") == []
+    # Whatever script runs in the embed page (its own code, or a drag handler), the server refuses its writes.
+    statuses = tab.js("""async () => {
+        const put = await fetch('/api/v1/envs/emb/panes/loss/layout', {method: 'PUT',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify({x: 6, y: 0, w: 6, h: 4})});
+        const ev = await fetch('/vis_event', {method: 'POST', headers: {'Content-Type': 'application/json'},
+            body: JSON.stringify({event_type: 'KeyPress', key: 'a', target: 'notes', eid: 'emb'})});
+        return [put.status, ev.status, (await put.json()).error];
+    }""")
+    assert statuses[:2] == [403, 403] and "read-only" in statuses[2]
+    assert server.get_json("/api/v1/envs/emb/meta") == before
+    assert [e for e in tab.errors if "403" not in e] == []  # only the refusals asked for above
+
+
+LINK = '<a href="https://evil.example/">click</a>'
+
+
+def test_trace_names_and_titles_are_plain_text_in_legends_and_snapshots(server, tab):
+    import numpy as np
+
+    client = server.client("legend")
+    client.line(X=np.column_stack([np.arange(3.0)] * 2), Y=np.column_stack([np.arange(3.0), -np.arange(3.0)]),
+                win="loss", opts={"title": LINK, "legend": [LINK, "b"], "ylabel": LINK})
+    assert client.flush(timeout=15)
+    client.close_connection(timeout=5)
+    links = """() => [...document.querySelectorAll('.js-plotly-plot svg a')].length"""
+    shown = """() => [...document.querySelectorAll('.js-plotly-plot .legendtext, .js-plotly-plot .ytitle')]
+                     .map(e => e.textContent)"""
+    tab.open(server.url + "/env/legend")
+    tab.wait("() => document.querySelectorAll('.js-plotly-plot .legendtext').length === 2")
+    assert tab.js(links) == 0
+    assert LINK in tab.js(shown)  # shown as typed
+    tab.page.goto("about:blank")  # the snapshot is served as a download: opened as a file would be, no CSP of ours
+    tab.page.set_content(server.get_text("/api/v1/envs/legend/snapshot.html"))
+    tab.wait("() => document.querySelectorAll('.js-plotly-plot .legendtext').length === 2")
+    assert tab.js(links) == 0
+    assert LINK in tab.js(shown)

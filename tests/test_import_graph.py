@@ -43,3 +43,19 @@ def test_no_js_import_cycles():
     g = js_graph()
     assert len(g) > 20 and sum(map(len, g.values())) > 20  # the walk found the modules and their imports
     assert cycles(g) == []
+
+
+def test_producers_submit_through_the_commands_interface_never_the_writer():
+    """Only the assembly (services) and the writer's own package import the writer; every producer (sockets,
+    HTTP, importers, run watches, retention) hands jobs to commands.jobs.Submit."""
+    allowed = {"paneboard.server.services"}
+    importers = sorted(m for m, targets in graph().items()
+                       if "paneboard.server.ingest.writer" in targets and m not in allowed
+                       and not m.startswith("paneboard.server.ingest"))
+    assert importers == []
+
+
+def test_only_the_assembly_lies_loose_in_server():
+    loose = sorted(p.stem for p in (ROOT / "server").glob("*.py") if p.stem not in ("__init__", "__main__"))
+    assert len(loose) <= 7, loose
+    assert {"app", "services", "settings"} <= set(loose)

@@ -35,6 +35,8 @@ def test_every_row_parses_to_its_own_op():
         "set_meta": {"meta": {}}, "custom_scalars": {"layout": {"c": {"t": ["Multiline", ["a"]]}}},
         "hparams": {"hparams": {"lr": 0.1}}, "run_start": {}, "run_end": {}, "run_config": {"config": {"a": 1}},
         "run_tags": {"add": ["x"]}, "run_note": {"note": "n"}, "run_best": {"series": "loss"},
+        "console": {"lines": [[1, 0.0, "stdout", "hi"]]},
+        "run_import": {"status": "finished"},
     }
     assert sorted(samples) == sorted(PRODUCER_OPS)
     for op, fields in samples.items():

@@ -81,3 +81,25 @@ def test_limits():
     with pytest.raises(QueryError, match="nested deeper"):
         compile_query("not " * (MAX_DEPTH + 2) + "lr < 1")
     assert compile_query("(" * 10 + "lr < 0.01" + ")" * 10)(RUNS[0])
+
+
+def test_evaluation_sees_only_visible_runs_and_keeps_its_budget():
+    import time
+
+    from paneboard.server.runs.budget import QueryBudgetError, select
+
+    seen = []
+
+    def pred(run):
+        seen.append(run["env"])
+        return True
+    assert [r["env"] for r in select(RUNS, pred, lambda env: env != "vit")] == ["resnet_a", "bare"]
+    assert seen == ["resnet_a", "bare"]  # the hidden run was never evaluated (no timing probe of it)
+
+    def slow(run):
+        end = time.monotonic() + 0.02
+        while time.monotonic() < end:
+            pass
+        return True
+    with pytest.raises(QueryBudgetError, match="budget"):
+        select(RUNS * 50, slow, budget_s=0.05)

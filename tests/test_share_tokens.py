@@ -197,3 +197,91 @@ def test_share_token_on_a_loopback_server_without_admin_token(server):
     assert call(server, "GET", "/api/v1/envs/other", token=share)[0] == 404
     assert call(server, "POST", "/api/v1/events", {"events": []}, token=share)[0] == 403
     assert call(server, "POST", "/api/v1/events", {"events": []}, token=None)[0] == 200  # the local user writes
+
+
+def test_revoking_a_share_token_closes_its_open_websockets(guarded):
+    from websockets.exceptions import ConnectionClosed
+
+    origin = f"http://127.0.0.1:{guarded.port}"
+    cookie = {"Cookie": f"paneboard_token={guarded.share}"}
+    token_id = call(guarded, "GET", "/api/v1/tokens")[1]["tokens"][0]["id"]
+    with connect(f"ws://127.0.0.1:{guarded.port}/ws", open_timeout=5, origin=origin, additional_headers=cookie) as ws:
+        ws.send(json.dumps({"subscribe": "pub"}))
+        assert {"type": "subscribed", "env": "pub"} in json.loads(ws.recv(timeout=5))
+        assert call(guarded, "DELETE", f"/api/v1/tokens/{token_id}")[0] == 200
+        ev = {"op": "update", "env": "pub", "win": "loss", "kind": "line", "mode": "append",
+              "traces": [{"name": None, "x": [9.0], "y": [0.1]}]}
+        assert call(guarded, "POST", "/api/v1/events", {"events": [ev]})[0] == 200
+        points = []
+        with pytest.raises(ConnectionClosed) as closed:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # a timeout here: the revoked socket is still open
+                points += [m for m in json.loads(ws.recv(timeout=deadline - time.monotonic())) if m["type"] != "env"]
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        assert points == []  # nothing of the write after the revoke reached the revoked socket
+
+
+def test_embed_answers_the_same_for_hidden_and_missing_envs(guarded):
+    ev = {"op": "set", "env": "pub/sekrit9", "win": "w", "kind": "line", "traces": [{"name": None, "x": [0.0], "y": [1.0]}]}
+    assert call(guarded, "POST", "/api/v1/events", {"events": [ev]})[0] == 200
+    share = guarded.share
+    answers = {}
+    for name in ("pub/sekrit9", "pub/absent9"):
+        req = urllib.request.Request(f"{guarded.url}/embed/{name}", headers={"Authorization": f"Bearer {share}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            page = r.read().decode()
+        answers[name] = (r.status, page.replace(name.rpartition("/")[2], "<win>"))
+    assert answers["pub/sekrit9"] == answers["pub/absent9"]
+    assert answers["pub/sekrit9"][0] == 200
+    assert call(guarded, "GET", "/api/v1/envs/pub%2Fsekrit9", token=share)[0] == 404  # the API still hides it
+
+
+def _closed_with(ws, code: int) -> None:
+    """Wait for the server to close `ws` with `code` (a recv timeout: it is still open)."""
+    from websockets.exceptions import ConnectionClosed
+
+    with pytest.raises(ConnectionClosed) as closed:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            ws.recv(timeout=deadline - time.monotonic())
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == code
+
+
+@pytest.mark.parametrize("revoke_with", ["api", "cli"])
+def test_revoking_closes_the_tokens_websockets_on_every_server_of_the_database(postgres, server_types, tmp_path,
+                                                                               revoke_with):
+    url = postgres.new_database()
+    servers = [server_types.InProcessServer(db=url, options={"token": ADMIN}) for _ in range(2)]
+    try:
+        a = servers[0].start()
+        ev = {"op": "set", "env": "pub", "win": "loss", "kind": "line",
+              "traces": [{"name": None, "x": [0.0], "y": [1.0]}]}
+        assert call(a, "POST", "/api/v1/events", {"events": [ev]})[0] == 200
+        status, made = call(a, "POST", "/api/v1/tokens", {"envs": ["pub"]})
+        assert status == 201
+        # Started after a's last HTTP request: each server's stop() counts threads started after its start as its own.
+        b = servers[1].start()
+        cookie = {"Cookie": f"paneboard_token={made['token']}"}
+        with connect(f"ws://127.0.0.1:{a.port}/ws", open_timeout=5, origin=a.url, additional_headers=cookie) as ws:
+            ws.send(json.dumps({"subscribe": "pub"}))
+            assert {"type": "subscribed", "env": "pub"} in json.loads(ws.recv(timeout=5))
+            if revoke_with == "api":  # revoked on server b; the socket is held by server a
+                assert call(b, "DELETE", f"/api/v1/tokens/{made['id']}")[0] == 200
+            else:
+                assert dash_server(["token", "revoke", str(made["id"]), "--db", url]) == 0
+            _closed_with(ws, 1008)
+    finally:
+        for srv in reversed(servers):
+            srv.stop()
+
+
+def test_a_cli_revoke_closes_the_websockets_of_a_running_sqlite_server(guarded):
+    """No peer channel on SQLite: the server's sweep notices the token is gone and closes its sockets."""
+    token_id = call(guarded, "GET", "/api/v1/tokens")[1]["tokens"][0]["id"]
+    cookie = {"Cookie": f"paneboard_token={guarded.share}"}
+    with connect(f"ws://127.0.0.1:{guarded.port}/ws", open_timeout=5, origin=guarded.url,
+                 additional_headers=cookie) as ws:
+        ws.send(json.dumps({"subscribe": "pub"}))
+        assert {"type": "subscribed", "env": "pub"} in json.loads(ws.recv(timeout=5))
+        assert dash_server(["token", "revoke", str(token_id), "--db", str(guarded.db)]) == 0
+        _closed_with(ws, 1008)

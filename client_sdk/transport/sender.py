@@ -55,6 +55,8 @@ class Sender:
         self.linger = linger
         self.on_drop = on_drop  # told how many events were just dropped (the client shows it as an alert)
         self.wake = threading.Event()  # wakes the sender; set by callers only when it is idle
+        self.collect: Callable[[bool], None] | None = None  # Transport.collect: polled sources (the console)
+        self.poll = 1.0  # seconds an idle sender sleeps; 0.1 once a source must be polled
         self.idle = False
         self.last_frame = 0.0  # monotonic time the last frame was sent
         self.frames_sent = 0  # batches sent so far (diagnostics, tests)
@@ -90,6 +92,8 @@ class Sender:
                 # overflow goes to the spool, so memory stays bounded during an outage.
                 until = time.monotonic() + delay * random.uniform(0.75, 1.25)
                 while not self.stop and (left := until - time.monotonic()) > 0:
+                    if self.collect is not None:  # the console keeps going to the queue and the spool
+                        self.collect(False)
                     self.outbox.spill(keep=self.outbox.max_queue // 2)
                     if self.wake.wait(min(left, SPILL_EVERY)):
                         break
@@ -199,6 +203,8 @@ class Sender:
                 if self.stop or not self.conn_ok:
                     return
                 self.wake.clear()
+                if self.collect is not None:
+                    self.collect(False)
                 self.pace_stream()
                 batch = ob.take_batch()
                 if batch is None:
@@ -207,7 +213,7 @@ class Sender:
                         self.idle = not ready
                     if ready:
                         continue
-                    woke = self.wake.wait(1.0)
+                    woke = self.wake.wait(self.poll)
                     self.idle = False
                     if woke and self.linger and not self.stop:
                         # Let a burst of calls pile up into one batch: fewer frames, acks and GIL hand-offs.

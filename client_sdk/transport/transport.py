@@ -68,6 +68,8 @@ class Transport:
         self._local = threading.local()  # .deferred: this thread's puts do not wake the sender (see deferred())
         self._local_rejected = 0
         self.on_drop: Callable[[int], None] | None = None  # set by Client: drops become an alert in the env
+        # Producers the sender thread polls for events (console capture): they buffer in memory, it ships.
+        self.sources: list[Callable[[bool], None]] = []
         self._init_state()
         _LIVE.add(self)
         self._start()
@@ -86,6 +88,7 @@ class Transport:
         if spool is not None and len(spool):
             self.outbox.seq = spool.last_s  # a resumed spool (sync): new events, if any, come after it
         self.sender = Sender(self.outbox, self.url, self.client_id, self.token, self.linger, self._dropped_report)
+        self.sender.collect = self.collect
         self._closed = False
 
     def _start(self) -> None:
@@ -112,6 +115,7 @@ class Transport:
         # A forked child (e.g. a DataLoader worker) inherits locks possibly held by the parent's sender
         # thread and the parent's client id: reusing either would deadlock or get its events deduplicated.
         self._given_client_id = self._spool_path = None
+        self.sources = []  # the parent's console stays the parent's: a child's lines would reuse its numbers
         self._init_state()
 
     # ------------------------------------------------------------------------------------ caller side
@@ -177,6 +181,23 @@ class Transport:
         else:
             log.debug("paneboard: event not sent: %s", why)
 
+    def add_source(self, source: Callable[[bool], None]) -> None:
+        """Poll `source(final)` on the sender thread (every ~0.1 s) and before each flush() and close()."""
+        self.sources.append(source)
+        self.sender.poll = 0.1
+        self.sender.wake.set()
+
+    def remove_source(self, source: Callable[[bool], None]) -> None:
+        if source in self.sources:
+            self.sources.remove(source)
+
+    def collect(self, final: bool = False) -> None:
+        for source in list(self.sources):
+            try:
+                source(final)
+            except Exception:  # a producer's failure must not stop delivery
+                log.debug("paneboard: event source failed", exc_info=True)
+
     def deferred(self) -> _Deferred:
         """Context: events put inside it ride the next batch instead of waking the sender (sent within ~1 s).
 
@@ -212,6 +233,7 @@ class Transport:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every event enqueued before this call is stored; False on timeout, or if any of them
         was rejected or dropped since the last flush. Never raises."""
+        self.collect()
         ob, sender = self.outbox, self.sender
         with ob.lock:
             sender.flushing += 1  # set before `wake`: a sender about to pace sees one or the other
@@ -246,6 +268,7 @@ class Transport:
             return True
         timeout = self.exit_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
+        self.collect(True)  # the console's last lines (an uncaught traceback) go out with the run's end
         sender, ob = self.sender, self.outbox
         with ob.cond:
             sender.flushing += 1  # no pacing while closing (see flush)

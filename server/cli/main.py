@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 import threading
+from urllib.parse import urlsplit
 
 from ..settings import DEFAULT_PORT, Settings, default_db_path
 from ..web.auth import host_name as auth_host_name
@@ -18,7 +19,8 @@ def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dash-server",
         description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]; "
-                    "imports: dash-server import-tb LOGDIR, dash-server import-visdom PATH; share tokens: "
+                    "imports: dash-server import PATH_OR_URI (TensorBoard, Visdom, archive, W&B, MLflow, Neptune export; "
+                    "also import-tb LOGDIR, import-visdom PATH); share tokens: "
                     "dash-server token create --read-only [--envs a,b] | list | revoke ID; archives: "
                     "dash-server export-envs ENV... -o FILE, dash-server import-envs FILE [--replace]")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
@@ -46,10 +48,21 @@ def _server_parser() -> argparse.ArgumentParser:
                    help="a run whose job's connection dropped without a clean end and stayed away this long is "
                         "shown as crashed; every server on the database uses the last one given (default: the "
                         "database's, else 30)")
+    p.add_argument("--header-deadline", type=float, default=10.0, metavar="SECONDS",
+                   help="request headers must arrive within this, or the connection gets a 408 (default 10)")
+    p.add_argument("--max-connections-per-address", type=int, default=256, metavar="N",
+                   help="open HTTP connections and websockets one client address may hold (default 256)")
     p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                    help="without a token the server only answers requests for localhost, 127.0.0.1 or [::1] "
                         "(DNS-rebinding guard); also answer this Host name, e.g. behind a reverse proxy "
                         "(repeatable)")
+    p.add_argument("--notify", action="append", default=[], metavar="URL",
+                   help="POST run events (crashed, failed, finished, stalled, a first NaN/inf, alerts, alert rules) "
+                        "to this webhook as Slack-compatible JSON; Discord and ntfy URLs are recognised, or name "
+                        "the format: ntfy:URL, discord:URL, slack:URL, json:URL (repeatable)")
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="this server's address as the notifications' readers reach it, e.g. behind a tunnel "
+                        "(default http://HOST:PORT)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
                    help="print the ssh command that forwards this server to your machine, then exit")
     return p
@@ -85,6 +98,7 @@ def serve(settings: Settings) -> int:
     from ..app import create_asgi, uvicorn_server
     from ..store.instance_lock import AlreadyRunning, lock_database
     from ..store.schema import SchemaError
+    from ..web.guard import guarded_protocol
     from ..web.sockets import frame_limit
 
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -112,7 +126,8 @@ def serve(settings: Settings) -> int:
     gc.set_threshold(100_000, 20, 20)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level=settings.log_level,
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
-                            ws_max_size=frame_limit(settings.max_request_bytes))
+                            ws_max_size=frame_limit(settings.max_request_bytes),
+                            http=guarded_protocol(settings.header_deadline_s, settings.max_connections_per_address))
     uvicorn_server(config).run()
     return 0
 
@@ -121,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["db"]:
         return db_command(argv[1:])
+    if argv[:1] == ["import"]:  # any source: TensorBoard, Visdom, archive, W&B, MLflow, Neptune export
+        from .import_any import import_command
+
+        return import_command(argv[1:])
     if argv[:1] == ["import-tb"]:  # needs the tensorboard package (extra: paneboard[tensorboard])
         from .import_commands import import_tb
 
@@ -150,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dash-server: --crash-grace must be a positive number of seconds, got {args.crash_grace:g}",
               file=sys.stderr)
         return 2
+    for target in args.notify:
+        from ..notify.payload import split_target
+
+        if urlsplit(split_target(target)[1]).scheme not in ("http", "https"):
+            print(f"dash-server: --notify needs an http(s) URL, got {target!r}", file=sys.stderr)
+            return 2
     if bool(args.username) != bool(args.password):
         print("dash-server: --username and --password go together", file=sys.stderr)
         return 2
@@ -164,4 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,
                           stall_after_s=args.stall_after, run_crash_grace_s=args.crash_grace,
-                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host)))
+                          header_deadline_s=args.header_deadline,
+                          max_connections_per_address=args.max_connections_per_address,
+                          allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host),
+                          notify=tuple(args.notify), public_url=args.public_url))

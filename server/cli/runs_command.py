@@ -52,6 +52,14 @@ def runs_command(argv: list[str]) -> int:
 
 
 def _via_server(server: str, body: dict) -> dict:
+    """A real delete is a dry run, then a delete of exactly what it listed (the server refuses if any changed)."""
+    if body["dry_run"]:
+        return _post(server, body)
+    listed = _post(server, {**body, "dry_run": True})
+    return _post(server, {"envs": listed["envs"], "confirm": listed["confirm"]})
+
+
+def _post(server: str, body: dict) -> dict:
     req = urllib.request.Request(server.rstrip("/") + "/api/v1/runs/delete", data=json.dumps(body).encode(),
                                  method="POST", headers={"Content-Type": "application/json"})
     token = os.environ.get("PANEBOARD_TOKEN")

@@ -41,6 +41,20 @@ def _open_store(db: str, command: str) -> Store | None:
     return open_store(settings.db_url)
 
 
+def _tell_servers_revoked(store: Store, token_id: int) -> None:
+    """Running servers on a PostgreSQL database close the token's open websockets now (SQLite ones stop
+    accepting it within 2 s; their open sockets end with the page)."""
+    from ..live.peers import notify_revoked
+    from ..store.dialect import supports_peers
+
+    engine = getattr(store, "engine", None)
+    if engine is not None and supports_peers(engine):
+        try:
+            notify_revoked(engine, token_id)
+        except Exception as exc:  # the revoke itself is done
+            print(f"dash-server token: could not tell running servers ({exc})", file=sys.stderr)
+
+
 def token_command(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     store = _open_store(args.db, "token")
@@ -65,6 +79,7 @@ def token_command(argv: list[str]) -> int:
             if not store.delete_share_token(args.id):
                 print(f"dash-server token: no share token {args.id}", file=sys.stderr)
                 return 1
+            _tell_servers_revoked(store, args.id)
             print(f"revoked share token {args.id} (servers stop accepting it within 2 s)")
         return 0
     finally:

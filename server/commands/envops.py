@@ -217,6 +217,30 @@ def check_custom_scalars(layout: Any) -> dict:
     return layout
 
 
+def check_views(views: Any) -> dict:
+    """Saved views as apply_save_view stores them ({name: {"saved", "layout": {win: cell | null}}}), checked
+    before an archive's are imported."""
+    if not isinstance(views, dict) or len(views) > MAX_VIEWS:
+        raise EventError(f"views must be an object of at most {MAX_VIEWS} saved views")
+    out = {}
+    for name, view in views.items():
+        where = f"view {str(name)[:80]!r}"
+        check_name(name, where)
+        if not isinstance(view, dict) or not isinstance(view.get("layout"), dict):
+            raise EventError(f"{where} must be an object {{saved, layout: {{win: cell}}}}")
+        saved = view.get("saved")
+        if isinstance(saved, bool) or not isinstance(saved, (int, float)) or not math.isfinite(saved):
+            raise EventError(f"{where}: saved must be a time (a finite number)")
+        layout = {}
+        for win, cell in view["layout"].items():
+            try:
+                layout[check_name(win, "win")] = check_layout(cell)
+            except EventError as exc:
+                raise EventError(f"{where}, pane {str(win)[:80]!r}: {exc}") from None
+        out[name] = {"saved": saved, "layout": layout}
+    return out
+
+
 def env_meta(tx: StoreTx, env: str) -> dict:
     meta = tx.env_meta(env)
     if meta is None:

@@ -101,6 +101,46 @@ def merge(meta: dict, payload: dict, wall: float) -> dict:
     return {**meta, "hparams": sessions}
 
 
+SESSION_KEYS = ("hparams", "metrics", "domains", "wall")
+
+
+def check_sessions(sessions: Any) -> dict:
+    """Stored sessions (the env meta's "hparams", as merge() leaves them), checked as the op checks what it
+    merges: an archive's must pass before import. EventError naming the session and field."""
+    if not isinstance(sessions, dict):
+        raise EventError("hparams: the sessions must be an object {session: {hparams, metrics, domains, wall}}")
+    if len(sessions) > MAX_SESSIONS:
+        raise EventError(f"hparams: at most {MAX_SESSIONS} sessions per env")
+    out = {}
+    for name, s in sessions.items():
+        try:
+            if not isinstance(s, dict) or set(s) - set(SESSION_KEYS):
+                raise EventError(f"hparams: a session must be an object with only {', '.join(SESSION_KEYS)}")
+            wall = s.get("wall")
+            if wall is not None and (isinstance(wall, bool) or not isinstance(wall, (int, float))
+                                     or not math.isfinite(wall)):
+                raise EventError("hparams: wall must be a finite number")
+            payload = parse({"session": name, "hparams": s.get("hparams") or {}, "metrics": s.get("metrics") or {},
+                             "domains": s.get("domains")})
+        except EventError as exc:
+            raise EventError(f"session {str(name)[:80]!r}: {exc}") from None
+        out[payload["session"]] = {**{k: payload[k] for k in ("hparams", "metrics", "domains")}, "wall": wall}
+    return out
+
+
+def readable_sessions(sessions: Any) -> dict:
+    """The sessions that pass check_sessions, for reads: a malformed stored one is left out, not a 500."""
+    if not isinstance(sessions, dict):
+        return {}
+    out = {}
+    for name, s in sessions.items():
+        try:
+            out.update(check_sessions({name: s}))
+        except EventError:
+            continue
+    return out
+
+
 def parse_op(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=parse(raw))
 

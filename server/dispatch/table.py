@@ -15,6 +15,7 @@ from ..commands import envops, hparams
 from ..commands.envelope import Command
 from ..live.deltas import Deltas
 from ..panes import ops as pane_ops
+from ..runs import console
 from ..runs import ops as run_ops
 from ..sharing import env_import
 from ..store import StoreTx
@@ -59,7 +60,9 @@ OPS: dict[str, Op] = {
     "run_tags": Op(run_ops.parse_tags, run_ops.apply_record),
     "run_note": Op(run_ops.parse_note, run_ops.apply_record),
     "run_best": Op(run_ops.parse_best, run_ops.apply_best),
+    "run_import": Op(run_ops.parse_import, run_ops.apply_record),  # dash-server import: a peer's whole record
     "run_status": Op(None, run_ops.apply_status),  # the crash and stall watches' own
+    "console": Op(console.parse_console, console.apply_console),
     # sharing: an env from an archive, built by the archive import alone
     env_import.IMPORT_OP: Op(None, env_import.apply, envops.this_env),
 }

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import jsonio
-from ..commands.hparams import value_type
+from ..commands.hparams import readable_sessions, value_type
 from ..runs.series import infer_best, summaries_by_env
 from ..store import Store
 
@@ -87,7 +87,8 @@ def collect(store: Store, envs: list[str] | None, visible: Any) -> Table:
     for run in runs:
         last = {name: s["last"] for name, s in summaries.get(run.env, {}).items()
                 if isinstance(s.get("last"), (int, float)) and math.isfinite(s["last"])}
-        sessions = run.hparams  # the listing carries them: no read per env
+        # The listing carries them (no read per env); a malformed stored session is left out, not a 500 for all.
+        sessions = readable_sessions(run.hparams)
         if sessions:
             _add_sessions(table, run.env, sessions, last)
         elif run.config:

@@ -37,12 +37,20 @@ def _fit(origin: str, messages: list[dict[str, Any]]) -> list[str]:
     return payloads
 
 
-class Peers:
-    """Sends this process's committed changes to the others and feeds theirs into the local hub."""
+def notify_revoked(engine: Engine, token_id: int, origin: str = "") -> None:
+    """Tell every server on the database that a share token was revoked (the API's revoke and the CLI's)."""
+    dialect.notify_peers(engine, [jsonio.dumps({"origin": origin, "revoked": token_id}).decode()])
 
-    def __init__(self, engine: Engine, local_publish: Callable[[list[dict]], None]) -> None:
+
+class Peers:
+    """Sends this process's committed changes to the others and feeds theirs into the local hub; share token
+    revocations go to `on_revoked` (closing that token's websockets here), never to browsers."""
+
+    def __init__(self, engine: Engine, local_publish: Callable[[list[dict]], None],
+                 on_revoked: Callable[[int], None] | None = None) -> None:
         self.engine = engine
         self.local_publish = local_publish
+        self.on_revoked = on_revoked
         self.origin = uuid.uuid4().hex
         self._stop = threading.Event()
         self._thread = threading.Thread(target=dialect.listen_peers, args=(engine, self._received, self._stop),
@@ -63,10 +71,22 @@ class Peers:
         except Exception:
             log.exception("could not notify the other dash-server processes")
 
+    def revoked(self, token_id: int) -> None:
+        """A revoke on this server: the others close the token's open websockets too."""
+        try:
+            notify_revoked(self.engine, token_id, self.origin)
+        except Exception:
+            log.exception("could not tell the other dash-server processes of a revoked share token")
+
     def _received(self, payload: str) -> None:
         try:
             note = jsonio.loads(payload)
         except ValueError:
+            return
+        revoked = note.get("revoked") if isinstance(note, dict) else None
+        if isinstance(revoked, int) and not isinstance(revoked, bool):
+            if self.on_revoked is not None:
+                self.on_revoked(revoked)  # also for our own note: a second close of nothing is harmless
             return
         if isinstance(note, dict) and note.get("origin") != self.origin and isinstance(note.get("messages"), list):
             self.local_publish(note["messages"])

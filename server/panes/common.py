@@ -1,10 +1,12 @@
-"""Helpers shared by pane kinds: option merging and titles."""
+"""Helpers shared by pane kinds: option merging, titles, and checks of stored content."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
-from ..commands.envelope import PaneCommand
+from ..commands.envelope import EventError, PaneCommand
 from ..store import PaneRecord
 
 PLOTLY_LAYOUT = "plotly_layout"  # where a Visdom window's Plotly layout lives in the opts of xy panes
@@ -29,3 +31,32 @@ def title_of(opts: dict, layout: Any = None) -> str:
 def merged_opts(pane: PaneRecord, cmd: PaneCommand) -> dict:
     """An update merges its non-null opts into the stored ones (Visdom's update_window semantics)."""
     return {**pane.opts, **{k: v for k, v in cmd.opts.items() if v is not None}}
+
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def no_steps(kind: str, steps: list) -> None:
+    """A kind without step records (all but the stepped ones) imports none."""
+    if steps:
+        raise EventError(f"{kind}: a {kind} pane has no step records")
+
+
+def stored_object(content: Any, kind: str, keys: tuple[str, ...]) -> dict:
+    """Stored content that must be an object with only these keys (what the kind's apply writes)."""
+    if not isinstance(content, dict):
+        raise EventError(f"{kind}: content must be an object")
+    extra = set(content) - set(keys)
+    if extra:
+        raise EventError(f"{kind}: content has unknown field(s) {', '.join(sorted(map(str, extra)))[:200]}")
+    return content
+
+
+def blob_bytes(sha: Any, blobs: Mapping[str, bytes], what: str) -> bytes:
+    """The bytes a stored blob reference names, from those an import brings."""
+    if not isinstance(sha, str) or not _SHA256.match(sha):
+        raise EventError(f"{what}: blob must be a sha256 (64 hex digits)")
+    data = blobs.get(sha)
+    if data is None:
+        raise EventError(f"{what}: blob {sha[:16]}... is not in the archive")
+    return data

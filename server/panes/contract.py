@@ -19,6 +19,10 @@ ReadOptions = Mapping[str, str]
 Mergeable = Callable[[PaneCommand, PaneCommand], bool]
 Merge = Callable[[list[PaneCommand]], PaneCommand]
 RenderRecord = Callable[[StepRow], dict]
+# What render and render_record raise on a stored value of the wrong shape (readers turn it into that pane's error).
+MALFORMED = (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError)
+# A step record as an env archive holds it: step, wall, data, and the sha256 of its blob (None: no blob).
+StoredStep = tuple[float, float, "dict | None", "str | None"]
 
 
 class PaneKind(Protocol):
@@ -53,6 +57,10 @@ class PaneKind(Protocol):
 
     def apply(self, tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
         """Turn the command into store calls (all checks come before the first write)."""
+
+    def check_stored(self, content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+        """Check stored content and step records (an archive's, before import) as validate checks an event,
+        EventError naming the field; returns the content to store. `blobs`: sha256 -> bytes the import brings."""
 
     def render(self, store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
                options: ReadOptions) -> dict:

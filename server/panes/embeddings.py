@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import title_of
-from .contract import ReadOptions
+from .common import no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 from .text import sanitize
 
 KINDS = ("embeddings",)
@@ -33,6 +35,21 @@ def validate(cmd: PaneCommand, raw: dict) -> dict:
         return {"points": _points(content.get("points"), "points")}
     selected = content.get("selected")
     return {"selected": selected if isinstance(selected, dict) else None}
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    """What apply keeps: the points, the script's selection and the views a lasso replaced."""
+    no_steps("embeddings", steps)
+    content = stored_object(content, "embeddings", ("data", "isLoading", "selected", "old_content"))
+    _points(content.get("data", []), "data")
+    if not isinstance(content.get("selected"), (dict, type(None))):
+        raise EventError("embeddings: selected must be an object or null")
+    old = content.get("old_content", [])
+    if not isinstance(old, list):
+        raise EventError("embeddings: old_content must be a list of earlier point lists")
+    for i, points in enumerate(old):
+        _points(points, f"old_content[{i}]")
+    return content
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

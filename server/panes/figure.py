@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from .. import jsonio
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("figure",)
 HEATMAP_MODES = ("appendRow", "appendColumn", "prependRow", "prependColumn")
@@ -51,6 +52,17 @@ def validate(cmd: PaneCommand, raw: dict) -> dict:
     if cmd.op == "update" and cmd.mode in ("append", "replace", *HEATMAP_MODES) and not data:
         raise EventError(f"figure: update mode {cmd.mode} needs traces")
     return out
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    """{"data": [traces], "layout": {...}} as validate returns it for a set."""
+    no_steps("figure", steps)
+    content = stored_object(content, "figure", ("data", "layout"))
+    _traces(content.get("data"), "data")
+    if not isinstance(content.get("layout", {}), dict):
+        raise EventError("figure: layout must be an object")
+    _size_check(content)
+    return content
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from . import stepped
-from .contract import ReadOptions
+from .contract import ReadOptions, StoredStep
 from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
 
 KINDS = ("histogram",)
@@ -60,6 +61,16 @@ def _check(rec: dict, where: str) -> tuple[dict, None, None]:
 
 def validate(cmd: PaneCommand, raw: dict) -> list[stepped.Rec]:
     return stepped.parse_records(cmd, raw, _check)
+
+
+def _check_stored(data: dict, blob: str | None, where: str) -> None:
+    if blob is not None:
+        raise EventError(f"{where}: a histogram record has no blob")
+    _check(data, where)
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    return stepped.check_stored_records("histogram", content, steps, _check_stored)
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+from collections.abc import Mapping
 
 from PIL import Image, UnidentifiedImageError
 
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import blob_bytes, merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("image",)
 UPDATE_MODES = ("replace", "append")  # append: keep the previous images as history (Visdom's store_history)
@@ -43,6 +44,13 @@ def decode_image(image: object, what: str = "image") -> tuple[bytes, str, int, i
     if not isinstance(image, dict) or not isinstance(image.get("data"), str):
         raise EventError(f"{what}: expected {{mime, data: <base64>}}")
     data = decode_base64(image["data"], what)
+    return (data, *read_image(data, what))
+
+
+def read_image(data: bytes, what: str = "image") -> tuple[str, int, int]:
+    """Mime, width and height of a picture's bytes, refused unless PIL reads it whole."""
+    if len(data) > MAX_IMAGE_BYTES:
+        raise EventError(f"{what}: larger than {MAX_IMAGE_BYTES} bytes")
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt, (width, height) = img.format, img.size
@@ -58,7 +66,21 @@ def decode_image(image: object, what: str = "image") -> tuple[bytes, str, int, i
     mime = MIME_BY_FORMAT.get(fmt or "")
     if mime is None:
         raise EventError(f"{what}: format {fmt} not supported (use PNG, JPEG, GIF or WebP)")
-    return data, mime, width, height
+    return mime, width, height
+
+
+def check_picture(entry: object, blobs: Mapping[str, bytes], what: str) -> None:
+    """A stored picture reference {blob, mime, width, height[, caption]}: its blob must be a picture that
+    decode_image accepts, and mime, width and height must be that picture's."""
+    if not isinstance(entry, dict):
+        raise EventError(f"{what} must be an object {{blob, mime, width, height}}")
+    mime, width, height = read_image(blob_bytes(entry.get("blob"), blobs, what), what)
+    for key, value in (("mime", mime), ("width", width), ("height", height)):
+        if entry.get(key) != value or isinstance(entry.get(key), bool):
+            raise EventError(f"{what}: {key} must be the picture's own ({value!r}), not {str(entry.get(key))[:40]!r}")
+    caption = entry.get("caption")
+    if caption is not None and not isinstance(caption, (str, int, float)):
+        raise EventError(f"{what}: caption must be text")
 
 
 def validate(cmd: PaneCommand, raw: dict) -> tuple[bytes, str, int, int]:
@@ -84,6 +106,19 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
             content["history"] = (history + [entry])[-MAX_HISTORY:]
         pane = tx.update_pane(pane, content=content, opts=opts, title=title_of(opts))
     deltas.pane(pane.env, pane.win, pane.version)
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    no_steps("image", steps)
+    content = stored_object(content, "image", ("blob", "mime", "width", "height", "history"))
+    check_picture(content, blobs, "image")
+    history = content.get("history")
+    if history is not None:
+        if not isinstance(history, list) or len(history) > MAX_HISTORY:
+            raise EventError(f"image: history must be a list of at most {MAX_HISTORY} pictures")
+        for i, entry in enumerate(history):
+            check_picture(entry, blobs, f"image: history[{i}]")
+    return content
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,

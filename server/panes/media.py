@@ -6,6 +6,7 @@ import html
 import io
 import re
 import wave
+from collections.abc import Mapping
 
 import markdown
 
@@ -13,8 +14,9 @@ from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, StepRow, Store, StoreTx
 from . import stepped
-from .contract import ReadOptions
-from .image import decode_base64, decode_image
+from .common import blob_bytes
+from .contract import ReadOptions, StoredStep
+from .image import check_picture, decode_base64, decode_image
 from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
 from .text import MAX_TEXT, sanitize
 
@@ -47,16 +49,20 @@ def _audio(rec: dict, where: str) -> tuple[dict, bytes, str]:
     if not isinstance(mime, str) or mime not in AUDIO_MAGIC:
         raise EventError(f"{where}: audio mime must be one of {', '.join(AUDIO_MAGIC)}")
     data = decode_base64(rec.get("data"), where, MAX_AUDIO_BYTES)
-    if not data.startswith(AUDIO_MAGIC[mime]):
-        raise EventError(f"{where}: data is not {mime}")
-    out: dict = {"type": "audio", "mime": mime, "sample_rate": rec.get("sample_rate"), "frames": None}
+    return _audio_info(data, mime, rec.get("sample_rate"), where), data, mime
+
+
+def _audio_info(data: bytes, mime: str, sample_rate: object, where: str) -> dict:
+    if len(data) > MAX_AUDIO_BYTES or not data.startswith(AUDIO_MAGIC[mime]):
+        raise EventError(f"{where}: data is not {mime} of at most {MAX_AUDIO_BYTES} bytes")
+    out: dict = {"type": "audio", "mime": mime, "sample_rate": sample_rate, "frames": None}
     if mime == "audio/wav":
         try:
             with wave.open(io.BytesIO(data)) as w:
                 out["sample_rate"], out["frames"] = w.getframerate(), w.getnframes()
         except (wave.Error, EOFError) as exc:
             raise EventError(f"{where}: not a readable WAV file ({exc})") from None
-    return out, data, mime
+    return out
 
 
 def _text(rec: dict, where: str) -> dict:
@@ -84,6 +90,37 @@ def validate(cmd: PaneCommand, raw: dict) -> list[stepped.Rec]:
     if len({r.data["type"] for r in recs if r.data is not None}) > 1:  # _check gives every record data
         raise EventError("media: all records of a pane must have the same type")
     return recs
+
+
+def _check_stored(data: dict, blob: str | None, where: str, blobs: Mapping[str, bytes]) -> None:
+    """A stored record: data as _check made it, the blob (pictures and clips) what the data says it is."""
+    kind = data.get("type")
+    if kind == "text":
+        if blob is not None:
+            raise EventError(f"{where}: a text record has no blob")
+        _text(data, where)
+    elif kind == "image":
+        check_picture({**data, "blob": blob}, blobs, where)
+    elif kind == "audio":
+        mime, rate = data.get("mime"), data.get("sample_rate")
+        if not isinstance(mime, str) or mime not in AUDIO_MAGIC:
+            raise EventError(f"{where}: audio mime must be one of {', '.join(AUDIO_MAGIC)}")
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float))):
+            raise EventError(f"{where}: sample_rate must be a number")
+        info = _audio_info(blob_bytes(blob, blobs, where), mime, rate, where)
+        if mime == "audio/wav" and (info["sample_rate"], info["frames"]) != (rate, data.get("frames")):
+            raise EventError(f"{where}: sample_rate and frames must be the clip's own")
+    else:
+        raise EventError(f"{where}: type must be one of {', '.join(TYPES)}")
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    content = stepped.check_stored_records("media", content, steps,
+                                           lambda d, b, w: _check_stored(d, b, w, blobs), ("type",))
+    types = {(data or {}).get("type") for _s, _w, data, _b in steps}
+    if content.get("type") not in TYPES or len(types) > 1 or (types and types != {content["type"]}):
+        raise EventError(f"media: content type and every record's type must be the same one of {', '.join(TYPES)}")
+    return content
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

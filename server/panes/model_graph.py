@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("model_graph",)
 UPDATE_MODES = ("replace",)
@@ -34,7 +35,10 @@ def _text(node: dict, key: str, i: int, limit: int, default: str | None = "") ->
 
 
 def validate(cmd: PaneCommand, raw: dict) -> dict:
-    graph = raw.get("graph")
+    return check_graph(raw.get("graph"))
+
+
+def check_graph(graph: object) -> dict:
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
         raise EventError('model_graph: expected graph: {"nodes": [{"id", "label", "op", "scope", "shape", '
                          '"inputs", "attr"}], "name"}')
@@ -69,6 +73,11 @@ def validate(cmd: PaneCommand, raw: dict) -> dict:
             if ref not in ids:
                 raise EventError(f"model_graph: nodes[{i}] ({node['id']!r}) has input {ref!r}, which is not a node id")
     return {"nodes": out, "name": name}
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    no_steps("model_graph", steps)
+    return check_graph(stored_object(content, "model_graph", ("nodes", "name")))
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("network",)
 UPDATE_MODES = ("replace",)
@@ -18,7 +20,10 @@ MAX_EDGES = 50_000
 
 
 def validate(cmd: PaneCommand, raw: dict) -> dict:
-    graph = raw.get("graph")
+    return check_graph(raw.get("graph"))
+
+
+def check_graph(graph: object) -> dict:
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list) \
             or not isinstance(graph.get("edges", []), list):
         raise EventError('network: expected graph: {"nodes": [...], "edges": [...]}')
@@ -41,6 +46,11 @@ def validate(cmd: PaneCommand, raw: dict) -> dict:
         label = e.get("label")
         out_edges.append({"source": s, "target": t, "label": None if label is None else str(label)})
     return {"nodes": out_nodes, "edges": out_edges}
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    no_steps("network", steps)
+    return check_graph(stored_object(content, "network", ("nodes", "edges")))
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import orjson
@@ -13,8 +14,8 @@ from .. import projection
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import blob_bytes, merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 from .image import decode_base64
 
 KINDS = ("projector",)
@@ -49,13 +50,17 @@ def _matrix(raw: object) -> tuple[int, int, bytes]:
         size = len(text) // 4 * 3 - len(text[-2:]) + len(text[-2:].rstrip("="))
         if size != need:
             raise EventError(f"projector: matrix.data has {size} bytes; shape {n}×{d} of float32 needs {need}")
-    data = decode_base64(text, "projector: matrix", need)
+    return n, d, _matrix_bytes(decode_base64(text, "projector: matrix", need), n, d)
+
+
+def _matrix_bytes(data: bytes, n: int, d: int) -> bytes:
+    need = n * d * 4
     if len(data) != need:
         raise EventError(f"projector: matrix.data has {len(data)} bytes; shape {n}×{d} of float32 needs {need}")
     bad = ~np.isfinite(np.frombuffer(data, dtype="<f4").reshape(n, d)).all(axis=1)
     if bad.any():
         raise EventError(f"projector: matrix row {int(bad.argmax())} has NaN or infinite values")
-    return n, d, data
+    return data
 
 
 def _metadata(raw: object, n: int) -> tuple[list[str], bytes] | None:
@@ -88,6 +93,10 @@ def _sprite(raw: object, n: int) -> tuple[bytes, list[int], list[int]] | None:
     w = _count(dim[0], "sprite.single_image_dim w", 1, MAX_SPRITE_PX)
     h = _count(dim[1], "sprite.single_image_dim h", 1, MAX_SPRITE_PX)
     data = decode_base64(raw.get("data"), "projector: sprite", 64 * 1024 * 1024)
+    return data, [w, h], _sprite_size(data, n, w, h)
+
+
+def _sprite_size(data: bytes, n: int, w: int, h: int) -> list[int]:
     try:
         with Image.open(io.BytesIO(data)) as img:
             fmt, (width, height) = img.format, img.size
@@ -103,7 +112,7 @@ def _sprite(raw: object, n: int) -> tuple[bytes, list[int], list[int]] | None:
     if width < need[0] or height < need[1]:
         raise EventError(f"projector: sprite is {width}×{height}; {n} thumbnails of {w}×{h} in rows of {per_row} "
                          f"need at least {need[0]}×{need[1]}")
-    return data, [w, h], [width, height]
+    return [width, height]
 
 
 def validate(cmd: PaneCommand, raw: dict) -> dict:
@@ -116,6 +125,38 @@ def validate(cmd: PaneCommand, raw: dict) -> dict:
     n, d, data = _matrix(p.get("matrix"))
     return {"step": step, "n": n, "d": d, "matrix": data, "metadata": _metadata(p.get("metadata"), n),
             "sprite": _sprite(p.get("sprite"), n)}
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    """What apply stores: sizes, and the matrix, metadata and sprite blobs, each checked as validate checks them."""
+    no_steps("projector", steps)
+    c = stored_object(content, "projector", ("step", "n", "d", "matrix", "columns", "metadata", "sprite",
+                                             "single_image_dim", "sprite_size"))
+    step = c.get("step")
+    if not isinstance(step, int) or isinstance(step, bool):
+        raise EventError(f"projector: step must be an integer; got {str(step)[:40]!r}")
+    n, d = _count(c.get("n"), "n (points)", 1, MAX_POINTS), _count(c.get("d"), "d (dimensions)", 1, MAX_DIMS)
+    _matrix_bytes(blob_bytes(c.get("matrix"), blobs, "projector: matrix"), n, d)
+    if c.get("metadata") is None:
+        if c.get("columns"):
+            raise EventError("projector: columns without metadata")
+    else:
+        try:
+            meta = orjson.loads(blob_bytes(c["metadata"], blobs, "projector: metadata"))
+        except orjson.JSONDecodeError:
+            raise EventError("projector: metadata is not JSON") from None
+        header, _rows = _metadata(meta, n) or ([], b"")
+        if c.get("columns") != header:
+            raise EventError("projector: columns must be the metadata's header")
+    if c.get("sprite") is not None:
+        dim = c.get("single_image_dim")
+        if not isinstance(dim, list) or len(dim) != 2:
+            raise EventError("projector: single_image_dim must be [w, h]")
+        w = _count(dim[0], "single_image_dim w", 1, MAX_SPRITE_PX)
+        h = _count(dim[1], "single_image_dim h", 1, MAX_SPRITE_PX)
+        if c.get("sprite_size") != _sprite_size(blob_bytes(c["sprite"], blobs, "projector: sprite"), n, w, h):
+            raise EventError("projector: sprite_size must be the sprite's own size")
+    return c
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

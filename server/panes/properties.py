@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("properties",)
 UPDATE_MODES = ("replace",)
@@ -18,7 +20,10 @@ MAX_FIELDS = 1000
 
 
 def validate(cmd: PaneCommand, raw: dict) -> list[dict]:
-    props = raw.get("properties")
+    return check_properties(raw.get("properties"))
+
+
+def check_properties(props: object) -> list[dict]:
     if not isinstance(props, list) or len(props) > MAX_FIELDS:
         raise EventError(f"properties: expected a list of at most {MAX_FIELDS} fields")
     out = []
@@ -30,6 +35,12 @@ def validate(cmd: PaneCommand, raw: dict) -> list[dict]:
         # Kept as sent (the browser shows every field as text): Visdom clients read their own dicts back.
         out.append({**p, "name": str(p.get("name", ""))})
     return out
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    no_steps("properties", steps)
+    content = stored_object(content, "properties", ("properties",))
+    return {"properties": check_properties(content.get("properties"))}
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:

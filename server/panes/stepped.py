@@ -11,7 +11,8 @@ import numpy as np
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, StepRow, Store, StoreTx
-from .common import merged_opts, title_of
+from .common import merged_opts, stored_object, title_of
+from .contract import StoredStep
 
 UPDATE_MODES = ("append",)
 MAX_RECORDS_PER_EVENT = 10_000
@@ -58,6 +59,28 @@ def parse_records(cmd: PaneCommand, raw: dict, check: Checker) -> list[Rec]:
         data, blob, mime = check(rec, where)
         out.append(Rec(step, wall, data, blob, mime))
     return out
+
+
+StoredCheck = Callable[[dict, str | None, str], None]
+
+
+def check_stored_records(kind: str, content: dict | None, steps: list[StoredStep], check: StoredCheck,
+                         keys: tuple[str, ...] = ()) -> dict:
+    """A stepped pane's stored content ({"count"} and the kind's `keys`) and its records, each record's data and
+    blob reference checked by the kind's `check(data, blob, where)` as parse_records checks an event's."""
+    content = stored_object(content, kind, ("count", *keys))
+    count = content.get("count")
+    if count != len(steps) or isinstance(count, bool):
+        raise EventError(f"{kind}: content count must be the number of step records ({len(steps)}), "
+                         f"not {str(count)[:40]!r}")
+    for i, (step, wall, data, blob) in enumerate(steps):
+        where = f"{kind}: records[{i}]"
+        _finite(step, f"{where}.step")
+        _finite(wall, f"{where}.wall")
+        if not isinstance(data, dict):
+            raise EventError(f"{where}: data must be an object")
+        check(data, blob, where)
+    return content
 
 
 def mergeable(a: PaneCommand, b: PaneCommand) -> bool:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 
 import nh3
 
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import merged_opts, no_steps, stored_object, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("text",)
 UPDATE_MODES = ("append", "replace")
@@ -19,6 +20,7 @@ READ_OPTIONS: tuple[str, ...] = ()
 mergeable = merge = None  # each event is applied on its own
 render_record = None  # not a stepped kind: no records for the /steps API
 MAX_TEXT = 4 * 1024 * 1024
+MAX_STORED_TEXT = 16 * MAX_TEXT  # what an import may bring: an archive member's own limit bounds it too
 
 
 def validate(cmd: PaneCommand, raw: dict) -> dict:
@@ -52,6 +54,22 @@ def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
     opts = merged_opts(pane, cmd)
     pane = tx.update_pane(pane, content={"html": html}, opts=opts, title=title_of(opts))
     deltas.pane(pane.env, pane.win, pane.version)
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    """{"html"[, "visdom_content"]} as validate returns it; an append keeps html text too."""
+    no_steps("text", steps)
+    content = stored_object(content, "text", ("html", "visdom_content"))
+    html = content.get("html")
+    if not isinstance(html, str):
+        raise EventError("text: html must be a string")
+    # An append grows html past MAX_TEXT (each part was checked); a stored pane may hold some appends' worth.
+    if len(html) > MAX_STORED_TEXT:
+        raise EventError(f"text: html longer than {MAX_STORED_TEXT} characters")
+    listed = content.get("visdom_content")
+    if listed is not None and not isinstance(listed, list):
+        raise EventError("text: visdom_content must be a list")
+    return content
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,8 +11,8 @@ import numpy as np
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx, TraceRecord
-from .common import merged_opts, title_of
-from .contract import ReadOptions
+from .common import merged_opts, no_steps, title_of
+from .contract import ReadOptions, StoredStep
 
 KINDS = ("line", "scatter")
 READ_OPTIONS = ("walls",)
@@ -73,6 +74,14 @@ def validate(cmd: PaneCommand, raw: dict) -> list[TraceData]:
     if cmd.op == "update" and cmd.name is not None and len(out) != 1:
         raise EventError("an update of a named trace takes exactly one trace")
     return out
+
+
+def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[str, bytes]) -> dict | None:
+    """Points live in traces, never in the content (an archive's traces are checked by its reader)."""
+    no_steps("line", steps)
+    if content is not None:
+        raise EventError("line/scatter: content must be null (the points are in traces)")
+    return None
 
 
 def check_range(cmd: PaneCommand, calls: int) -> None:

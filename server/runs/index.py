@@ -8,9 +8,11 @@ servers publish on PostgreSQL (pane, extend, meta, run, env, env_deleted, env_re
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..store import Store
+from .budget import select
 from .listing import run_dict
 from .query import compile_query
 from .series import summaries_by_env
@@ -52,13 +54,14 @@ class RunIndex:
         with self._mark:
             self._stale = None
 
-    def runs(self, query: str | None = None) -> list[dict[str, Any]]:
-        """Runs matching `query` (QueryError if malformed), most recently updated first."""
+    def runs(self, query: str | None = None, visible: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+        """Runs `visible` lets the caller read that match `query` (QueryError if malformed or over its time
+        budget), most recently updated first."""
         predicate = compile_query(query or "")
         with self._lock:
             self._refresh()
             runs = list(self._runs.values())
-        out = [r for r in runs if predicate(r)]
+        out = select(runs, predicate, visible)
         out.sort(key=lambda r: r["updated"], reverse=True)
         return out
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..store import RunRow, Store
+from .budget import select
 from .query import compile_query
 from .record import run_json
 from .series import STATS, summaries_by_env
@@ -25,13 +26,15 @@ def run_dict(row: RunRow, summaries: dict[str, dict[str, Any]]) -> dict[str, Any
             "summaries": summaries, "best": row.best, "created": row.created, "updated": row.updated}
 
 
-def list_runs(store: Store, query: str | None = None) -> list[dict[str, Any]]:
-    """Runs matching `query` (QueryError if malformed), most recently updated first."""
+def list_runs(store: Store, query: str | None = None,
+              visible: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+    """Runs `visible` lets the caller read that match `query` (QueryError if malformed or over its time
+    budget), most recently updated first."""
     predicate = compile_query(query or "")  # first: a bad query costs no database read
     rows = store.list_runs()
     summaries = summaries_by_env(store.list_series(), {r.env: r.best for r in rows if r.best})
     runs = (run_dict(r, summaries.get(r.env, {})) for r in rows)
-    return [run for run in runs if predicate(run)]
+    return select(runs, predicate, visible)
 
 
 SORT_FIELDS = ("env", "status", "tags", "updated", "created", "started", "ended", "duration", "host", "commit")

@@ -140,15 +140,57 @@ def parse_note(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
 
 
-def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
-    _checked_fields(raw, op, {"series", "direction"})
-    series = raw.get("series")
+def _best_one(series: Any, direction: Any) -> None:
     if not isinstance(series, str) or not series or len(series) > 2 * MAX_NAME + 1:
         raise EventError("run_best: series must be a series name")
-    direction = raw.get("direction")
     if direction not in ("min", "max", None):
         raise EventError('run_best: direction must be "min", "max" or null (inferred from the name)')
+
+
+def parse_best(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    _checked_fields(raw, op, {"series", "direction"})
+    series, direction = raw.get("series"), raw.get("direction")
+    _best_one(series, direction)
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"series": series, "direction": direction})
+
+
+IMPORT_STATUSES = ("running", "finished", "failed", "crashed")
+
+
+def _time(raw: dict, key: str) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e11:
+        raise EventError(f"run_import: {key} must be a Unix time in seconds or null")
+    return float(value)
+
+
+def parse_import(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    """A whole run record from another tracker (dash-server import): it replaces the env's record."""
+    _checked_fields(raw, op, {"status", "started", "ended", "provenance", "tags", "notes", "error"})
+    status = raw.get("status")
+    if status not in IMPORT_STATUSES:
+        raise EventError(f"run_import: status must be one of {', '.join(IMPORT_STATUSES)}")
+    error = raw.get("error")
+    if error is not None and (not isinstance(error, str)
+                              or len(error.encode("utf-8", "surrogatepass")) > MAX_ERROR_BYTES):
+        raise EventError(f"run_import: error must be a string of at most {MAX_ERROR_BYTES} bytes")
+    payload = {"status": status, "started": _time(raw, "started"), "ended": _time(raw, "ended"),
+               "provenance": check_provenance(raw.get("provenance") or {}), "tags": check_tags(raw.get("tags") or []),
+               "notes": check_note(raw.get("notes") or ""), "error": error}
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
+
+
+def check_best(value: Any) -> dict:
+    """The env meta's "best" as apply_best leaves it ({series: "min" | "max"}), checked before an import."""
+    if not isinstance(value, dict) or len(value) > MAX_CONFIG_KEYS:
+        raise EventError(f"best must be an object {{series: \"min\" | \"max\"}} of at most {MAX_CONFIG_KEYS} series")
+    for series, direction in value.items():
+        if direction is None:
+            raise EventError(f"best[{str(series)[:80]!r}] must be \"min\" or \"max\"")
+        _best_one(series, direction)
+    return value
 
 
 def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
@@ -251,6 +293,12 @@ def _tagged(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     return dataclasses.replace(run, tags=tuple(tags))
 
 
+def _imported(run: RunRecord, cmd: EnvCommand) -> RunRecord:
+    p = cmd.payload  # no clients: nothing live runs an imported run, so no watch marks it crashed or stalled
+    return RunRecord(env=run.env, status=p["status"], started=p["started"], ended=p["ended"], tags=tuple(p["tags"]),
+                     notes=p["notes"], provenance=p["provenance"] or None, error=p["error"])
+
+
 def _noted(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     p = cmd.payload
     note = (run.notes + "\n\n" + p["note"] if run.notes else p["note"]) if p["append"] else p["note"]
@@ -258,4 +306,4 @@ def _noted(run: RunRecord, cmd: EnvCommand) -> RunRecord:
 
 
 _CHANGES = {"run_start": _started, "run_end": _ended, "run_status": _status_set, "run_tags": _tagged,
-            "run_note": _noted}
+            "run_note": _noted, "run_import": _imported}

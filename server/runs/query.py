@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .regex import RegexError, compile_regex
 from .series import STATS
 
 MAX_QUERY = 4_000        # characters
@@ -183,8 +184,8 @@ def _comparison(field: str, op: str, literal: Any, tok: Token) -> Predicate:
         if not isinstance(literal, str):
             raise QueryError("~ needs a string (a regular expression)", tok.pos)
         try:
-            rx = re.compile(literal)
-        except re.error as exc:
+            rx = compile_regex(literal)
+        except RegexError as exc:
             raise QueryError(f"bad regular expression: {exc}", tok.pos) from None
         want = op == "~"
 

@@ -19,12 +19,15 @@ from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
+from .archive_limits import ArchiveLimits, spool_checked
+from .import_checks import check_meta, check_pane
+from .sniff import ATTACHMENT, sniff
 
 FORMAT = "paneboard-envs"
 VERSION = 1
 _SHA = re.compile(rb'"([0-9a-f]{64})"')  # a blob reference inside pane content (as the blob sweep finds them)
 _SHA_NAME = re.compile(r"^[0-9a-f]{64}$")
-MAX_MEMBER_BYTES = 8 << 30
+MAX_MEMBER_BYTES = ArchiveLimits().member_bytes  # spool_checked refuses bigger ones before this reads
 MAX_STEP_BATCH = 500  # step records read per store call on export
 
 
@@ -222,19 +225,25 @@ def _pane(tar: tarfile.TarFile, folder: str, p: int, raw: dict) -> PaneData:
     return pane
 
 
-def read_archive(source: IO[bytes]) -> list[EnvData]:
-    """Parse and check a whole archive (tar, or tar.gz); EventError for anything malformed. Writes nothing."""
+def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list[EnvData]:
+    """Parse and check a whole archive (tar, tar.gz, .bz2, .xz); EventError for anything malformed,
+    ArchiveLimitError for one over `limits`. Writes nothing."""
+    plain = spool_checked(source, limits or ArchiveLimits())  # headers checked first: no member is read before they all pass
     try:
-        tar = tarfile.open(fileobj=source, mode="r:*")
+        tar = tarfile.open(fileobj=plain, mode="r:")
     except (tarfile.TarError, EOFError, OSError) as exc:
+        plain.close()
         raise _bad(f"not a tar file ({exc})") from None
-    with tar:
+    with plain, tar:
         try:
             manifest = _obj(_json(_member(tar, "manifest.json"), "manifest.json"), "manifest.json") or {}
             if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
                 raise _bad(f"manifest.json must say format {FORMAT!r}, version {VERSION}")
             blobs: dict[str, tuple[str, bytes]] = {}
-            for b in manifest.get("blobs") or []:
+            listed = manifest.get("blobs") or []
+            if not isinstance(listed, list):
+                raise _bad("manifest blobs must be a list")
+            for b in listed:
                 b = _obj(b, "a manifest blob") or {}
                 sha, mime = b.get("sha256"), b.get("mime")
                 if not isinstance(sha, str) or not _SHA_NAME.match(sha) or not isinstance(mime, str) or len(mime) > 64:
@@ -242,7 +251,9 @@ def read_archive(source: IO[bytes]) -> list[EnvData]:
                 data = _member(tar, f"blobs/{sha}")
                 if hashlib.sha256(data).hexdigest() != sha:
                     raise _bad(f"blobs/{sha} does not match its sha256")
-                blobs[sha] = (mime, data)
+                # The archive's claimed type is ignored: a blob labelled text/html must never be served as such.
+                blobs[sha] = (sniff(data) or ATTACHMENT, data)
+            blob_bytes = {sha: data for sha, (_mime, data) in blobs.items()}
             envs = []
             entries = manifest.get("envs")
             if not isinstance(entries, list) or not entries:
@@ -253,9 +264,14 @@ def read_archive(source: IO[bytes]) -> list[EnvData]:
                 if not isinstance(folder, str) or not re.fullmatch(r"envs/\d{4,}", folder):
                     raise _bad("a manifest env needs its dir envs/NNNN")
                 head = _obj(_json(_member(tar, f"{folder}/env.json"), f"{folder}/env.json"), "env.json") or {}
-                env = EnvData(check_name(head.get("name"), "env"), _obj(head.get("meta", {}), "env meta") or {})
+                name = check_name(head.get("name"), "env")
+                # Contents are checked as the live ops check theirs: a bad value must never reach the store.
+                env = EnvData(name, check_meta(name, _obj(head.get("meta", {}), "env meta") or {}))
                 for p, raw in enumerate(_lines(_member(tar, f"{folder}/panes.jsonl"), f"{folder}/panes.jsonl")):
-                    env.panes.append(_pane(tar, folder, p, raw))
+                    pane = _pane(tar, folder, p, raw)
+                    pane.content = check_pane(name, pane.win, pane.kind, pane.content, len(pane.traces), pane.steps,
+                                              blob_bytes)
+                    env.panes.append(pane)
                 env.blobs = {sha: blobs[sha] for sha in _env_blob_refs(env) if sha in blobs}
                 envs.append(env)
         except (tarfile.TarError, EOFError, OSError, ValueError) as exc:

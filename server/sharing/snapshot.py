@@ -14,6 +14,7 @@ from typing import Any
 import plotly
 
 from .. import __version__, jsonio
+from .sniff import sniff
 
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 MAX_INLINE_BLOBS = 64 * 1024 * 1024  # images embedded as data: URIs, in all; beyond it a pane says it was left out
@@ -40,6 +41,8 @@ _RENDER = """
   var main = document.querySelector("main");
   var COLORS = ["#1f77b4","#d62728","#2ca02c","#ff7f0e","#9467bd","#8c564b","#e377c2","#7f7f7f","#bcbd22","#17becf"];
   var drawn = 0;
+  // Plotly reads <a href> and other tags in names and titles: escaped, they show as typed, never as links.
+  function plain(s) { return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
   snap.panes.forEach(function (p, i) {
     var sec = document.createElement("section");
     sec.dataset.win = p.win; sec.dataset.kind = p.kind;
@@ -48,12 +51,14 @@ _RENDER = """
     sec.appendChild(body); main.appendChild(sec);
     var layout = {autosize: true, margin: {l: 48, r: 10, t: 10, b: 34}, font: {size: 11}, showlegend: true,
       legend: {orientation: "h", y: 1.02, yanchor: "bottom", font: {size: 10}}};
-    if (p.kind === "line" || p.kind === "scatter") {
+    if (p.note) {  // a pane left out (an image over the size limit, a pane whose stored content is malformed)
+      body.className = "body note"; body.textContent = p.note;
+    } else if (p.kind === "line" || p.kind === "scatter") {
       body.className = "plot";
       var traces = (p.traces || []).map(function (t, k) {
         var c = COLORS[(t.color === undefined ? k : t.color) % COLORS.length];
         return {type: "scatter", mode: p.kind === "scatter" ? "markers" : "lines", x: t.x, y: t.y,
-          name: String(t.label || t.name || ""), line: {width: 1.5, color: c}, marker: {size: 4, color: c}};
+          name: plain(t.label || t.name || ""), line: {width: 1.5, color: c}, marker: {size: 4, color: c}};
       });
       if ((p.opts || {}).ytype === "log") layout.yaxis = {type: "log"};
       layout.showlegend = traces.length > 1;
@@ -101,17 +106,18 @@ def inline_images(panes: list[dict], get_blob: Callable[[str], tuple[str, bytes]
     """Image panes' blob URLs become data: URIs (the file must open offline), within MAX_INLINE_BLOBS in all."""
     left = MAX_INLINE_BLOBS
     for p in panes:
-        if p.get("kind") != "image":
+        if p.get("kind") != "image" or p.get("note"):  # a note already says why it is not drawn
             continue
         data = p.get("data") or {}
         sha = str(data.get("src", "")).rpartition("/")[2]
         found = get_blob(sha) if sha else None
-        if found is None or len(found[1]) > left or not found[0].startswith("image/"):
+        mime = sniff(found[1]) if found is not None else None  # the bytes decide, not the stored label
+        if found is None or mime is None or len(found[1]) > left or not mime.startswith("image/"):
             p["data"] = {}
             p["note"] = "image left out of this snapshot (missing or over the snapshot's size limit)"
             continue
         left -= len(found[1])
-        p["data"] = {"src": f"data:{found[0]};base64,{base64.b64encode(found[1]).decode()}",
+        p["data"] = {"src": f"data:{mime};base64,{base64.b64encode(found[1]).decode()}",
                      "caption": data.get("caption")}
 
 

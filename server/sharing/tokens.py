@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..commands.envelope import EventError, check_name
 from ..store import ShareTokenRecord, Store
+
+log = logging.getLogger("paneboard.sharing")
 
 PREFIX = "pbs_"  # tells a share token from the admin token without a database lookup
 CACHE_S = 2.0  # a revoked token stops working within this many seconds (on every server of a PostgreSQL db)
@@ -62,6 +65,42 @@ class Resolver:
         self.store = store
         self._cache: dict[str, tuple[float, Grant | None]] = {}
         self._lock = threading.Lock()
+        self._sockets: dict[int, set[Callable[[], None]]] = {}  # token id -> closers of its open websockets
+        # token id -> when it was revoked, for CACHE_S: a socket whose grant was resolved just before the revoke
+        # and watched just after it is closed too (not kept longer: SQLite may give a new token the same id).
+        self._revoked: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._sweeper: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Sweep for revokes this server was not told of (a CLI revoke on SQLite, a NOTIFY lost while the LISTEN
+        connection was down): the open websockets of a token gone from the store close within CACHE_S."""
+        if self._sweeper is None:
+            self._stop.clear()
+            self._sweeper = threading.Thread(target=self._sweep_loop, name="paneboard-share-sweep", daemon=True)
+            self._sweeper.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._sweeper is not None:
+            self._sweeper.join(timeout=5)
+            self._sweeper = None
+
+    def _sweep_loop(self) -> None:
+        while not self._stop.wait(CACHE_S):
+            try:
+                self.sweep()
+            except Exception:  # the database may be briefly away: the next sweep tries again
+                log.exception("could not check the share tokens of open websockets")
+
+    def sweep(self) -> None:
+        """Close the websockets of watched tokens that no longer exist (one query, only while any is watched)."""
+        with self._lock:
+            watched = {i for i, closers in self._sockets.items() if closers}
+        if not watched:
+            return
+        for token_id in watched - {t.id for t in self.store.list_share_tokens()}:
+            self.revoked(token_id)
 
     def resolve(self, token: str | None) -> Grant | None:
         if not token or not token.startswith(PREFIX) or len(token) > 200:
@@ -79,6 +118,33 @@ class Resolver:
                 self._cache.clear()
             self._cache[digest] = (now, grant)
         return grant
+
+    def watch(self, token_id: int, close: Callable[[], None]) -> Callable[[], None]:
+        """Call `close` (from any thread) when this token is revoked; returns the function that unwatches."""
+        with self._lock:
+            when = self._revoked.get(token_id)
+            revoked = when is not None and time.monotonic() - when < CACHE_S
+            if not revoked:
+                self._sockets.setdefault(token_id, set()).add(close)
+        if revoked:
+            close()
+
+        def unwatch() -> None:
+            with self._lock:
+                self._sockets.get(token_id, set()).discard(close)
+        return unwatch
+
+    def revoked(self, token_id: int) -> None:
+        """A revoke (on this server, or another of its PostgreSQL database): forget every cached grant and close
+        the token's open websockets now."""
+        self.forget()
+        now = time.monotonic()
+        with self._lock:
+            self._revoked = {i: t for i, t in self._revoked.items() if now - t < CACHE_S}
+            self._revoked[token_id] = now
+            closers = self._sockets.pop(token_id, set())
+        for close in closers:
+            close()
 
     def forget(self) -> None:
         """After a revoke on this server: no grace period here."""

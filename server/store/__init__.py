@@ -1,7 +1,10 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
 from .base import (
+    AlertRuleRecord,
+    ConsoleLine,
     EnvSummary,
+    OutboxRecord,
     PaneRecord,
     RunRecord,
     RunRow,
@@ -16,7 +19,7 @@ from .base import (
 )
 from .sqla_store import SqlStore
 
-__all__ = ["EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
+__all__ = ["AlertRuleRecord", "OutboxRecord", "ConsoleLine", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
            "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
            "open_store"]
 

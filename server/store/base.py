@@ -144,6 +144,49 @@ class ShareTokenRecord:
                 "created": self.created}
 
 
+@dataclass(frozen=True)
+class ConsoleLine:
+    """One console line of a run's rank; `open`: still being written (a progress bar), may change."""
+
+    rank: int
+    n: int
+    t: float
+    stream: str
+    text: str
+    open: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"n": self.n, "t": self.t, "stream": self.stream, "text": self.text, "rank": self.rank}
+        return {**out, "open": True} if self.open else out
+
+
+@dataclass(frozen=True)
+class OutboxRecord:
+    """A notification not delivered yet: POST `payload` (an event, formatted per receiver) to `url`."""
+
+    id: int
+    key: str
+    url: str
+    payload: dict
+    created: float
+    attempts: int
+    next_try: float = 0.0
+
+
+@dataclass(frozen=True)
+class AlertRuleRecord:
+    id: int
+    name: str
+    query: str
+    scope: str
+    cooldown_s: float
+    fired: dict[str, float]  # env -> when the rule last fired for it
+    created: float
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(vars(self))  # id, name, query, scope, cooldown_s, fired, created
+
+
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
 
@@ -235,6 +278,10 @@ class StoreTx(ABC):
     def sweep_blobs(self) -> int:
         """Delete every blob no pane and no step record refers to any more; returns how many went."""
 
+    @abstractmethod
+    def put_console(self, env: str, rank: int, rows: list[tuple[int, float, str, str, bool]]) -> None:
+        """Write console lines (n, t, stream, text, open) of the env's rank; a line already there is replaced."""
+
     @property
     @abstractmethod
     def touched_envs(self) -> set[str]:
@@ -319,6 +366,14 @@ class Store(ABC):
     @abstractmethod
     def client_last_seq(self, client_id: str) -> int: ...
 
+    @abstractmethod
+    def read_console(self, env: str, rank: int, after: int = 0, limit: int = 1000, tail: int | None = None,
+                     contains: str | None = None) -> list[ConsoleLine]:
+        """The rank's lines numbered above `after`, in order, at most `limit` (`tail`: the last that many);
+        `contains`: only lines holding that text (any case)."""
+    @abstractmethod
+    def console_ranks(self, env: str) -> list[int]: ...
+
     # Share tokens are access records, not data: they are written in short transactions of their own, outside
     # the writer thread, so that `dash-server token create` can add one beside a running server.
     @abstractmethod
@@ -329,6 +384,29 @@ class Store(ABC):
     def list_share_tokens(self) -> list[ShareTokenRecord]: ...
     @abstractmethod
     def delete_share_token(self, token_id: int) -> bool: ...
+
+    # Notifications: an outbox all servers on the database share (a key goes in once) and the alert rules.
+    @abstractmethod
+    def enqueue_notifications(self, rows: list[tuple[str, str, dict]], now: float) -> int:
+        """Add (key, url, payload) rows whose key is new; returns how many were new."""
+    @abstractmethod
+    def due_notifications(self, now: float, limit: int = 100) -> list[OutboxRecord]: ...
+    @abstractmethod
+    def next_notification_due(self) -> float | None: ...
+    @abstractmethod
+    def claim_notification(self, row: OutboxRecord, until: float) -> bool:
+        """Take the row for one delivery attempt (no other server on the database sends it until `until`)."""
+    @abstractmethod
+    def settle_notification(self, row_id: int, delivered: float | None, attempts: int, next_try: float) -> None:
+        """Delivered (at `delivered`), or to retry at `next_try`."""
+    @abstractmethod
+    def add_alert_rule(self, name: str, query: str, scope: str, cooldown_s: float, now: float) -> AlertRuleRecord: ...
+    @abstractmethod
+    def list_alert_rules(self) -> list[AlertRuleRecord]: ...
+    @abstractmethod
+    def set_rule_fired(self, rule_id: int, fired: dict[str, float]) -> None: ...
+    @abstractmethod
+    def delete_alert_rule(self, rule_id: int) -> bool: ...
 
     # Settings shared by every server on the database, each read or written in a short transaction of its own.
     @abstractmethod

@@ -7,6 +7,7 @@ from typing import Any, cast
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Float,
     ForeignKey,
     Index,
@@ -137,6 +138,47 @@ class Run(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)  # a failed run's traceback
 
 
+class ConsoleLine(Base):
+    """One line a job printed (stdout or stderr), numbered per rank; an open line (a progress bar) is rewritten."""
+
+    __tablename__ = "console_line"
+    env_id: Mapped[int] = mapped_column(ForeignKey("env.id", ondelete="CASCADE"), primary_key=True,
+                                        autoincrement=False)
+    rank: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    n: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    t: Mapped[float] = mapped_column(Float, nullable=False)
+    stream: Mapped[str] = mapped_column(String(8), nullable=False)
+    open: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class NotifyOutbox(Base):
+    """A notification to POST to one webhook, kept until delivered: retried after a restart, sent once per key."""
+
+    __tablename__ = "notify_outbox"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), unique=True, nullable=False)  # event id + receiver: dedup
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    payload: Mapped[dict] = mapped_column(JSON, nullable=False)
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    next_try: Mapped[float] = mapped_column(Float, nullable=False)
+    delivered: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class AlertRule(Base):
+    """A threshold rule: runs matching `query` (within `scope`) notify, at most once per cool-down per run."""
+
+    __tablename__ = "alert_rule"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    query: Mapped[str] = mapped_column(Text, nullable=False)
+    scope: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    cooldown: Mapped[float] = mapped_column(Float, nullable=False)
+    fired: Mapped[dict] = mapped_column(JSON, nullable=False, default=dict)  # env -> last time it fired
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+
+
 class WriterEpoch(Base):
     """One row counting writer transactions: on PostgreSQL each takes its lock, so writers on several servers
     commit one at a time and each sees whether another wrote since its own last commit."""
@@ -181,3 +223,6 @@ epoch_t = cast(Table, WriterEpoch.__table__)
 run_t = cast(Table, Run.__table__)
 share_t = cast(Table, ShareToken.__table__)
 setting_t = cast(Table, ServerSetting.__table__)
+console_t = cast(Table, ConsoleLine.__table__)
+notify_t = cast(Table, NotifyOutbox.__table__)
+rule_t = cast(Table, AlertRule.__table__)

@@ -16,6 +16,8 @@ from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
 from .sqla_charts import SqlCharts
+from .sqla_console import SqlConsole
+from .sqla_notify import SqlNotify
 from .sqla_settings import SqlSettings
 from .sqla_tokens import SqlShareTokens
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
@@ -25,7 +27,7 @@ PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 paramet
 FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up front, in a few queries
 
 
-class SqlStore(SqlCharts, SqlShareTokens, SqlSettings, Store):
+class SqlStore(SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_engine_for(url)

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
 from . import hot_statements as hot
-from . import sqla_runs
+from . import sqla_console, sqla_runs
 from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
 from .chunks import TailState
 from .dialect import insert_ignore
@@ -107,10 +107,15 @@ class SqlTx(StoreTx):
         for win in self.pane_wins(name):
             self.delete_pane(name, win)
         sqla_runs.delete_run(self.conn, env_id)
+        sqla_console.delete_lines(self.conn, env_id)
         self.conn.execute(delete(env_t).where(env_t.c.id == env_id))
         self.cache.env_ids.pop(name, None)
         self._touched_envs.discard(name)
         return True
+
+    def put_console(self, env: str, rank: int, rows: list[tuple[int, float, str, str, bool]]) -> None:
+        self.ensure_env(env)
+        sqla_console.put_lines(self.conn, self.cache.env_ids[env], rank, rows)
 
     @property
     def touched_envs(self) -> set[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from .. import jsonio
@@ -25,6 +26,11 @@ def env_files(paths: list[str]) -> list[Path]:
     return out
 
 
+def _order(window: object) -> float:
+    i = window.get("i", 0) if isinstance(window, dict) else 0
+    return float(i) if isinstance(i, (int, float)) and not isinstance(i, bool) and math.isfinite(i) else 0.0
+
+
 def import_file(writer: Submit, path: Path, env: str) -> tuple[int, list[str]]:
     """One env file -> set/update events through the writer (a `set` overwrites, so a re-import replaces, never
     duplicates). Returns (windows imported, problems)."""
@@ -33,8 +39,9 @@ def import_file(writer: Submit, path: Path, env: str) -> tuple[int, list[str]]:
     if not isinstance(jsons, dict):
         return 0, [f"{path}: not a Visdom env file (no \"jsons\" object)"]
     problems, commands, imported = [], [], 0
-    # Visdom orders windows by "i"; keep that order so the panes come out in the same sequence.
-    for win, window in sorted(jsons.items(), key=lambda kv: kv[1].get("i", 0) if isinstance(kv[1], dict) else 0):
+    # Visdom orders windows by "i"; keep that order so the panes come out in the same sequence (a file's "i"
+    # that is not a number sorts as 0, never a crash of the whole import).
+    for win, window in sorted(jsons.items(), key=lambda kv: _order(kv[1])):
         try:
             commands += [parse_event(ev) for ev in window_events(env, str(win), window)]
             imported += 1

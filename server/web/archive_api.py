@@ -9,6 +9,7 @@ from flask import Blueprint, Response, request, send_file
 
 from ..commands.envelope import EventError
 from ..sharing import archive, env_import
+from ..sharing.archive_limits import ArchiveLimitError, ArchiveLimits
 from .api import _env_or_404, env_names_arg
 from .common import ApiError, json_response, services
 
@@ -34,12 +35,19 @@ def export_archive() -> Response:
     return send_file(out, mimetype="application/x-tar", as_attachment=True, download_name=name)
 
 
+def _limits() -> ArchiveLimits:
+    s = services().settings
+    return ArchiveLimits(s.archive_member_bytes, s.archive_total_bytes, s.archive_members)
+
+
 @bp.post("/archive")
 def import_archive() -> Response:
     """Upload an archive (the tar body): its envs are created here; ?replace=1 overwrites envs that exist (else 409)."""
     replace = request.args.get("replace") in ("1", "true")
     try:
-        envs = archive.read_archive(io.BytesIO(request.get_data()))
+        envs = archive.read_archive(io.BytesIO(request.get_data()), _limits())
+    except ArchiveLimitError as exc:
+        raise ApiError(413, str(exc)) from None
     except EventError as exc:
         raise ApiError(400, str(exc)) from None
     store = services().store

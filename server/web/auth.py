@@ -81,6 +81,16 @@ def _same_origin(origin: str | None, host: str | None) -> bool:
     return urlsplit(origin).netloc.lower() == host.lower()
 
 
+def _from_embed(req: Request) -> bool:
+    """A request the embed page made (framed by any origin, it must never write: no layout saves, no Visdom
+    events). Browsers send a same-origin page's full URL as Referer under our Referrer-Policy: same-origin."""
+    referer = req.headers.get("Referer")
+    if not referer:
+        return False
+    parts = urlsplit(referer)
+    return parts.netloc.lower() == req.host.lower() and parts.path.startswith(req.script_root + "/embed/")
+
+
 def _login_redirect(req: Request, value: str, max_age: int | None) -> Response:
     """One login through ?token=, then an HttpOnly cookie; the token leaves the address bar."""
     rest = {k: v for k, v in req.args.items(multi=True) if k != "token"}
@@ -103,6 +113,8 @@ def check_http(req: Request, token: str | None, shares: Resolver | None = None) 
     """
     from .common import json_response
 
+    if req.method in UNSAFE and _from_embed(req):
+        return json_response({"error": "the embed page is read-only: writes are refused"}, 403)
     query = req.args.get("token") if req.method == "GET" else None
     if shares is not None and query and query.startswith(SHARE_PREFIX):
         if shares.resolve(query) is None:
@@ -142,7 +154,7 @@ ENV_ARGS = ("env", "name")  # route arguments that name an env (/api/v1/envs/<en
 
 def check_shared(req: Request, grant: Grant) -> Response | None:
     """A read-only visitor: every write refused (403), every env outside the token's list not found (404)."""
-    from .common import json_response, services
+    from .common import json_response
 
     g.share = grant
     if req.method in UNSAFE:
@@ -155,9 +167,10 @@ def check_shared(req: Request, grant: Grant) -> Response | None:
     for name in names:
         if grant.sees(name):
             continue
-        # /embed/<env>/<win>: the env is a prefix of the name, unless the whole name is another env.
+        # /embed/<env>/<win>: the env is a prefix of the name. Whether the whole name is another (hidden) env is
+        # not asked: the answer would tell a hidden env from a missing one. embed_page resolves it as a visitor.
         env = name.rpartition("/")[0]
-        if env and grant.sees(env) and services().store.get_env(name) is None:
+        if env and grant.sees(env) and req.path.startswith("/embed/"):
             continue
         return json_response({"error": f"env {name!r} not found"}, 404)
     return None
@@ -187,6 +200,30 @@ def check_websocket(scope: dict, token: str | None, shares: Resolver | None = No
             grant = shares.resolve(value)
             return grant is not None, grant
     return not token, None
+
+
+LOGIN_BODY_LIMIT = 64 << 10  # the Visdom login form, the one body a caller without credentials may send
+
+
+def body_refusal(scope: dict, token: str | None, login: bool) -> tuple[int, str] | None:
+    """Checked on the event loop before any request body is read, so that an unauthenticated caller cannot make
+    the server buffer bodies: (status, message) to refuse with, or None to read the body (check_http then
+    decides as usual). A share token may never write, so its bodies are refused here too."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except Exception:
+        pass
+    given = [_bearer(headers.get("authorization"))] + [cookie[n].value for n in (COOKIE, VISDOM_COOKIE) if n in cookie]
+    if token and any(_token_ok(v, token) for v in given):
+        return None
+    if any(v and v.startswith(SHARE_PREFIX) for v in given):
+        return 403, "read-only share link: writes are refused"
+    if not token or (login and scope.get("method") == "POST" and scope.get("path") == "/"):
+        return None
+    return 401, ("authentication required: open the URL printed by dash-server (?token=...), or send "
+                 "Authorization: Bearer <token>")
 
 
 bp = Blueprint("auth", __name__)

@@ -23,7 +23,7 @@ def services() -> Services:
 
 
 def json_response(obj: Any, status: int = 200) -> Response:
-    return Response(jsonio.dumps(obj), status=status, mimetype="application/json")
+    return Response(jsonio.dumps_answer(obj), status=status, mimetype="application/json")
 
 
 def env_visible(name: str) -> bool:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +16,14 @@ import orjson
 
 from paneboard.protocol import BINARY_MAGIC, PointRun, unpack_frame
 
+from .. import jsonio
 from ..commands.envelope import MAX_SEQ
 from ..jsonio import lone_surrogate, may_hold_surrogates
 
 MAX_DEPTH = 64             # nesting levels inside one event; deeper data only breaks recursive code later
-MAX_INT = sys.float_info.max  # integers beyond it cannot become floats (OverflowError deep in a pane module)
+# Integers orjson can write back: a NaN literal sends a body through Python's parser, which keeps any integer,
+# and one beyond 64 bits stored in opts or content made every later read of the env a 500.
+INT_MIN, INT_MAX = jsonio.INT_MIN, jsonio.INT_MAX
 _CONTAINERS = frozenset({dict, list})
 _SPECIAL = frozenset({dict, list, int})
 _INTS = {int}
@@ -120,15 +122,15 @@ def check_shape(obj: Any) -> None:
         if depth >= MAX_DEPTH and not kinds.isdisjoint(_CONTAINERS):
             raise ValueError(f"event is nested more than {MAX_DEPTH} levels deep")
         if kinds == _INTS:  # x steps 0, 1, 2 ...: min and max in C
-            if max(values) > MAX_INT or min(values) < -MAX_INT:
-                raise ValueError("integer out of range (beyond what a 64-bit float can hold)")
+            if max(values) > INT_MAX or min(values) < INT_MIN:
+                raise ValueError("integer out of range (beyond 64 bits)")
             continue
         for v in values:
             t = type(v)
             if t is dict or t is list:
                 stack.append((v, depth + 1))
-            elif t is int and not -MAX_INT <= v <= MAX_INT:
-                raise ValueError("integer out of range (beyond what a 64-bit float can hold)")
+            elif t is int and not INT_MIN <= v <= INT_MAX:
+                raise ValueError("integer out of range (beyond 64 bits)")
 
 
 _BATCH_OPEN = re.compile(rb'\s*\{\s*"batch"\s*:\s*\[')

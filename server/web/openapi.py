@@ -172,10 +172,38 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
             _query("order", {"type": "string", "enum": ["asc", "desc"]}),
             _query("offset", {"type": "integer", "minimum": 0}),
             _query("limit", {"type": "integer", "minimum": 0}, "one window of the order; adds envs and columns")]},
+    ("/api/v1/runs.parquet", "GET"): {
+        "summary": "The runs matching q as one Parquet table (501 when the server lacks pyarrow)",
+        "errors": ("400", "501"), "params": [_query("q", {"type": "string"}, "a run query")]},
+    ("/api/v1/history", "GET"): {
+        "summary": "Series of many runs streamed as NDJSON, one line per block: {env, key, n, step, value, "
+                   "wall}, each column base64 of little-endian float64",
+        "errors": ("400", "404"), "params": [
+            _query("env", {"type": "string"}, "a run (repeatable); or q"),
+            _query("q", {"type": "string"}, "a run query"),
+            _query("key", {"type": "string"}, "a series name (repeatable; none: every series)"),
+            _query("samples", {"type": "integer", "minimum": 4}, "downsample each series to about this many")]},
     ("/api/v1/runs/delete", "POST"): {
         "summary": "Delete the finished/crashed runs matching a query (their envs); dry_run only counts",
         "errors": ("400", "503"), "body": _body({"query": {"type": "string"}, "older_than_days": {"type": "number"},
                                                  "dry_run": {"type": "boolean"}}, ("query",))},
+    ("/api/v1/envs/<path:env>/console", "GET"): {
+        "summary": "A run's console: JSON lines {n, t, stream, text, rank} of one rank, paged (X-Console-Next)",
+        "params": [_query("rank", {"type": "integer", "minimum": 0}), _query("after", {"type": "integer", "minimum": 0},
+                                                                               "lines numbered above this"),
+                   _query("limit", {"type": "integer", "minimum": 1, "maximum": 10000}),
+                   _query("tail", {"type": "integer", "minimum": 0, "maximum": 10000}, "the last N lines instead"),
+                   _query("q", {"type": "string"}, "only lines holding this text (any case)"),
+                   _query("format", {"type": "string", "enum": ["jsonl", "text"]})],
+        "ok": {"description": "JSON lines, or text", "content": {"application/x-ndjson": {"schema": {"type": "string"}},
+                                                                 "text/plain": {"schema": {"type": "string"}}}}},
+    ("/api/v1/alert-rules", "POST"): {
+        "summary": "Add a threshold rule (a run query) notifying the --notify receivers, per run once per cool-down",
+        "errors": ("400", "409"), "ok_codes": ("201",),
+        "body": _body({"query": {"type": "string"}, "scope": {"type": "string"}, "cooldown_s": {"type": "number"},
+                       "name": {"type": "string"}}, ("query",))},
+    ("/api/v1/alert-rules", "GET"): {"summary": "The alert rules and how many receivers they notify", "errors": ()},
+    ("/api/v1/alert-rules/<int:rule_id>", "DELETE"): {"summary": "Delete an alert rule", "errors": ("404",)},
     ("/api/v1/envs/<path:env>/config", "PUT"): {
         "summary": "Merge into the run's config (replace: true sets it whole)",
         "body": _body({"config": {"type": "object"}, "replace": {"type": "boolean"}}, ("config",))},
@@ -203,6 +231,8 @@ _OP_FIELDS: dict[str, str] = {
     "hparams": "session, hparams, metrics, domains",
     "run_start": "client, provenance", "run_end": "client, status, error", "run_config": "config, replace",
     "run_tags": "add, remove or set", "run_note": "note, append", "run_best": "series, direction",
+    "console": "rank, lines [[n, t, stream, text, open?]] or columns n, time, stream, text, open",
+    "run_import": "status, started, ended, provenance, tags, notes, error",
 }
 
 
@@ -225,7 +255,8 @@ def _event_schema() -> dict[str, Any]:
                 "remove": {"type": "array", "items": {"type": "string"}},
                 "set": {"type": "array", "items": {"type": "string"}}, "note": {"type": "string"},
                 "append": {"type": "boolean"}, "series": {"type": "string"},
-                "direction": {"type": "string", "nullable": True}}}
+                "direction": {"type": "string", "nullable": True}, "rank": {"type": "integer", "minimum": 0},
+                "lines": {"type": "array", "items": {"type": "array"}}}}
 
 
 _CONVERTER = re.compile(r"<(?:[a-z_]+(?:\([^)]*\))?:)?([a-zA-Z_][a-zA-Z0-9_]*)>")

@@ -12,7 +12,7 @@ from flask import Blueprint, Response, g, render_template, request
 
 from .. import __version__
 from ..commands.envelope import EventError, check_name
-from .common import ApiError, services
+from .common import ApiError, env_visible, services
 
 bp = Blueprint("pages", __name__)
 
@@ -28,7 +28,8 @@ def _page(page: str, env: str | None, embed: bool = False, win: str | None = Non
     base = request.script_root.rstrip("/") + "/"
     shared = g.get("share") is not None  # a read-only share link (web/auth.py check_shared)
     boot = {"page": page, "env": env, "base": base, "version": __version__,
-            "points": services().settings.default_points, "embed": embed, "win": win, "readonly": shared}
+            "points": services().settings.default_points, "embed": embed, "win": win,
+            "readonly": shared or embed}  # an embed page writes nothing, whoever frames it
     return render_template("app.html", base=base, boot_json=_boot_json(boot), page=page, env=env, embed=embed,
                            win=win, shared=shared)
 
@@ -81,6 +82,16 @@ def env_page(name: str) -> str:
     return _page("env", name)
 
 
+@bp.get("/console/<path:name>")
+def console_page(name: str) -> str:
+    """A run's console: searchable, following live, with a download (static/js/pages/console.js)."""
+    try:
+        check_name(name, "env")
+    except EventError as exc:
+        raise ApiError(400, str(exc)) from None
+    return _page("console", name)
+
+
 # Notebooks on another origin (Jupyter on :8888) frame the embed page: it alone may be framed by any page. It is
 # read-only (no header tools, no pane menus), and the Host check and the token still decide who may read.
 EMBED_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
@@ -93,9 +104,14 @@ def embed_page(name: str) -> Response:
     win = request.args.get("win") or None
     try:
         check_name(name, "env")
-        if win is None and services().store.get_env(name) is None and "/" in name:
+        # An env a share token may not read is treated exactly as a missing one (same answer, no probe).
+        store = services().store
+
+        def readable(env: str) -> bool:
+            return env_visible(env) and store.get_env(env) is not None
+        if win is None and not readable(name) and "/" in name:
             env, _, last = name.rpartition("/")  # /embed/<env>/<win>: env names may hold "/" too
-            if services().store.get_env(env) is not None:
+            if readable(env):
                 name, win = env, last
         if win is not None:
             check_name(win, "win")

@@ -8,11 +8,12 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
+from ..runs.budget import select
 from ..runs.listing import columns_of, list_runs, sort_runs
 from ..runs.query import FieldRef, QueryError, compile_query
 from ..runs.query_check import check_fields
 from ..runs.record import run_json
-from ..runs.retention import delete_envs, select_runs
+from ..runs.retention import confirmation, confirmed, delete_envs, select_runs
 from .api import _env_or_404
 from .common import ApiError, env_visible, json_response, services
 from .envs_api import _body, submit
@@ -25,12 +26,15 @@ def _query_runs(query: str | None) -> list[dict[str, Any]]:
     refs: list[FieldRef] = []
     try:
         predicate = compile_query(query or "", refs)  # first: a malformed query costs no read
-        every = svc.run_index.runs(None) if svc.run_index is not None else list_runs(svc.store, None)
-        every = [run for run in every if env_visible(run["env"])]  # a share link lists only the runs it may read
+        # A share link lists, checks and evaluates only the runs it may read: no timing probe of hidden ones.
+        if svc.run_index is not None:
+            every = svc.run_index.runs(None, env_visible)
+        else:
+            every = list_runs(svc.store, None, env_visible)
         check_fields(refs, every)  # an unknown field is an error naming it, not 0 runs
+        return select(every, predicate)  # within the query's time budget
     except QueryError as exc:
         raise ApiError(400, str(exc), position=exc.position) from None
-    return [run for run in every if predicate(run)]
 
 
 MAX_LIMIT = 100_000
@@ -159,17 +163,29 @@ def put_best(env: str) -> Response:
 
 @bp.post("/runs/delete")
 def delete_runs() -> Response:
-    """Delete the runs matching {"query", "older_than_days"} (their envs and data); "dry_run": true only counts."""
-    body = _only(_body(), {"query", "older_than_days", "dry_run"})
-    query = body.get("query")
-    if not isinstance(query, str) or not query.strip():
-        raise ApiError(400, 'query must be a non-empty query string (use "name ~ \\".\\"" to mean every run)')
-    days = body.get("older_than_days")
-    if days is not None and (isinstance(days, bool) or not isinstance(days, (int, float)) or not days >= 0):
-        raise ApiError(400, "older_than_days must be a number >= 0")
-    envs = select_runs(_query_runs(query), days, time.time())
-    if body.get("dry_run"):
-        return json_response({"dry_run": True, "count": len(envs), "envs": envs})
+    """Delete the runs matching {"query", "older_than_days"} (their envs and data); "dry_run": true only lists
+    them, with a "confirm" token. {"envs": [...], "confirm": token} then deletes exactly those runs, refused
+    (409) if any changed since the dry run: a run that finished meanwhile is not deleted in its place."""
+    body = _only(_body(), {"query", "older_than_days", "dry_run", "envs", "confirm"})
+    if "confirm" in body:
+        envs, token = body.get("envs"), body["confirm"]
+        if not isinstance(envs, list) or not all(isinstance(e, str) for e in envs) or not isinstance(token, str):
+            raise ApiError(400, "a confirmed delete needs envs (the dry run's list) and its confirm token")
+        current = {r["env"]: r for r in _query_runs(None)}
+        if not confirmed(envs, token, current, time.time()):
+            raise ApiError(409, "these runs changed since the dry run (or the token is not its): dry-run again")
+    else:
+        query = body.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ApiError(400, 'query must be a non-empty query string (use "name ~ \\".\\"" to mean every run)')
+        days = body.get("older_than_days")
+        if days is not None and (isinstance(days, bool) or not isinstance(days, (int, float)) or not days >= 0):
+            raise ApiError(400, "older_than_days must be a number >= 0")
+        found = _query_runs(query)
+        envs = select_runs(found, days, time.time())
+        if body.get("dry_run"):
+            token = confirmation(envs, {r["env"]: r for r in found})
+            return json_response({"dry_run": True, "count": len(envs), "envs": envs, "confirm": token})
     try:
         deleted = delete_envs(services().writer, envs)
     except RuntimeError as exc:

@@ -72,8 +72,11 @@ def list_tokens() -> Response:
 
 @bp.delete("/api/v1/tokens/<int:token_id>")
 def revoke_token(token_id: int) -> Response:
-    """Revoke a share token: its links stop working at once here, within 2 s on other servers of the database."""
+    """Revoke a share token: its links and open websockets stop at once here and on the other servers of the database."""
     if not services().store.delete_share_token(token_id):
         raise ApiError(404, f"no share token {token_id}")
-    _resolver().forget()
+    _resolver().revoked(token_id)  # its open live sockets are closed too, not left streaming
+    peers = services().peers
+    if peers is not None:  # and those held by the other servers of this PostgreSQL database
+        peers.revoked(token_id)
     return json_response({"ok": True})

@@ -25,7 +25,9 @@ def _html(body: str, filename: str) -> Response:
 
 def _pane_json(rendered: dict[str, Any]) -> dict[str, Any]:
     out = {k: rendered.get(k) for k in ("kind", "win", "title", "opts")}
-    if rendered["kind"] in ("line", "scatter"):
+    if rendered.get("error"):  # malformed stored content (render_pane): the file says so in its place
+        out["note"] = rendered["error"]
+    elif rendered["kind"] in ("line", "scatter"):
         out["traces"] = [{"name": t["name"], "x": t["x"], "y": t["y"]} for t in rendered["data"].get("traces", [])]
     elif rendered["kind"] in SNAPSHOT_KINDS:
         out["data"] = rendered["data"]

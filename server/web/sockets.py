@@ -194,8 +194,15 @@ async def live(ws: WebSocket, services: Services) -> None:
     hub = services.hub
     sub = hub.add()
     share = ws.scope.get("paneboard.share")
+    unwatch: Callable[[], None] | None = None
     if share is not None:
         sub.sees = share.sees
+        loop = asyncio.get_running_loop()
+
+        def revoked() -> None:  # any thread (the revoking request's WSGI worker)
+            loop.call_soon_threadsafe(lambda: asyncio.ensure_future(_close_revoked(ws, sub)))
+        if services.shares is not None:
+            unwatch = services.shares.watch(share.token_id, revoked)
 
     async def pump() -> None:
         while not ws.closed:
@@ -226,5 +233,12 @@ async def live(ws: WebSocket, services: Services) -> None:
                     hub.subscribed(sub.env)
                 await ws.send(jsonio.dumps([{"type": "subscribed", "env": sub.env}]))
     finally:
+        if unwatch is not None:
+            unwatch()
         hub.remove(sub)
         pump_task.cancel()
+
+
+async def _close_revoked(ws: WebSocket, sub: Any) -> None:
+    await ws.close(1008)  # policy violation: the share token behind this socket was revoked
+    sub.wakeup.set()      # the pump sees the socket closed and ends

@@ -16,6 +16,28 @@ const enc = encodeURIComponent;
 
 /** Page URLs, for links. */
 export const envPageUrl = (env) => url(`env/${enc(env)}`);
+export const consolePageUrl = (env) => url(`console/${enc(env)}`);
+/** The console's JSON lines of one rank ({n, t, stream, text, rank, open?}), a page after line `after`. */
+export async function getConsole(env, { rank = 0, after = 0, limit = 5000 } = {}) {
+  const path = `api/v1/envs/${enc(env)}/console?rank=${rank | 0}&after=${after}&limit=${limit}`;
+  let res;
+  try {
+    res = await fetch(url(path), { cache: "no-store" });
+  } catch (err) {
+    throw new ApiError(0, `network error: ${err && err.message ? err.message : err}`, path);
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    let msg = `${res.status} ${res.statusText}`.trim();
+    try { msg = JSON.parse(text).error || msg; } catch { /* not JSON */ }
+    throw new ApiError(res.status, msg, path);
+  }
+  const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const ranks = (res.headers.get("X-Console-Ranks") || "").split(",").filter(Boolean).map(Number);
+  const next = res.headers.get("X-Console-Next");
+  return { lines, ranks, next: next === null ? null : Number(next) };
+}
+export const consoleDownloadUrl = (env, rank) => url(`api/v1/envs/${enc(env)}/console?rank=${rank | 0}&format=text`);
 export const homeUrl = () => url("");
 
 export class ApiError extends Error {
@@ -29,6 +51,8 @@ export class ApiError extends Error {
 }
 
 async function request(method, path, { body, signal } = {}) {
+  // The embed page is read-only from any origin: nothing it does (a drag, a key) may write (the server refuses too).
+  if (method !== "GET" && document.body.classList.contains("embed")) throw new ApiError(403, "the embed page is read-only", path);
   const init = { method, signal, cache: "no-store", headers: { Accept: "application/json" } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);

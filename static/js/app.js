@@ -9,6 +9,7 @@ import { comparePage } from "./pages/compare.js";
 import { scalarsPage } from "./pages/scalars.js";
 import { hparamsPage } from "./pages/hparams.js";
 import { runsPage } from "./pages/runs.js";
+import { consolePage } from "./pages/console.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
@@ -60,6 +61,9 @@ const connect = (subscribe, load, handle) => follow({
 if (boot.readonly) document.body.dataset.readonly = "1"; // a share link: the server refuses writes; hide their buttons
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) {
   envPage({ env: String(boot.env), connect, points: POINTS, notice, only: boot.embed && boot.win ? String(boot.win) : null });
+}
+else if (boot.page === "console" && boot.env !== null && boot.env !== undefined) {
+  consolePage({ env: String(boot.env), connect, notice });
 }
 else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice });
 else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice });

@@ -15,6 +15,9 @@ export function h(tag, props, ...kids) {
   return el;
 }
 
+/** Text for Plotly's pseudo-HTML (legends, axis and chart titles): shown as typed, never as a link or markup. */
+export const plotlyText = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
 export const fmtInt = (n) => (Number.isFinite(Number(n)) ? Number(n).toLocaleString("en-US") : "–");
 
 /** "1 pane", "2 panes", "1,024 points": a count and its noun in the right number (plural: singular + "s"). */

@@ -1,6 +1,7 @@
 // packed_traces.js — many series drawn as few Plotly traces: one per (colour, dash), the series joined by gaps and
 // each point carrying its series' label for the tooltip. Plotly's cost grows with traces far more than with
 // points, so a sweep of 1,000 runs draws as about 30 traces.
+import { plotlyText } from "./dom.js";
 
 /** Above this many series a chart is packed (its legend is off then: the run list is the legend). */
 export const PACK_MIN = 13;
@@ -28,7 +29,7 @@ export function packSeries(items) {
     for (let i = 0; i < it.x.length; i++) {
       g.x.push(it.x[i]);
       g.y.push(it.y[i]);
-      g.text.push(it.label);
+      g.text.push(plotlyText(it.label)); // a run name is text: Plotly would draw its tags (links) in the tooltip
       if (g.customdata) g.customdata.push(it.custom[i]);
     }
   }

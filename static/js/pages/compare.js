@@ -2,7 +2,7 @@
 // own colour, config diff; charts read as they scroll into view, live updates fetch only new points.
 import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
-import { counted, h, throttled } from "../dom.js";
+import { counted, h, plotlyText, throttled } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
@@ -122,7 +122,7 @@ export function comparePage({ connect, points, notice }) {
         }));
       } else {
         traces = list.map((s, i) => ({
-          type: "scatter", x: s.x, y: s.y, name: styles[i].label, legendgroup: s.env, meta: { env: s.env }, mode,
+          type: "scatter", x: s.x, y: s.y, name: plotlyText(styles[i].label), legendgroup: s.env, meta: { env: s.env }, mode,
           connectgaps: false, line: { width: 1.5, color: styles[i].color, dash: styles[i].dash },
           marker: { size: 4, color: styles[i].color }, hoverinfo: "none",
         }));

@@ -43,7 +43,9 @@ function buildChrome(page) {
     h("span", { class: "sep", text: "/" }),
     h("span", { class: "crumb-current env-name", text: env }));
   page.run = runPanel({ env, notice });
-  $("crumbs").append(page.run.badge, h("span", { class: "env-stats", id: "env-stats" }));
+  // The console's link sits by the run's status (the tools row is full: more there folds it into a menu).
+  const consoleLink = h("a", { class: "crumb-console act-console", href: api.consolePageUrl(env), title: "what the job printed" }, "console");
+  $("crumbs").append(page.run.badge, consoleLink, h("span", { class: "env-stats", id: "env-stats" }));
   page.search = h("input", { type: "search", class: "filter", placeholder: "filter panes", "aria-label": "filter panes",
     oninput: () => applyFilter(page) });
   // Says why an invalid regex filters nothing (the box alone only turns red).

@@ -66,6 +66,8 @@ export function runPanel({ env, notice }) {
       ["python", p.python || "–"],
       ["torch", p.torch ? `${p.torch}${p.cuda ? ` · CUDA ${p.cuda}` : ""}` : "–"],
       ["GPUs", p.gpus && p.gpus.length ? p.gpus.join(", ") : "–"],
+      ["console", h("a", { class: "run-console-link", href: api.consolePageUrl(env) + (run.error || run.status === "crashed" ? "#error" : "") },
+        run.error || run.status === "crashed" ? "console (jump to the error)" : "console")],
       ["git", git ? h("span", null, h("code", { text: git.commit.slice(0, 12), title: git.commit }),
         ` on ${git.branch || "?"}`, git.dirty ? h("span", { class: "git-dirty", text: " · dirty" }) : "") : "–"],
     ];
@@ -76,7 +78,8 @@ export function runPanel({ env, notice }) {
       : h("div", { class: "muted", text: "no config (Client(config=...), set_config or add_hparams)" });
     const extras = [];
     if (run.error) { // a failed run's traceback, open: it is why the run failed
-      extras.push(h("details", { class: "run-error", open: true }, h("summary", { text: "traceback" }),
+      extras.push(h("details", { class: "run-error", open: true }, h("summary", null, "traceback · ",
+        h("a", { href: `${api.consolePageUrl(env)}#error`, class: "act-console-error" }, "in the console")),
         h("pre", { text: run.error })));
     }
     if (git && git.diff) {

@@ -1,6 +1,6 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
-import { h } from "../dom.js";
+import { h, plotlyText } from "../dom.js";
 import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
@@ -121,9 +121,9 @@ function tracesOf(sc, chart) {
     // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
     const mode = ys.length === 1 ? "lines+markers" : "lines";
     const base = { type: "scatter", mode, x: xs, connectgaps: false, legendgroup: t.env };
-    out.push({ ...base, y: ys, name: `${t.label} (raw)`, showlegend: false, hoverinfo: "skip", opacity: 0.25,
+    out.push({ ...base, y: ys, name: plotlyText(`${t.label} (raw)`), showlegend: false, hoverinfo: "skip", opacity: 0.25,
       line: { width: 1, color: t.color, dash: t.dash }, meta: { env: t.env, win: t.win, role: "raw" } });
-    out.push({ ...base, y: sm, name: String(t.label), line: { width: 1.6, color: t.color, dash: t.dash },
+    out.push({ ...base, y: sm, name: plotlyText(String(t.label)), line: { width: 1.6, color: t.color, dash: t.dash },
       marker: { size: 7, color: t.color }, meta: { env: t.env, win: t.win, role: "smoothed" }, hoverinfo: "none" });
   }
   if (packed) {

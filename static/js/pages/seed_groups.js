@@ -1,7 +1,7 @@
 // pages/seed_groups.js — run groups for Scalars and Compare: by chosen config keys (or config minus seed), controls,
 // mean or median ± band traces, the A-vs-B table, and the offer to group a sweep whose runs form groups.
 import * as api from "../api.js";
-import { counted, h } from "../dom.js";
+import { counted, h, plotlyText } from "../dom.js";
 import { rgba, runColor } from "../run_colors.js";
 
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
@@ -122,7 +122,7 @@ function packedBands(res, series, smoothFn, byId) {
     }
     p.groups.push(entry.group);
     const g = byId.get(entry.group);
-    const name = `${res.center === "median" ? "median · " : ""}${g.label} (n=${entry.aligned})`;
+    const name = plotlyText(`${res.center === "median" ? "median · " : ""}${g.label} (n=${entry.aligned})`); // config text
     const [lo, hi, mid] = [smoothFn(entry.lo), smoothFn(entry.hi), smoothFn(entry.mean)];
     const xs = entry.x;
     for (let i = 0; i < xs.length; i++) {
@@ -165,7 +165,7 @@ export function bandTraces(res, series, smoothFn = (ys) => ys) {
       meta: { group: entry.group, role: "lo" } });
     out.push({ ...base, y: smoothFn(entry.hi), line: { width: 0, color }, fill: "tonexty", fillcolor: rgba(color, 0.2),
       showlegend: false, hoverinfo: "skip", meta: { group: entry.group, role: "hi" } });
-    out.push({ ...base, y: smoothFn(entry.mean), name: `${res.center === "median" ? "median · " : ""}${name}`,
+    out.push({ ...base, y: smoothFn(entry.mean), name: plotlyText(`${res.center === "median" ? "median · " : ""}${name}`),
       line: { width: 1.8, color },
       meta: { group: entry.group, role: "mean" } });
   }

@@ -2,6 +2,7 @@
 
 /** POST one Visdom callback event for this pane; failures are ignored (a handler is a nicety, not state). */
 export function sendEvent(ctx, fields) {
+  if (document.body.classList.contains("embed")) return Promise.resolve(); // read-only: no events back to scripts
   const body = JSON.stringify({ ...fields, target: ctx.win, eid: ctx.env });
   return fetch(ctx.url("vis_event"), { method: "POST", body, headers: { "Content-Type": "application/json" } })
     .then(() => undefined)

@@ -1,5 +1,6 @@
 // panes/xy.js — line/scatter panes: Plotly "scatter" traces; live points go through Plotly.extendTraces, never a re-plot.
 import { getPane } from "../api.js";
+import { plotlyText } from "../dom.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { defaultMode, mathReady, normalizeLayout, normalizeTrace } from "./plotly_compat.js";
 import { counted } from "../dom.js";
@@ -39,6 +40,7 @@ function plotlyTrace(t, i, pane) {
       tr[k] = isObj(v) && isObj(tr[k]) ? { ...tr[k], ...v } : v;
     }
   }
+  if (tr.name !== undefined && tr.name !== null) tr.name = plotlyText(tr.name); // a name is text, never a link
   // A lone point draws no line: it gets a marker (Plotly shows nothing for a one-point line), whatever the style says.
   if (tr.mode === "lines" && tr.y.length === 1) tr.mode = "lines+markers";
   return tr;
@@ -47,7 +49,7 @@ function plotlyTrace(t, i, pane) {
 function plotlyLayout(pane, ntraces) {
   const o = pane.opts || {};
   const axis = (label, type) => ({
-    title: { text: label === undefined || label === null ? "" : String(label), standoff: 6 },
+    title: { text: label === undefined || label === null ? "" : plotlyText(label), standoff: 6 },
     type: type === "log" ? "log" : "-",
     automargin: true,
     gridcolor: GRID,

@@ -1,0 +1,262 @@
+"""Console capture: the job's stdout and stderr teed into memory, turned into `console` events by the sender."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections import deque
+from itertools import groupby
+from operator import itemgetter
+from time import time as _now
+from typing import Any
+
+from .protocol import MAX_CONSOLE_LINE, MAX_CONSOLE_LINES
+
+log = logging.getLogger("paneboard")
+MAX_CHUNKS = 1_000_000  # writes buffered between two collections; beyond, the oldest go (memory stays bounded)
+EVENT_CHARS = 1 << 20   # text per console event, so that a burst never makes one oversized event
+
+_lock = threading.Lock()
+_active: Console | None = None  # one capture per process: the first Client that asks owns it
+
+
+class _Tee:
+    """Stands in for sys.stdout / sys.stderr: writes through, then appends (stream, text) to a deque.
+
+    That append is all the training thread pays (under a microsecond a print: bound methods cached, slots, no
+    clock); a deque's append is atomic, and the sender thread swaps in a fresh deque to drain the old one, so
+    no lock is ever held that the writer would wait on."""
+
+    __slots__ = ("_pb_stream", "_pb_name", "_pb_write", "_pb_append")
+
+    def __init__(self, stream: Any, name: str, buf: deque) -> None:
+        self._pb_stream = stream
+        self._pb_name = name
+        self._pb_write = stream.write
+        self._pb_append = buf.append
+
+    def write(self, s: str) -> int:
+        n = self._pb_write(s)
+        self._pb_append((self._pb_name, s))
+        return n
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding ... of the real stream
+        return getattr(self._pb_stream, name)
+
+
+class _Line:
+    __slots__ = ("n", "t", "text")
+
+    def __init__(self, n: int, t: float) -> None:
+        self.n, self.t, self.text = n, t, ""
+
+
+def collapse(text: str) -> str:
+    """A carriage return starts the line over (a progress bar redraws itself): keep what the terminal shows.
+    A trailing one is kept, so that the next write replaces the text rather than extends it."""
+    if "\r" not in text:
+        return text
+    parts = text.split("\r")
+    if parts[-1]:
+        return parts[-1]
+    shown = next((p for p in reversed(parts) if p), "")
+    return shown + "\r"
+
+
+class Console:
+    """The lines of one process (one rank): numbered in the order they start, stdout and stderr interleaved.
+
+    A line still being written (a progress bar without its newline yet) goes out as it stands, marked open;
+    its later states go out under the same number and replace it on the server."""
+
+    def __init__(self, transport: Any, env: str, rank: int) -> None:
+        self.transport, self.env, self.rank = transport, env, rank
+        self.buf: deque = deque(maxlen=MAX_CHUNKS)
+        # The buffer the tees wrote to before the last swap, and how much of it was taken: a write that had
+        # already looked up its append when the buffer was swapped lands there, and is taken next time.
+        self.old: deque = deque()
+        self.old_taken = 0
+        self.lock = threading.Lock()  # collect() runs on the sender thread and in flush()/close()
+        self.n = 0
+        self.open: dict[str, _Line] = {}
+        self.dirty: set[str] = set()
+        self.tees: list[tuple[str, _Tee]] = []
+        self.collected = _now()  # when collect() last ran: the earliest time a line written since can have
+
+    def install(self) -> None:
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            if stream is None or isinstance(stream, _Tee):
+                continue
+            tee = _Tee(stream, name, self.buf)
+            setattr(sys, name, tee)
+            self.tees.append((name, tee))
+
+    def uninstall(self) -> None:
+        for name, tee in self.tees:
+            if getattr(sys, name) is tee:  # someone else replaced it since: leave theirs alone
+                setattr(sys, name, tee._pb_stream)
+        self.tees = []
+
+    def collect(self, final: bool = False) -> None:
+        """Turn what was written since the last call into events (any thread; never raises)."""
+        try:
+            with self.lock:
+                cols = self._columns(final)
+            self._ship(cols)
+        except Exception:  # capture is a courtesy: it never takes the job down
+            log.debug("paneboard: console capture failed", exc_info=True)
+
+    def _columns(self, final: bool) -> _Columns:
+        now = _now()
+        # Swap in a fresh buffer rather than pop item by item (a C-speed copy instead of a Python loop).
+        late = list(self.old)[self.old_taken:]
+        self.old, self.buf = self.buf, deque(maxlen=MAX_CHUNKS)
+        for _name, tee in self.tees:
+            tee._pb_append = self.buf.append
+        items = late + list(self.old)
+        self.old_taken = len(items) - len(late)
+        cols = _Columns()
+        if items:
+            # The writer records no time (it would double its cost): a line's time is interpolated between the
+            # last collection and this one (0.1 s apart), in the order the writes came.
+            runs = sum(1 for _ in groupby(items, key=itemgetter(0)))
+            t0, span, total, done = self.collected, now - self.collected, runs, 0
+            for stream, group in groupby(items, key=itemgetter(0)):
+                text = "".join(map(itemgetter(1), group))
+                t_a = t0 + span * done / total
+                done += 1
+                self._feed(stream, text, t_a, t0 + span * done / total, cols)
+        self.collected = now
+        for stream in sorted(self.dirty):
+            line = self.open.get(stream)
+            if line is not None and line.text.rstrip("\r"):
+                cols.add(line.n, line.t, stream, line.text.rstrip("\r"), not final)
+        self.dirty.clear()
+        if final:
+            self.open.clear()
+        return cols
+
+    def _feed(self, stream: str, text: str, t_a: float, t_b: float, cols: _Columns) -> None:
+        """Split one stream's consecutive writes into lines; the last part, without its newline, stays open."""
+        parts = text.split("\n")
+        m = len(parts)
+        step = (t_b - t_a) / m
+        line = self.open.pop(stream, None)
+        if line is None and m > 1 and "\r" not in text and max(map(len, parts)) <= MAX_CONSOLE_LINE:
+            # The common case, a column at a time: whole lines, no carriage return, none too long. Columns of
+            # plain values, not a list per line: a burst of lines would otherwise wake the garbage collector.
+            k = m - 1
+            cols.n.extend(range(self.n + 1, self.n + m))
+            cols.t.extend([t_a + step * j for j in range(k)])
+            cols.stream.extend([stream] * k)
+            cols.text.extend(parts[:k])
+            cols.open.extend([False] * k)
+            self.n += k
+            parts, m = parts[k:], 1
+        for j in range(m - 1):  # each of these parts ends with a newline
+            part = parts[j]
+            if line is None:
+                self.n += 1
+                line = _Line(self.n, t_a + step * j)
+            line.text = collapse(line.text + part)[-MAX_CONSOLE_LINE:]
+            cols.add(line.n, line.t, stream, line.text.rstrip("\r"), False)
+            line = None
+        tail = parts[-1]
+        if tail:
+            if line is None:
+                self.n += 1
+                line = _Line(self.n, t_a + step * (m - 1))
+            line.text = collapse(line.text + tail)[-MAX_CONSOLE_LINE:]
+        if line is not None:
+            self.open[stream] = line
+            self.dirty.add(stream)
+        else:
+            self.dirty.discard(stream)
+
+    def _ship(self, cols: _Columns) -> None:
+        i, total = 0, len(cols.n)
+        while i < total:
+            k = min(MAX_CONSOLE_LINES, total - i)
+            while k > 1 and sum(map(len, cols.text[i:i + k])) > EVENT_CHARS:
+                k //= 2  # long lines: fewer per event
+            ev: dict[str, Any] = {"t": _now(), "op": "console", "env": self.env, "win": None, "rank": self.rank,
+                                  "n": cols.n[i:i + k], "time": cols.t[i:i + k], "text": cols.text[i:i + k]}
+            streams = cols.stream[i:i + k]
+            ev["stream"] = streams[0] if streams.count(streams[0]) == k else streams
+            opens = cols.open[i:i + k]
+            if any(opens):
+                ev["open"] = opens
+            self.transport.put(ev)
+            i += k
+
+
+class _Columns:
+    """Lines as columns (see _feed)."""
+
+    __slots__ = ("n", "t", "stream", "text", "open")
+
+    def __init__(self) -> None:
+        self.n: list[int] = []
+        self.t: list[float] = []
+        self.stream: list[str] = []
+        self.text: list[str] = []
+        self.open: list[bool] = []
+
+    def add(self, n: int, t: float, stream: str, text: str, is_open: bool) -> None:
+        self.n.append(n)
+        self.t.append(t)
+        self.stream.append(stream)
+        self.text.append(text)
+        self.open.append(is_open)
+
+
+def in_notebook() -> bool:
+    """A Jupyter kernel shows output in its cells already, and its streams are not a terminal's."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    try:
+        return get is not None and get() is not None and "ipykernel" in sys.modules
+    except Exception:
+        return False
+
+
+def rank_of_process() -> int:
+    for var in ("RANK", "LOCAL_RANK", "SLURM_PROCID"):
+        value = os.environ.get(var, "")
+        if value.isdigit():
+            return int(value)
+    return 0
+
+
+def start(transport: Any, env: str) -> Console | None:
+    """Capture this process's console into `env` (None: another client captures it already, or a notebook)."""
+    global _active
+    if in_notebook():
+        return None
+    with _lock:
+        if _active is not None:
+            return None
+        console = _active = Console(transport, env, rank_of_process())
+    console.install()
+    transport.add_source(console.collect)
+    return console
+
+
+def stop(console: Console | None) -> None:
+    """Ship what is left and give the streams back (close_connection())."""
+    global _active
+    if console is None:
+        return
+    console.collect(final=True)
+    console.transport.remove_source(console.collect)
+    console.uninstall()
+    with _lock:
+        if _active is console:
+            _active = None

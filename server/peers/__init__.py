@@ -1,0 +1,1 @@
+"""Readers of other trackers' stores (W&B, MLflow, Neptune exports) that feed `dash-server import`."""

@@ -1,0 +1,246 @@
+"""W&B runs (run-*.wandb, offline or synced) into envs: history, system metrics, config, tags, notes, status."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import wandb_media
+from .sink import PeerImportError, Progress, Sink, client_id, need, tag_text
+from .wandb_log import WandbLogError, records
+
+
+def run_files(path: Path) -> list[Path]:
+    """The run-*.wandb files of a run folder, a wandb/ folder of them, or a folder holding wandb/."""
+    if path.is_file():
+        return [path] if path.suffix == ".wandb" else []
+    if (path / "wandb").is_dir():
+        path = path / "wandb"
+    found = sorted(path.glob("run-*.wandb")) or sorted(path.glob("*run-*/run-*.wandb"))
+    return [p for p in found if not p.parent.is_symlink()]  # latest-run links to a run listed already
+
+
+def is_wandb(path: Path) -> bool:
+    return bool(run_files(path))
+
+
+@dataclass
+class WandbRun:
+    """What one run file says, as the paneboard run gets it."""
+
+    run_id: str = ""
+    project: str = ""
+    name: str = ""
+    entity: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    notes: str = ""
+    host: str = ""
+    started: float | None = None
+    ended: float | None = None
+    exit_code: int | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+    # key -> (steps, values, walls) as lists while reading
+    history: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
+    system: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
+    media: int = 0  # media objects skipped
+    records: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (kind, key) -> steps
+
+
+def _value(text: str) -> Any:
+    try:
+        return float(text)  # the usual case, and W&B's NaN / Infinity spellings
+    except ValueError:
+        return json.loads(text)
+
+
+def _key(item: Any) -> str:
+    return ".".join(item.nested_key) if item.nested_key else item.key
+
+
+def read_run(path: Path) -> WandbRun:
+    """Every record of the run file, through wandb's own protobuf Record."""
+    pb = need("wandb.proto.wandb_internal_pb2", "wandb")
+    run = WandbRun()
+    record = pb.Record()
+    last_wall = -math.inf
+    step_auto = 0
+    history = run.history
+    files = path.parent / "files"
+    try:
+        for data in records(path):
+            record.ParseFromString(data)
+            kind = record.WhichOneof("record_type")
+            if kind == "history":  # the hot loop: a million rows should import in seconds
+                history_items = record.history.item
+                step = wall = math.nan
+                values = []
+                groups: dict[str, list[tuple[Any, str]]] | None = None
+                for item in history_items:
+                    nested = item.nested_key
+                    if len(nested) > 1:  # a logged dict, or a media object's fields: sorted out below
+                        if groups is None:
+                            groups = {}
+                        groups.setdefault(nested[0], []).append((nested, item.value_json))
+                        continue
+                    key = nested[0] if nested else item.key
+                    if key == "_step":
+                        step = float(item.value_json)
+                    elif key == "_timestamp":
+                        wall = float(item.value_json)
+                    elif key != "_runtime":
+                        values.append((key, item.value_json))
+                if step != step:
+                    step = float(record.history.step.num or step_auto)
+                step_auto = int(step) + 1
+                if wall == wall and wall > last_wall:
+                    last_wall = wall
+                if groups:
+                    values += _grouped(run, groups, files, step, wall)
+                for key, text in values:
+                    try:
+                        value = float(text)
+                    except ValueError:
+                        value = json.loads(text)
+                        if isinstance(value, dict) and "_type" in value:
+                            _media(run, key, value, files, step, wall)
+                            continue
+                        if isinstance(value, bool) or not isinstance(value, (int, float)):
+                            continue
+                    cols = history.get(key)
+                    if cols is None:
+                        cols = history[key] = ([], [], [])
+                    cols[0].append(step)
+                    cols[1].append(value)
+                    cols[2].append(wall)
+            elif kind == "stats":
+                wall = record.stats.timestamp.seconds + record.stats.timestamp.nanos / 1e9
+                last_wall = max(last_wall, wall)
+                for item in record.stats.item:
+                    value = _value(item.value_json)
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        cols = run.system.setdefault(item.key, ([], [], []))
+                        cols[0].append(wall - (run.started or wall))
+                        cols[1].append(float(value))
+                        cols[2].append(wall)
+            elif kind == "run":
+                _run_record(run, record.run)
+            elif kind == "config":
+                _config(run, record.config)
+            elif kind == "summary":
+                for item in record.summary.update:
+                    run.summary[_key(item)] = json.loads(item.value_json)
+                for item in record.summary.remove:
+                    run.summary.pop(_key(item), None)
+            elif kind == "environment":
+                env = record.environment
+                run.provenance.update({k: v for k, v in (("host", env.host), ("user", env.username),
+                                                         ("python", env.python), ("program", env.program),
+                                                         ("os", env.os)) if v})
+                if env.args:
+                    run.provenance["argv"] = list(env.args)
+            elif kind == "exit":
+                run.exit_code = record.exit.exit_code
+    except WandbLogError as exc:
+        raise PeerImportError(str(exc)) from None
+    if run.exit_code is not None and last_wall > -math.inf:
+        run.ended = max(last_wall, run.started or last_wall)
+    return run
+
+
+def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Path, step: float,
+             wall: float) -> list[tuple[str, str]]:
+    """Media objects (their fields arrive as nested keys) become step records; other dicts, dotted series."""
+    leaves: list[tuple[str, str]] = []
+    for top, items in groups.items():
+        if any(len(n) == 2 and n[1] == "_type" for n, _ in items):
+            _media(run, top, {n[1]: json.loads(t) for n, t in items if len(n) == 2}, files, step, wall)
+        else:
+            leaves += [(".".join(n), t) for n, t in items]
+    return leaves
+
+
+def _media(run: WandbRun, key: str, obj: dict[str, Any], files: Path, step: float, wall: float) -> None:
+    found = wandb_media.record(obj, files, step, wall)
+    if found is None:
+        run.media += 1  # audio, video, HTML ...: paneboard has no pane for them yet
+        return
+    run.records.setdefault((found[0], key), []).append(found[1])
+
+
+def _run_record(run: WandbRun, r: Any) -> None:
+    run.run_id, run.project, run.entity = r.run_id, r.project, r.entity
+    run.name = r.display_name or r.run_id
+    run.tags, run.notes, run.host = list(r.tags), r.notes, r.host
+    if r.start_time.seconds:
+        run.started = r.start_time.seconds + r.start_time.nanos / 1e9
+    _config(run, r.config)
+    if r.git.commit or r.git.remote_url:
+        run.provenance["git"] = {k: v for k, v in (("commit", r.git.commit), ("remote", r.git.remote_url)) if v}
+    if r.host:
+        run.provenance.setdefault("host", r.host)
+
+
+def _config(run: WandbRun, config: Any) -> None:
+    for item in config.update:
+        key = _key(item)
+        if key != "_wandb":  # W&B's own bookkeeping
+            run.config[key] = json.loads(item.value_json)
+    for item in config.remove:
+        run.config.pop(_key(item), None)
+
+
+def env_of(run: WandbRun) -> str:
+    return f"{run.project or 'wandb'}/{run.name or run.run_id}".replace("\x00", "")
+
+
+def import_run(sink: Sink, path: Path) -> str:
+    """Import one run file; returns its env."""
+    run = read_run(path)
+    source = f"wandb:{run.entity}/{run.project}/{run.run_id}"
+    env = sink.env_for(env_of(run), source)
+    _record(sink, env, source, run, path.stat().st_size)
+    for key, (x, y, w) in run.history.items():
+        sink.series(env, key, client_id(source, "history", key), np.array(x), np.array(y), np.array(w), "_step")
+    for key, (x, y, w) in run.system.items():
+        sink.series(env, "sys_" + key, client_id(source, "system", key), np.array(x), np.array(y), np.array(w),
+                    "seconds")
+    for (kind, key), recs in run.records.items():
+        sink.records(env, key, kind, client_id(source, kind, key), recs)
+    sink.stats.runs += 1
+    return env
+
+
+def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None:
+    # The summary keys the user set: not W&B's own (_*) nor a history key's last value.
+    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_") and k not in run.history}
+    config = dict(run.config)
+    if user_summary:
+        config["summary"] = user_summary
+    status = "crashed" if run.exit_code is None else "finished" if run.exit_code == 0 else "failed"
+    provenance = {**run.provenance, "source": "wandb", "import": source,
+                  "wandb": {"run_id": run.run_id, "project": run.project, "entity": run.entity}}
+    record: dict[str, Any] = {"op": "run_import", "env": env, "status": status, "started": run.started, "ended": run.ended,
+              "provenance": provenance, "tags": [t for t in map(tag_text, run.tags) if t], "notes": run.notes,
+              "error": None if status != "failed" else f"exit code {run.exit_code}"}
+    events: list[dict[str, Any]] = [record, {"op": "run_config", "env": env, "config": config, "replace": True}]
+    # A record that grew (more history, an exit) says more: its length is the record's sequence number.
+    sink.events(client_id(source, "record"), size, events)
+
+
+def import_wandb(sink: Sink, path: Path, progress: Progress | None = None) -> None:
+    files = run_files(path)
+    if not files:
+        raise PeerImportError(f"{path}: no run-*.wandb files")
+    for k, f in enumerate(files):
+        if progress:
+            progress(k, len(files), f.parent.name)
+        import_run(sink, f)
+    if progress:
+        progress(len(files), len(files), "done")
