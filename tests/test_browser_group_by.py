@@ -72,6 +72,8 @@ def test_scalars_offers_groups_then_groups_by_a_picked_key(server, tab: Tab):
     bands = [p for p in packed if p["role"] == "band"]
     assert len(packed) == 2 * len(bands) and len(bands) < 24 and all(p["fill"] == "toself" for p in bands)
     assert sum(p["groups"] for p in bands) == 24
+    if SHOTS:
+        t.page.screenshot(path=os.path.join(SHOTS, "group_by_packed.png"))
     t.page.select_option(".group-by", ["optim.name"])
     t.wait(f"() => ({MEANS})().length === 2")
     if SHOTS:

@@ -215,7 +215,10 @@ export function abTable(res) {
       h("td", { class: "ab-note", text: p.note || (sig ? "significant at 0.05" : "not significant at 0.05") })));
     }
   }
-  return h("details", { class: "ab-box", open: true },
-    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} (${res.groups.map((g) => `${g.label}: n=${g.n}`).join("; ")})` }),
+  // A sweep's 50 groups make a table of thousands of rows: folded then, so the bands come first on the page.
+  const many = res.groups.length > 8;
+  const named = res.groups.slice(0, 4).map((g) => `${g.label}: n=${g.n}`).join("; ");
+  return h("details", { class: "ab-box", open: !many },
+    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} (${named}${many ? "; …" : ""})` }),
     h("table", { class: "config ab-table" }, h("tbody", null, rows)));
 }
