@@ -67,6 +67,8 @@ def fill(db: Path, runs: int, steps: int) -> None:
                     y = np.exp(-x / rate) + rng.normal(0, 0.02, steps)
                     pane = tx.put_pane(env, tag.replace("/", "_"), "line", tag, {"title": tag}, None)
                     tx.append_points(tx.add_trace(pane, "1", {}), x, 1 - y if tag.endswith("acc") else y, wall)
+                # 50 configs x 20 seeds at 1,000 runs: what --groups draws as bands
+                tx.set_env_meta(env, {"config": {"lr": 10.0 ** -(1 + (i % 50) / 12), "seed": i // 50}})
     store.close()
     print(f"filled: {runs} runs x {len(TAGS)} tags x {steps:,} steps in {time.perf_counter() - t0:.1f} s")
 
@@ -82,7 +84,8 @@ def wait_up(base: str) -> None:
 
 
 def measure(page, base: str, runs: int, repeat: int) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"draw": [], "smooth": [], "transferred": [], "charts": [], "heap": [], "reads": []}
+    out: dict[str, list[float]] = {"draw": [], "smooth": [], "transferred": [], "charts": [], "heap": [], "reads": [],
+                                   "filter": [], "hover": []}
     for k in range(repeat):
         t0 = time.perf_counter()
         page.goto(base + "/scalars")
@@ -97,6 +100,38 @@ def measure(page, base: str, runs: int, repeat: int) -> dict[str, list[float]]:
         page.locator("input.smoothing").fill(str(w))
         page.wait_for_function(REDRAWN, arg=[before, w], timeout=120_000, polling=5)
         out["smooth"].append(time.perf_counter() - t0)
+        # Filtering to 10 runs (the run selector's search), then a hover tooltip over the first chart.
+        before = page.evaluate(DRAWN_COUNTS)
+        t0 = time.perf_counter()
+        page.locator("input.run-filter").fill(r"s000[0-9]$")
+        page.wait_for_function(ALL_DRAWN, arg=min(runs, 10), timeout=120_000, polling=5)
+        out["filter"].append(time.perf_counter() - t0)
+        page.locator("input.run-filter").fill("")
+        page.wait_for_function(ALL_DRAWN, arg=runs, timeout=120_000, polling=10)
+        box = page.locator(".sc-card[data-inview] .nsewdrag").first.bounding_box()
+        page.evaluate("() => { document.body.dataset.tipMs = ''; }")
+        page.mouse.move(box["x"] + box["width"] / 2 - 5, box["y"] + box["height"] * 0.6)
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6)
+        page.wait_for_function("() => !!document.body.dataset.tipMs", timeout=30_000, polling=5)
+        out["hover"].append(float(page.evaluate("() => document.body.dataset.tipMs")) / 1000)
+        page.mouse.move(0, 0)
+    return out
+
+
+GROUPED = """n => { const cards = [...document.querySelectorAll('.sc-card[data-grouped="1"]')];
+  return cards.length > 0 && cards.every(c => c.dataset.grouped === '1' && Number(c.dataset.series) === n); }"""
+
+
+def measure_groups(page, base: str, groups: int, repeat: int) -> list[float]:
+    """Seconds from ticking "Group runs" until the charts in view draw every group's band."""
+    out = []
+    for _ in range(repeat):
+        page.goto(base + "/scalars")
+        page.wait_for_function(ALL_DRAWN, arg=groups * 20, timeout=300_000, polling=10)
+        t0 = time.perf_counter()
+        page.locator(".group-seeds").check()
+        page.wait_for_function(GROUPED, arg=groups, timeout=120_000, polling=5)
+        out.append(time.perf_counter() - t0)
     return out
 
 
@@ -125,6 +160,7 @@ def main() -> None:
                 page.wait_for_function(ALL_DRAWN, arg=args.runs, timeout=300_000, polling=10)
                 first = page.evaluate(BYTES)
                 res = measure(page, base, args.runs, args.repeat)  # then as a returning user (HTTP cache warm)
+                bands = measure_groups(page, base, min(50, args.runs // 20), args.repeat) if args.runs >= 40 else []
                 browser.close()
         finally:
             proc.terminate()
@@ -135,6 +171,10 @@ def main() -> None:
           f"{args.repeat}:")
     print(f"  all runs drawn in the charts in view: {med(res['draw']):.2f} s from navigation")
     print(f"  smoothing change redrawn: {med(res['smooth']) * 1000:.0f} ms")
+    if bands:
+        print(f"  bands of {min(50, args.runs // 20)} groups x 20 seeds drawn: {med(bands):.2f} s from ticking the box")
+    print(f"  filtering to 10 runs drawn: {med(res['filter']) * 1000:.0f} ms; hover tooltip: "
+          f"{med(res['hover']) * 1000:.1f} ms (mouse move to tooltip shown)")
     print(f"  transferred per load: {first['transferred'] * mb:.2f} MB on a first visit, "
           f"{med(res['transferred']) * mb:.2f} MB with a warm cache; chart reads {med(res['charts']) * mb:.2f} MB "
           f"in {med(res['reads']):.0f} requests")

@@ -170,3 +170,43 @@ def test_groups_endpoint_rejects_bad_input(client, query):
     client.post("/api/v1/events", json={"events": [{"op": "set_meta", "env": "a", "meta": {"seed": 1}}]})
     r = client.get(f"/api/v1/groups?{query}")
     assert r.status_code in (400, 404) and "error" in r.get_json()
+
+
+def _config_runs(api):
+    """Runs of lr × optimizer × 3 seeds; the loss's floor depends on the optimizer only."""
+    events = []
+    for lr in (0.1, 0.01):
+        for opt, floor in (("adam", 0.2), ("sgd", 0.6)):
+            for seed in range(3):
+                env = f"{opt}_lr{lr}_s{seed}"
+                events.append({"op": "set_meta", "env": env,
+                               "meta": {"lr": lr, "optim": {"name": opt}, "seed": seed}})
+                ys = [floor + seed * 0.01 + 1.0 / (s + 1) for s in range(20)]
+                events.append({"op": "set", "env": env, "win": "loss", "kind": "line", "opts": {"title": "loss"},
+                               "traces": [{"name": None, "x": list(range(20)), "y": ys}]})
+    r = api.post("/api/v1/events", json={"events": events})
+    assert r.status_code == 200 and r.get_json()["ok"], r.get_json()
+    return [e["env"] for e in events if e["op"] == "set_meta"]
+
+
+def test_groups_by_a_chosen_key_with_a_median(client):
+    envs = _config_runs(client)
+    res = client.get(f"/api/v1/groups?envs={','.join(envs)}&by=optim.name&center=median&band=minmax").get_json()
+    assert res["keys"] == ["lr", "optim.name", "seed"]  # what the picker offers: the keys that vary
+    assert [(g["label"], g["n"]) for g in res["groups"]] == [("optim.name=adam", 6), ("optim.name=sgd", 6)]
+    (loss,) = res["series"]
+    adam = loss["groups"][0]
+    # Six runs at step 0: 1 + 0.2 + seed * 0.01 for seeds 0, 0, 1, 1, 2, 2: the median is 1.21, min 1.2, max 1.22.
+    assert adam["mean"][0] == pytest.approx(1.21) and adam["lo"][0] == pytest.approx(1.2)
+    assert adam["hi"][0] == pytest.approx(1.22)
+    two = client.get(f"/api/v1/groups?envs={','.join(envs)}&by=lr,optim.name").get_json()
+    assert sorted(g["n"] for g in two["groups"]) == [3, 3, 3, 3]
+    offer = client.get(f"/api/v1/groups?envs={','.join(envs)}&series=0").get_json()
+    assert len(offer["groups"]) == 4 and offer["series"] == [] and offer["tests"] == []
+
+
+@pytest.mark.parametrize("query", ["envs=a&by=,", "envs=a&center=mode", "envs=a&by=" + ",".join(["k"] * 40)])
+def test_groups_by_rejects_bad_keys(client, query):
+    client.post("/api/v1/events", json={"events": [{"op": "set_meta", "env": "a", "meta": {"seed": 1}}]})
+    r = client.get(f"/api/v1/groups?{query}")
+    assert r.status_code == 400 and "error" in r.get_json()

@@ -70,6 +70,40 @@ def parse_view(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=check_name(raw.get("name"), "view name"))
 
 
+MAX_OVERLAYS = 32  # charts of overlaid tags in one view
+MAX_OVERLAY_TAGS = 16
+
+
+def check_scalars_view(raw: Any) -> dict | None:
+    """A Scalars view: {"overlays": [{"title", "tags": [...]}], "smoothing"?}; charts of several tags overlaid."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("overlays", []), list):
+        raise EventError('save_view: scalars must be {"overlays": [{"title": ..., "tags": [...]}]}')
+    overlays = []
+    for o in raw.get("overlays", [])[:MAX_OVERLAYS + 1]:
+        tags = o.get("tags") if isinstance(o, dict) else None
+        if (not isinstance(tags, list) or not 1 <= len(tags) <= MAX_OVERLAY_TAGS
+                or not all(isinstance(t, str) and 0 < len(t) <= 200 for t in tags)):
+            raise EventError(f"save_view: each overlay needs 1..{MAX_OVERLAY_TAGS} tags (strings)")
+        overlays.append({"title": check_name(o.get("title"), "save_view: overlay title"), "tags": tags})
+    if len(overlays) > MAX_OVERLAYS:
+        raise EventError(f"save_view: at most {MAX_OVERLAYS} overlays")
+    out: dict[str, Any] = {"overlays": overlays}
+    sm = raw.get("smoothing")
+    if sm is not None:
+        if isinstance(sm, bool) or not isinstance(sm, (int, float)) or not 0 <= sm < 1:
+            raise EventError("save_view: smoothing must be a number in [0, 1)")
+        out["smoothing"] = float(sm)
+    return out
+
+
+def parse_save_view(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
+    """save_view: the view's name, and for a Scalars view its overlays (payload (name, scalars or None))."""
+    name = check_name(raw.get("name"), "view name")
+    return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=(name, check_scalars_view(raw.get("scalars"))))
+
+
 def parse_set_meta(raw: dict, op: str, env: str, seq: int | None, wall: float) -> EnvCommand:
     meta = raw.get("meta")
     if not isinstance(meta, dict):
@@ -123,12 +157,15 @@ def apply_layout(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
 
 @refusing_store_errors
 def apply_save_view(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    name, scalars = cmd.payload
     meta = env_meta(tx, cmd.env)
     views = dict(meta.get("views") or {})
-    if cmd.payload not in views and len(views) >= MAX_VIEWS:
+    if name not in views and len(views) >= MAX_VIEWS:
         raise EventError(f"save_view: at most {MAX_VIEWS} views per env")
     panes = [tx.get_pane(cmd.env, win) for win in tx.pane_wins(cmd.env)]
-    views[cmd.payload] = {"saved": time.time(), "layout": {p.win: p.layout for p in panes if p is not None}}
+    views[name] = {"saved": time.time(), "layout": {p.win: p.layout for p in panes if p is not None}}
+    if scalars is not None:
+        views[name]["scalars"] = scalars
     meta["views"] = views
     set_meta(tx, cmd.env, meta, deltas)
 

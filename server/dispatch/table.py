@@ -49,7 +49,7 @@ OPS: dict[str, Op] = {
     "fork_env": Op(envops.parse_fork, envops.apply_fork, envops.both_envs),
     "rename_env": Op(envops.parse_rename, envops.apply_rename, envops.both_envs),
     "layout": Op(envops.parse_layout, envops.apply_layout),
-    "save_view": Op(envops.parse_view, envops.apply_save_view),
+    "save_view": Op(envops.parse_save_view, envops.apply_save_view),
     "load_view": Op(envops.parse_view, envops.apply_load_view, envops.this_env),
     "set_meta": Op(envops.parse_set_meta, envops.apply_set_meta),
     "custom_scalars": Op(envops.parse_custom_scalars, envops.apply_custom_scalars),

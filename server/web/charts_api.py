@@ -53,10 +53,15 @@ def charts() -> Response:
     counts = {e.name: e.panes for e in store.list_envs()}  # the browser spots new tags by a run's pane count
     panes = {env: counts.get(env, 0) for env in envs}
     layout: dict[str, dict[str, Any]] = {}
+    views: dict[str, dict[str, Any]] = {}  # the picked runs' saved Scalars views (the newest of a name wins)
     metas = store.env_metas(envs)
     listed = store.chart_panes(envs, CHART_KINDS, traces=False)
     for env in envs:
         _merge_layout(layout, metas.get(env, {}).get("custom_scalars"))
+        for vname, v in (metas.get(env, {}).get("views") or {}).items():
+            if isinstance(v, dict) and isinstance(v.get("scalars"), dict):
+                if vname not in views or v.get("saved", 0) > views[vname]["saved"]:
+                    views[vname] = {"saved": v.get("saved", 0), "env": env, **v["scalars"]}
         for pane, _traces in listed.get(env, []):
             win, title = _key(pane, by)
             chart = found.setdefault((win, title), {"title": title, "win": win or None, "kind": pane.kind,
@@ -66,7 +71,8 @@ def charts() -> Response:
             chart.setdefault("wins", {})[pane.win] = None  # hook groups (sys_*) are told by their win
     for chart in found.values():
         chart["wins"] = list(chart["wins"])[:8]
-    return json_response({"envs": envs, "panes": panes, "charts": list(found.values()), "custom_scalars": layout})
+    return json_response({"envs": envs, "panes": panes, "charts": list(found.values()), "custom_scalars": layout,
+                          "views": views})
 
 
 def _merge_layout(into: dict[str, dict[str, Any]], layout: object) -> None:

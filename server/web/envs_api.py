@@ -97,10 +97,14 @@ def put_meta(env: str) -> Response:
 @bp.post("/envs/<path:env>/views")
 def save_view(env: str) -> Response:
     name = _env_or_404(env).name
-    view = _body().get("name")
+    body = _body()
+    view = body.get("name")
     if not isinstance(view, str):
         raise ApiError(400, 'body must be {"name": "<view name>"}')
-    submit({"op": "save_view", "env": name, "name": view})
+    event = {"op": "save_view", "env": name, "name": view}
+    if body.get("scalars") is not None:  # a Scalars view: its overlaid-tag charts
+        event["scalars"] = body["scalars"]
+    submit(event)
     return json_response({"ok": True, "views": (services().store.get_env_meta(name) or {}).get("views", {})})
 
 

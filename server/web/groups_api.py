@@ -1,4 +1,5 @@
-"""JSON API of seed groups: runs grouped by config minus ignored keys, mean ± band per series, A-vs-B tests."""
+"""JSON API of run groups: runs grouped by chosen config keys (or config minus ignored ones), mean or median ± band per
+series, A-vs-B tests."""
 
 from __future__ import annotations
 
@@ -31,24 +32,39 @@ def _ignored() -> list[str]:
     return keys
 
 
+def _by() -> list[str] | None:
+    raw = request.args.get("by")
+    if not raw:
+        return None
+    keys = [k.strip() for k in raw.split(",") if k.strip()]
+    if not keys or len(keys) > MAX_IGNORE or not all(_KEY.match(k) for k in keys):
+        raise ApiError(400, f"by must list 1 to {MAX_IGNORE} config keys, comma-separated")
+    return keys
+
+
 @bp.get("/groups")
 def groups() -> Response:
-    """?envs=a,b (runs), ?ignore=seed (config keys left out of the grouping), ?band=std|minmax|ci, ?value=final|best."""
+    """?envs=a,b (runs), ?by=lr,optim.name (group by these config keys) or ?ignore=seed (config keys left out),
+    ?center=mean|median, ?band=std|minmax|ci, ?value=final|best; ?series=0: the groups and keys alone, no reads."""
     names = env_names_arg()
     ignore = _ignored()
+    by = _by()
+    center = _choice("center", seed_groups.CENTERS)
     band = _choice("band", seed_groups.BANDS)
     value = _choice("value", seed_groups.VALUES)
     budget = _budget()
     store = services().store
-    configs = {}
+    # One batched read of every run's meta (a sweep of 1,000 runs: a few queries, not two per run).
+    metas = store.env_metas(names)
     for name in names:
-        env = _env_or_404(name).name
-        configs[env] = (store.get_env_meta(env) or {}).get("config")
-    made = seed_groups.make_groups(configs, ignore)
+        if name not in metas:
+            _env_or_404(name)  # the usual 404 naming it (or its 400 for a bad name)
+    configs = {name: metas[name].get("config") for name in names}
+    made = seed_groups.make_groups(configs, ignore, by)
+    head = {"ignore": ignore, "by": by, "center": center, "band": band, "value": value,
+            "keys": seed_groups.varying_keys(configs), "groups": [g.to_json() for g in made]}
+    if request.args.get("series") == "0":  # the "group these runs?" offer: no series read
+        return json_response({**head, "series": [], "tests": []})
     runs = seed_groups.read_runs(store, list(configs), budget)
-    return json_response({
-        "ignore": ignore, "band": band, "value": value,
-        "groups": [g.to_json() for g in made],
-        "series": seed_groups.series_bands(made, runs, band, budget),
-        "tests": seed_groups.comparisons(made, runs, value),
-    })
+    return json_response({**head, "series": seed_groups.series_bands(made, runs, band, budget, center),
+                          "tests": seed_groups.comparisons(made, runs, value)})

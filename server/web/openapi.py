@@ -86,10 +86,14 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
                    _query("x0", {"type": "number"}),
                    _query("after", {"type": "string"}, "per env (aligned with envs): only points with x past it")]},
     ("/api/v1/groups", "GET"): {
-        "summary": "Seed groups: runs grouped by config minus `ignore`, mean ± band per series on aligned steps, "
-                   "per-group final/best values with 95% CI and Welch's t-test between groups",
+        "summary": "Run groups: runs grouped by the `by` config keys (or config minus `ignore`), mean or median ± band "
+                   "per series on aligned steps, per-group final/best values with 95% CI and Welch's t-test between "
+                   "groups; the config keys that vary, for a picker",
         "params": [{**_ENVS, "required": True}, _POINTS,
                    _query("ignore", {"type": "string"}, "config keys left out of the grouping (default seed)"),
+                   _query("by", {"type": "string"}, "group by these config keys (comma-separated, dotted for nesting)"),
+                   _query("center", {"type": "string", "enum": ["mean", "median"]}),
+                   _query("series", {"type": "string", "enum": ["0", "1"]}, "0: the groups alone, no series read"),
                    _query("band", {"type": "string", "enum": ["std", "minmax", "ci"]}),
                    _query("value", {"type": "string", "enum": ["final", "best"]})]},
     ("/api/v1/tokens", "POST"): {
@@ -136,8 +140,9 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/v1/envs/<path:env>/meta", "PUT"): {
         "summary": "Replace an env's configuration", "body": _body({"config": {"type": "object"}}, ("config",))},
     ("/api/v1/envs/<path:env>/views", "POST"): {
-        "summary": "Save the env's current layout as a named view", "body": _body({"name": {"type": "string"}},
-                                                                                  ("name",))},
+        "summary": "Save the env's current layout as a named view; `scalars` adds a Scalars view's charts of "
+                   "overlaid tags", "body": _body({"name": {"type": "string"}, "scalars": {"type": "object"}},
+                                                  ("name",))},
     ("/api/v1/envs/<path:env>/views/<path:view>/load", "POST"): {"summary": "Restore a saved view's layout"},
     ("/api/v1/envs/<path:env>/panes/<path:win>/projection", "GET"): {
         "summary": "Projection of a projector pane; 202 {\"status\": \"computing\"} until it is ready",
@@ -221,7 +226,7 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
 _OP_FIELDS: dict[str, str] = {
     "set": "kind, opts, traces/content/image ...", "update": "kind, mode, name, traces or records",
     "close": "win (none: every pane)", "delete_env": "-", "fork_env": "from (the source env)",
-    "rename_env": "to", "layout": "win, layout {x, y, w, h}", "save_view": "name", "load_view": "name",
+    "rename_env": "to", "layout": "win, layout {x, y, w, h}", "save_view": "name, scalars? {overlays: [{title, tags}], smoothing?}", "load_view": "name",
     "set_meta": "meta (object)", "custom_scalars": "layout (TensorBoard custom scalars)",
     "hparams": "session, hparams, metrics, domains",
     "run_start": "client, provenance", "run_end": "client, status, error", "run_config": "config, replace",

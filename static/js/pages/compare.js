@@ -6,8 +6,10 @@ import { counted, h, plotlyText, throttled } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
+import { attachHover, rehighlight } from "../run_hover.js";
 import { runColor, styleSeries } from "../run_colors.js";
-import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupState } from "./seed_groups.js";
+import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
+import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of compared envs are read at most this often
 const LEGEND_MAX = 12; // more series than this: the run chips above are the legend
@@ -44,18 +46,27 @@ export function comparePage({ connect, points, notice }) {
     href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
   const controls = h("div", { class: "compare-controls" },
     groupControls(gs, () => { mode = null; refresh(); }));
-  const chips = envs.map((e) => h("a", { class: "legend-env", href: api.envPageUrl(e), dataset: { env: e } },
-    h("span", { class: "chip", style: `background:${runColor(e)}` }), e));
-  // A sweep's hundreds of run chips fold away, so the charts stay at the top of the page.
-  const legend = envs.length > LEGEND_MAX
-    ? h("details", { class: "compare-legend-fold" }, h("summary", { text: `${envs.length} runs` }),
-      h("div", { class: "compare-legend" }, chips))
-    : h("div", { class: "compare-legend" }, chips);
+  // The run selector (search, show/hide, pins, baseline); a few runs also get their chips as a legend.
+  const sel = selectorState([...envs].sort());
+  let shown = new Set(envs);
+  const redrawAll = () => {
+    shown = new Set(shownOf(sel));
+    for (const c of charts.values()) if (c.loaded || c.group) draw(c);
+  };
+  const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll });
+  drawList(sel);
+  const chips = envs.length > LEGEND_MAX ? [] : envs.map((e) => h("a", { class: "legend-env", href: api.envPageUrl(e),
+    dataset: { env: e } }, h("span", { class: "chip", style: `background:${runColor(e)}` }), e));
+  // A sweep's hundreds of runs sit in the selector, open; a few runs' selector folds under their chips.
+  const legend = h("div", { class: "compare-head" }, h("div", { class: "compare-legend" }, chips),
+    h("details", { class: "compare-legend-fold compare-runs", open: envs.length > LEGEND_MAX },
+      h("summary", { text: `${counted(envs.length, "run")}: search, show/hide, pin, baseline` }), picker));
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
   const abBox = h("div", { class: "ab-holder" });
-  $("main").replaceChildren(legend, controls, configBox, abBox, grid, empty);
+  const offerBox = h("div", { class: "offer-holder" });
+  $("main").replaceChildren(offerBox, legend, controls, configBox, abBox, grid, empty);
   if (envs.length < 1) {
     notice("Pick envs to compare: /compare?envs=a,b", "warn");
     return;
@@ -77,6 +88,7 @@ export function comparePage({ connect, points, notice }) {
         h("span", { class: "card-info" })), h("div", { class: "card-body" }, plot));
     c.plot = plot;
     c.first = true;
+    attachHover(plot, () => (c.group ? [] : c.tipSeries || []), () => ({ pinned: sel.pinned, baseline: sel.baseline }));
     grid.append(c.card);
   }
 
@@ -99,20 +111,20 @@ export function comparePage({ connect, points, notice }) {
       c.card.querySelector(".card-info").textContent = bandInfo(groupRes, c.group);
     } else {
       const order = new Map(envs.map((e, i) => [e, i]));
-      const list = [...c.held.values()].sort((a, b) => order.get(a.env) - order.get(b.env));
+      const list = [...c.held.values()].filter((s) => shown.has(s.env)).sort((a, b) => order.get(a.env) - order.get(b.env));
       const styles = styleSeries(list);
+      c.tipSeries = list.map((s, i) => ({ env: s.env, label: styles[i].label, color: styles[i].color, x: s.x, y: s.y }));
       const mode = c.kind === "scatter" ? "markers" : "lines";
       if (list.length >= PACK_MIN) { // a sweep: one trace per (colour, dash), the run named per point
         traces = packSeries(list.map((s, i) => ({ ...s, ...styles[i] }))).map((g) => ({
           type: "scatter", x: g.x, y: g.y, text: g.text, name: "", mode, connectgaps: false, meta: { envs: g.envs },
-          line: { width: 1.2, color: g.color, dash: g.dash }, marker: { size: 3, color: g.color },
-          hovertemplate: "<b>%{text}</b><br>%{y:.4g} at %{x:.6~g}<extra></extra>",
+          line: { width: 1.2, color: g.color, dash: g.dash }, marker: { size: 3, color: g.color }, hoverinfo: "none",
         }));
       } else {
         traces = list.map((s, i) => ({
           type: "scatter", x: s.x, y: s.y, name: plotlyText(styles[i].label), legendgroup: s.env, meta: { env: s.env }, mode,
           connectgaps: false, line: { width: 1.5, color: styles[i].color, dash: styles[i].dash },
-          marker: { size: 4, color: styles[i].color },
+          marker: { size: 4, color: styles[i].color }, hoverinfo: "none",
         }));
       }
       count = list.length;
@@ -125,7 +137,7 @@ export function comparePage({ connect, points, notice }) {
     c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
     const wide = (c.plot.clientWidth || 600) >= 560;
     const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
-      ...(count > LEGEND_MAX ? { hovermode: "closest" } : {}),
+      hovermode: c.group ? (count > LEGEND_MAX ? "closest" : "x unified") : false, // run charts: run_hover.js's sorted, capped tooltip
       uirevision: "keep", font: { size: 11 },
       // Outside the plot area: right of a wide chart, under a narrow one.
       legend: wide ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }
@@ -135,6 +147,7 @@ export function comparePage({ connect, points, notice }) {
     if (c.first) await Plotly.newPlot(c.plot, traces, layout, config);
     else await Plotly.react(c.plot, traces, layout, config);
     c.first = false;
+    rehighlight(c.plot);
   }
 
   /** Read what a chart lacks (everything, or the new points of its changed runs) and draw it. */
@@ -202,6 +215,7 @@ export function comparePage({ connect, points, notice }) {
       needIndex = true;
     }
     if (gs.on) {
+      offerBox.replaceChildren();
       groupRes = await fetchGroups(gs, envs, points);
       for (const s of groupRes.series) {
         let c = charts.get(s.title);
@@ -218,6 +232,7 @@ export function comparePage({ connect, points, notice }) {
       return;
     }
     abBox.replaceChildren();
+    if (!gs.offered) groupOffer(gs, envs).then((box) => box && offerBox.replaceChildren(box), () => {});
     if (needIndex) await index();
     const changed = new Set(dirty);
     dirty.clear();

@@ -7,7 +7,8 @@ import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
-import { abTable, fetchGroups, groupState } from "./seed_groups.js";
+import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
+import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
 const READS = 2; // chart reads in flight at once: one drawn while the next is read
@@ -44,16 +45,25 @@ export function scalarsPage({ connect, points, notice }) {
     groupRes: null,
     read: pool(READS),
   };
+  sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
   sc.vis = visibility((chart) => { if (chart.loaded && !chart.pending.size && !chart.stale) return; loadChart(sc, chart); });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
     "aria-label": "filter tags", oninput: () => applyTagFilter(sc) });
-  $("tools").replaceChildren(sc.tagFilter);
-  const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh) });
+  sc.viewsChanged = () => { sc.needIndex = true; refresh(); };
+  $("tools").replaceChildren(viewTools(sc, sc.viewsChanged), sc.tagFilter);
+  // A pick draws at once from what the charts hold (hiding runs needs no read); refresh() then reads what is new.
+  const reshow = () => {
+    sc.shown = shownRuns(sc);
+    sc.shownSet = new Set(sc.shown);
+    if (!sc.groups.on) redraw(sc);
+  };
+  const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh), reshow });
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
   sc.abBox = h("div", { class: "ab-holder" });
+  sc.offerBox = h("div", { class: "offer-holder" });
   // On a narrow screen the sidebar folds behind this button (CSS shows it there only).
   const sideToggle = h("button", { type: "button", class: "btn-small sc-side-toggle", "aria-expanded": "false",
     onclick: () => {
@@ -62,7 +72,7 @@ export function scalarsPage({ connect, points, notice }) {
       sideToggle.setAttribute("aria-expanded", String(open));
     } }, "settings and runs");
   const page = h("div", { class: "scalars" }, sideToggle, side,
-    h("div", { class: "sc-content" }, sc.abBox, sc.sections, sc.empty));
+    h("div", { class: "sc-content" }, sc.offerBox, sc.abBox, sc.sections, sc.empty));
   $("main").replaceChildren(page);
 
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
@@ -86,7 +96,7 @@ export function scalarsPage({ connect, points, notice }) {
     } else if (m.type === "env_deleted") {
       sc.runs = sc.runs.filter((r) => r !== m.env);
       sc.picked.delete(m.env);
-      drawRuns(sc, refresh);
+      drawRuns(sc);
       refresh();
     }
   });
@@ -127,6 +137,7 @@ async function update(sc) {
   sc.shownSet = new Set(shown);
   sc.shownKey = key;
   if (sc.groups.on) {
+    sc.offerBox.replaceChildren();
     await updateGroups(sc);
     return;
   }
@@ -138,6 +149,8 @@ async function update(sc) {
     sc.needIndex = true;
   }
   if (pickChanged || sc.needIndex) await loadIndex(sc);
+  // A sweep whose runs form groups is offered the grouped view first (once; not awaited: the runs draw meanwhile).
+  if (!sc.groups.offered) groupOffer(sc.groups, sc.shown).then((box) => box && sc.offerBox.replaceChildren(box), () => {});
   const dirty = sc.dirty;
   sc.dirty = new Set();
   const work = [];
@@ -162,7 +175,9 @@ async function loadIndex(sc) {
   const wanted = new Map();
   for (const c of idx.charts) if (c.kind === "line") wanted.set(c.title, { title: c.title, envs: c.envs, wins: c.wins });
   const tags = [...wanted.keys()];
-  for (const spec of customCharts(tags, idx.custom_scalars)) {
+  viewsListed(sc, idx.views, tags, sc.viewsChanged); // may apply ?view=, which sets sc.overlays
+  // Custom scalars and the user's overlays: charts of several tags, each part's tag read for the chart.
+  for (const spec of [...customCharts(tags, idx.custom_scalars), ...overlayCharts(sc.overlays, tags)]) {
     const envs = [...new Set(spec.parts.flatMap((p) => wanted.get(p.tag).envs))];
     wanted.set(spec.title, { title: spec.title, envs, wins: [], parts: spec.parts });
   }
@@ -183,6 +198,7 @@ async function loadIndex(sc) {
     }
     const had = new Set(chart.envs);
     for (const env of spec.envs) if (!had.has(env)) chart.pending.add(env);
+    if (JSON.stringify(chart.parts) !== JSON.stringify(spec.parts)) chart.loaded = false; // an overlay redefined
     Object.assign(chart, { envs: spec.envs, parts: spec.parts });
   }
 }
@@ -278,5 +294,5 @@ async function loadRuns(sc, refresh) {
     if (!sc.urlRuns && !sc.known.has(name)) sc.picked.add(name); // new runs start picked
     sc.known.add(name);
   }
-  drawRuns(sc, refresh);
+  drawRuns(sc);
 }

@@ -6,7 +6,7 @@ import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
 import { cardTools } from "./scalars_card_tools.js";
-import { HOVER_LAYOUT, hoverFields } from "./scalars_hover.js";
+import { attachHover, rehighlight } from "../run_hover.js";
 import { bandInfo, bandTraces } from "./seed_groups.js";
 
 // Charts the SDK's hooks log, told by their win prefix: drawn after the user's own metrics, under these names.
@@ -64,6 +64,9 @@ export function chartCard(sc, chart) {
   const next = [...body.children].find((c) => c.dataset.tag > chart.title);
   body.insertBefore(card, next || null);
   Object.assign(chart, { card, plot, first: true });
+  // Our tooltip (nearest runs sorted by value, Δ% to the baseline) on run charts; seed bands keep Plotly's.
+  attachHover(plot, () => (chart.group ? [] : chart.tipSeries || []),
+    () => ({ pinned: sc.sel.pinned, baseline: sc.sel.baseline, smoothed: true }));
 }
 
 export function removeCard(sc, chart) {
@@ -100,6 +103,7 @@ function tracesOf(sc, chart) {
   const packed = series.length >= PACK_MIN;
   const raws = [];
   const smooths = [];
+  const tips = []; // what the tooltip and the highlight read: the drawn x and smoothed y, the raw value and step
   for (const t of series) {
     const ys = t.y;
     let xs = t.x;
@@ -107,11 +111,11 @@ function tracesOf(sc, chart) {
     if (state.xmode !== "step" && !w) noWalls = true;
     else if (state.xmode === "relative") xs = w.map((v) => (v - w[0]) / unit[0]);
     else if (state.xmode === "wall") xs = w.map((v) => v * 1000);
-    const hover = hoverFields(t.label, ys, t.x, w);
     const sm = smooth(ys, state.smoothing);
+    tips.push({ env: t.env, label: t.label, color: t.color, x: xs, y: sm, raw: ys, step: t.x, wall: w });
     if (packed) {
       for (const v of ys) raws.push(v);
-      smooths.push({ ...t, x: xs, y: sm, custom: hover.customdata });
+      smooths.push({ ...t, x: xs, y: sm });
       continue;
     }
     // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
@@ -120,24 +124,22 @@ function tracesOf(sc, chart) {
     out.push({ ...base, y: ys, name: plotlyText(`${t.label} (raw)`), showlegend: false, hoverinfo: "skip", opacity: 0.25,
       line: { width: 1, color: t.color, dash: t.dash }, meta: { env: t.env, win: t.win, role: "raw" } });
     out.push({ ...base, y: sm, name: plotlyText(String(t.label)), line: { width: 1.6, color: t.color, dash: t.dash },
-      marker: { size: 7, color: t.color }, meta: { env: t.env, win: t.win, role: "smoothed" }, ...hover });
+      marker: { size: 7, color: t.color }, meta: { env: t.env, win: t.win, role: "smoothed" }, hoverinfo: "none" });
   }
   if (packed) {
     // A sweep: one trace per (colour, dash) holding all its runs, the run named per point in the tooltip.
     const base = { type: "scatter", mode: "lines", connectgaps: false, showlegend: false };
     // No faded raw underlay: under hundreds of runs it is noise, and it would double what Plotly draws.
     for (const g of packSeries(smooths)) {
-      out.push({ ...base, x: g.x, y: g.y, text: g.text, customdata: g.customdata, name: "",
-        line: { width: 1.2, color: g.color, dash: g.dash }, meta: { envs: g.envs, role: "smoothed" },
-        hovertemplate: "<b>%{text}</b><br>smoothed %{y:.4g} · value %{customdata[0]:.4g} · step "
-          + "%{customdata[1]:.6~g} · %{customdata[2]}<extra></extra>" });
+      out.push({ ...base, x: g.x, y: g.y, name: "", hoverinfo: "none",
+        line: { width: 1.2, color: g.color, dash: g.dash }, meta: { envs: g.envs, role: "smoothed" } });
     }
   }
   const points = series.reduce((n, t) => n + t.y.length, 0);
-  return { traces: out, unit, noWalls, count: series.length, points, raw: packed ? raws : null };
+  return { traces: out, unit, noWalls, count: series.length, points, raw: packed ? raws : null, tips };
 }
 
-function layoutOf(state, traces, unit, { count, width, raw = null }) {
+function layoutOf(state, traces, unit, { count, width, raw = null, bands = false }) {
   const yaxis = { type: state.logY ? "log" : "linear", automargin: true, gridcolor: "#eceef1" };
   if (state.outliers) {
     const vals = raw || traces.filter((t) => t.meta.role === "raw").flatMap((t) => t.y);
@@ -152,7 +154,8 @@ function layoutOf(state, traces, unit, { count, width, raw = null }) {
   const many = count > LEGEND_MAX;
   return {
     autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many, legend,
-    ...HOVER_LAYOUT, ...(many ? { hovermode: "closest", hoverdistance: 20 } : {}),
+    // Run charts: run_hover.js's tooltip, not Plotly's (which would walk every point of a sweep per move).
+    hovermode: bands ? (many ? "closest" : "x unified") : false, hoverlabel: { font: { size: 11 } },
     xaxis: { type: state.xmode === "wall" ? "date" : "linear", title: { text: xtitle, standoff: 4 }, automargin: true,
       gridcolor: "#eceef1" },
     yaxis,
@@ -177,9 +180,11 @@ export async function drawChart(sc, chart) {
     const traces = bandTraces(sc.groupRes, chart.group, (ys) => smooth(ys, sc.state.smoothing));
     chart.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, chart.group);
     const st = { ...sc.state, xmode: "step", outliers: false };
-    drawn = { traces, layout: layoutOf(st, traces, [1, "s"], { count: chart.group.groups.length, width }) };
+    drawn = { traces, layout: layoutOf(st, traces, [1, "s"], { count: chart.group.groups.length, width, bands: true }) };
+    chart.tipSeries = [];
   } else {
-    const { traces, unit, noWalls, count, points, raw } = tracesOf(sc, chart);
+    const { traces, unit, noWalls, count, points, raw, tips } = tracesOf(sc, chart);
+    chart.tipSeries = tips;
     chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
     drawn = { traces, count, points, layout: layoutOf(sc.state, traces, unit, { count, width, raw }) };
   }
@@ -191,6 +196,7 @@ export async function drawChart(sc, chart) {
   if (chart.first) await Plotly.newPlot(chart.plot, drawn.traces, drawn.layout, config);
   else await Plotly.react(chart.plot, drawn.traces, drawn.layout, config);
   chart.first = false;
+  rehighlight(chart.plot);
   chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
   chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);
 }

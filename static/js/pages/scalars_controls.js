@@ -1,7 +1,6 @@
 // pages/scalars_controls.js — the Scalars view's side bar: smoothing, axis and scale controls, the run picker.
 import { h } from "../dom.js";
-import { runColor, setRunColor } from "../run_colors.js";
-import { regexMatcher } from "../smoothing.js";
+import { drawList, selectorEl, shownOf } from "./run_selector.js";
 import { groupControls } from "./seed_groups.js";
 
 const X_MODES = [["step", "Step"], ["relative", "Relative"], ["wall", "Wall"]];
@@ -11,45 +10,21 @@ function control(label, input, cls) {
   return h("label", { class: `sc-control ${cls}` }, h("span", { class: "sc-label", text: label }), input);
 }
 
-/**
- * A swatch showing a run's colour; a click opens the browser's colour picker, and the choice is kept for the run
- * (run_colors.js) and applied through onChange().
- */
-export function colorSwatch(run, onChange) {
-  const chip = h("button", { type: "button", class: "chip run-color", title: `colour of ${run} (click to change)`,
-    "aria-label": `colour of ${run}`, style: `background:${runColor(run)}` });
-  chip.addEventListener("click", (ev) => {
-    ev.preventDefault(); // inside a <label>: do not tick the run's box
-    let input = chip.parentNode.querySelector("input.run-color-input");
-    if (!input) {
-      input = h("input", { type: "color", class: "run-color-input", value: runColor(run), "aria-label": `pick colour of ${run}` });
-      input.addEventListener("input", () => {
-        setRunColor(run, input.value);
-        chip.style.background = input.value;
-        onChange();
-      });
-      chip.after(input);
-    }
-    input.click();
-  });
-  return chip;
-}
-
-/** Runs whose lines are drawn: picked and matching the run regex (an invalid one matches nothing). */
+/** Runs whose lines are drawn (run_selector.js shownOf: picked, matching the search, or pinned). */
 export const shownRuns = (sc) => {
-  const m = regexMatcher(sc.runFilter.value.trim());
-  return sc.runs.filter((r) => sc.picked.has(r) && m(r));
+  sc.sel.runs = sc.runs;
+  return shownOf(sc.sel);
 };
 
 /**
- * The side bar: chart options change sc.state and call redraw(); run picks call refresh() (a new read).
- * Sets sc.runFilter and sc.runList.
+ * The side bar: chart options change sc.state and call redraw(); run picks call reshow() (a draw from what the
+ * charts hold) and refresh() (reads of what they lack). Sets sc.runFilter and sc.runList.
  */
-export function sideBar(sc, { redraw, refresh, reread }) {
+export function sideBar(sc, { redraw, refresh, reread, reshow }) {
   const { state } = sc;
-  sc.runFilter = h("input", { type: "search", class: "filter run-filter", placeholder: "filter runs (regex)",
-    "aria-label": "filter runs", oninput: () => { drawRuns(sc, refresh); refresh(); } });
-  sc.runList = h("div", { class: "sc-runs" });
+  const selector = selectorEl(sc.sel, { onPick: () => { reshow(); refresh(); }, onStyle: redraw });
+  sc.runFilter = sc.sel.filter;
+  sc.runList = sc.sel.list;
   const smoothVal = h("span", { class: "smoothing-value", text: "0.60" });
   const smoothIn = h("input", { type: "range", class: "smoothing", min: "0", max: "0.99", step: "0.01", value: "0.6",
     "aria-label": "smoothing", oninput: () => {
@@ -64,35 +39,17 @@ export function sideBar(sc, { redraw, refresh, reread }) {
   const logIn = h("input", { type: "checkbox", class: "log-y", onchange: () => { state.logY = logIn.checked; redraw(); } });
   const outIn = h("input", { type: "checkbox", class: "ignore-outliers", checked: true,
     onchange: () => { state.outliers = outIn.checked; redraw(); } });
-  const setAll = (on) => {
-    const m = regexMatcher(sc.runFilter.value.trim());
-    for (const r of sc.runs) if (m(r)) (on ? sc.picked.add(r) : sc.picked.delete(r));
-    drawRuns(sc, refresh);
-    refresh();
-  };
   return h("aside", { class: "sc-side" },
     control("Smoothing", h("span", { class: "sc-row" }, smoothIn, smoothVal), "sc-smoothing"),
     control("Horizontal axis", xSel, "sc-x"),
     control("Log scale (y)", logIn, "sc-check"),
     control("Ignore outliers in chart scaling", outIn, "sc-check"),
     groupControls(sc.groups, refresh),
-    h("div", { class: "sc-label", text: "Runs" }), sc.runFilter,
-    h("div", { class: "sc-row" },
-      h("button", { type: "button", class: "btn-small runs-all", onclick: () => setAll(true) }, "all"),
-      h("button", { type: "button", class: "btn-small runs-none", onclick: () => setAll(false) }, "none")),
-    sc.runList);
+    selector);
 }
 
-/** The run list: a checkbox and colour chip per run; runs missing the run regex are hidden, not dropped. */
-export function drawRuns(sc, refresh) {
-  const m = regexMatcher(sc.runFilter.value.trim());
-  sc.runList.replaceChildren(...sc.runs.map((r) => {
-    const box = h("input", { type: "checkbox", class: "run-pick", checked: sc.picked.has(r), onchange: () => {
-      if (box.checked) sc.picked.add(r);
-      else sc.picked.delete(r);
-      refresh();
-    } });
-    return h("label", { class: "sc-run", dataset: { run: r }, hidden: !m(r) },
-      box, colorSwatch(r, () => sc.redrawAll()), h("span", { class: "run-name", text: r }));
-  }));
+/** The run list, after the runs changed. */
+export function drawRuns(sc) {
+  sc.sel.runs = sc.runs;
+  drawList(sc.sel);
 }

@@ -1,13 +1,23 @@
-// pages/seed_groups.js — seed groups for Scalars and Compare: controls, mean ± band traces, the A-vs-B table.
+// pages/seed_groups.js — run groups for Scalars and Compare: by chosen config keys (or config minus seed), controls,
+// mean or median ± band traces, the A-vs-B table, and the offer to group a sweep whose runs form groups.
 import * as api from "../api.js";
-import { counted, h } from "../dom.js";
+import { counted, h, plotlyText } from "../dom.js";
 import { rgba, runColor } from "../run_colors.js";
 
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
 const VALUES = [["final", "final value"], ["best", "best value"]];
+const CENTERS = [["mean", "mean"], ["median", "median"]];
+const OFFER_MIN = 20;
+// Points per group line: about what a card is wide. The server reads every run of the group within this budget,
+// so the page's full budget (2,000) made a 1,000-run sweep read and send every point.
+const BAND_POINTS = 600;
+const PACK_GROUPS = 12; // more groups than this: bands and lines packed per colour (the legend is off then anyway) // a sweep of at least this many runs that forms groups is offered the grouped view first
 
-/** Default grouping state: off, ignoring `seed`, a ±std band, A vs B on final values. */
-export const groupState = () => ({ on: false, ignore: "seed", band: "std", value: "final" });
+/**
+ * Default grouping state: off, by every config key but `seed` (by: [] ) , the mean with a ±std band, A vs B on final
+ * values; keys: the config keys that vary, as the last answer listed them (the picker's options).
+ */
+export const groupState = () => ({ on: false, ignore: "seed", by: [], keys: [], center: "mean", band: "std", value: "final" });
 
 /** The controls (a checkbox, ignored keys, band and value pickers); each change calls onChange(). */
 export function groupControls(gs, onChange) {
@@ -22,19 +32,66 @@ export function groupControls(gs, onChange) {
   };
   const band = pick("group-band", "band", BANDS, "band");
   const value = pick("group-value", "A vs B on", VALUES, "value");
-  const more = h("span", { class: "group-more" }, h("span", { class: "sc-label", text: "ignoring" }), ignore, band, value);
+  const center = pick("group-center", "centre line", CENTERS, "center");
+  // Group by any config keys: none picked groups by every key but the ignored ones (seeds of one config).
+  const by = h("select", { class: "group-by", multiple: true, size: 4, "aria-label": "group by config keys",
+    title: "group by these config keys (none: every key but the ignored ones)", onchange: () => {
+      gs.by = [...by.selectedOptions].map((o) => o.value);
+      ignoreRow.hidden = gs.by.length > 0;
+      onChange();
+    } });
+  gs.syncKeys = () => {
+    const have = [...by.options].map((o) => o.value).join("\n");
+    if (have === gs.keys.join("\n")) return;
+    by.replaceChildren(...gs.keys.map((k) => h("option", { value: k, text: k, selected: gs.by.includes(k) })));
+  };
+  const ignoreRow = h("span", { class: "sc-row group-ignore-row" }, h("span", { class: "sc-label", text: "ignoring" }), ignore);
+  const more = h("span", { class: "group-more" }, h("span", { class: "sc-label", text: "group by" }), by, ignoreRow,
+    h("span", { class: "sc-row" }, center, band), value);
   const sync = () => { more.hidden = !gs.on; };
   sync();
+  gs.setOn = (v) => { // the offer's button: as if the box were ticked
+    on.checked = v;
+    gs.on = v;
+    sync();
+    onChange();
+  };
   return h("div", { class: "group-controls" },
-    h("label", { class: "sc-control sc-check group-toggle" }, h("span", { class: "sc-label", text: "Group seeds (mean ± band)" }), on),
+    h("label", { class: "sc-control sc-check group-toggle" }, h("span", { class: "sc-label", text: "Group runs (mean ± band)" }), on),
     more);
 }
 
-/** GET api/v1/groups for these runs. */
+/**
+ * When the runs form groups (some config shared by several seeds), a line offering the grouped view, put first;
+ * null when there is nothing to offer. One request without series reads (?series=0).
+ */
+export async function groupOffer(gs, envs) {
+  if (gs.on || gs.offered || envs.length < OFFER_MIN) return null;
+  gs.offered = true;
+  const res = await api.getJson(`api/v1/groups?envs=${envs.map(encodeURIComponent).join(",")}&ignore=${encodeURIComponent(gs.ignore)}&series=0`);
+  const n = res.groups.length;
+  if (n < 2 || n > envs.length / 2) return null;
+  gs.keys = res.keys || [];
+  if (gs.syncKeys) gs.syncKeys();
+  const box = h("div", { class: "group-offer notice-line" },
+    h("span", { text: `These ${counted(envs.length, "run")} form ${counted(n, "group")} of seeds (${res.groups.slice(0, 3)
+      .map((g) => g.label).join("; ")}${n > 3 ? "; …" : ""}). ` }),
+    h("button", { type: "button", class: "btn-small group-offer-yes", onclick: () => { box.remove(); gs.setOn(true); } },
+      "show groups (mean ± band)"),
+    h("button", { type: "button", class: "btn-small group-offer-no", onclick: () => box.remove() }, "keep the runs"));
+  return box;
+}
+
+/** GET api/v1/groups for these runs; the answer's varying keys become the picker's options. */
 export function fetchGroups(gs, envs, points) {
   const q = `envs=${envs.map(encodeURIComponent).join(",")}&ignore=${encodeURIComponent(gs.ignore)}`
-    + `&band=${gs.band}&value=${gs.value}&points=${points | 0}`;
-  return api.getJson(`api/v1/groups?${q}`);
+    + `${gs.by.length ? `&by=${gs.by.map(encodeURIComponent).join(",")}` : ""}&center=${gs.center}`
+    + `&band=${gs.band}&value=${gs.value}&points=${Math.min(points | 0, BAND_POINTS)}`;
+  return api.getJson(`api/v1/groups?${q}`).then((res) => {
+    gs.keys = res.keys || [];
+    if (gs.syncKeys) gs.syncKeys();
+    return res;
+  });
 }
 
 /** A group's colour from its label, as a run's from its name: the same group has one colour on every page. */
@@ -43,9 +100,61 @@ export function groupColor(res, id) {
   return runColor(g ? `group:${g.label}` : `group:${id}`);
 }
 
+/**
+ * Many groups (a sweep's 50 configs): a band trace and a centre-line trace per colour, groups apart by gaps — three
+ * traces a group made Plotly redraw 150 traces per chart. Each band is one closed shape: lower edge out, upper back.
+ */
+function packedBands(res, series, smoothFn, byId) {
+  const byColor = new Map();
+  for (const entry of series.groups) {
+    const color = groupColor(res, entry.group);
+    let p = byColor.get(color);
+    if (!p) {
+      p = { color, bx: [], by: [], mx: [], my: [], text: [], groups: [] };
+      byColor.set(color, p);
+    }
+    if (p.groups.length) {
+      p.bx.push(null);
+      p.by.push(null);
+      p.mx.push(null);
+      p.my.push(null);
+      p.text.push("");
+    }
+    p.groups.push(entry.group);
+    const g = byId.get(entry.group);
+    const name = plotlyText(`${res.center === "median" ? "median · " : ""}${g.label} (n=${entry.aligned})`); // config text
+    const [lo, hi, mid] = [smoothFn(entry.lo), smoothFn(entry.hi), smoothFn(entry.mean)];
+    const xs = entry.x;
+    for (let i = 0; i < xs.length; i++) {
+      p.bx.push(xs[i]);
+      p.by.push(lo[i]);
+      p.mx.push(xs[i]);
+      p.my.push(mid[i]);
+      p.text.push(name);
+    }
+    for (let i = xs.length - 1; i >= 0; i--) {
+      p.bx.push(xs[i]);
+      p.by.push(hi[i]);
+    }
+  }
+  const out = [];
+  for (const p of byColor.values()) {
+    out.push({ type: "scatter", mode: "lines", x: p.bx, y: p.by, fill: "toself", fillcolor: rgba(p.color, 0.2),
+      line: { width: 0, color: p.color }, hoverinfo: "skip", showlegend: false, connectgaps: false,
+      meta: { groups: p.groups, role: "band" } });
+  }
+  for (const p of byColor.values()) { // centre lines over every band
+    out.push({ type: "scatter", mode: "lines", x: p.mx, y: p.my, text: p.text, name: "", showlegend: false,
+      connectgaps: false, line: { width: 1.6, color: p.color }, meta: { groups: p.groups, role: "mean" },
+      hovertemplate: "<b>%{text}</b><br>%{y:.4g} at step %{x:.6~g}<extra></extra>" });
+  }
+  return out;
+}
+
 /** Plotly traces of one series: per group an invisible lower edge, the upper edge filled down to it, the mean. */
 export function bandTraces(res, series, smoothFn = (ys) => ys) {
   const byId = new Map(res.groups.map((g) => [g.id, g]));
+  if (series.groups.length > PACK_GROUPS) return packedBands(res, series, smoothFn, byId);
   const out = [];
   for (const entry of series.groups) {
     const g = byId.get(entry.group);
@@ -56,7 +165,8 @@ export function bandTraces(res, series, smoothFn = (ys) => ys) {
       meta: { group: entry.group, role: "lo" } });
     out.push({ ...base, y: smoothFn(entry.hi), line: { width: 0, color }, fill: "tonexty", fillcolor: rgba(color, 0.2),
       showlegend: false, hoverinfo: "skip", meta: { group: entry.group, role: "hi" } });
-    out.push({ ...base, y: smoothFn(entry.mean), name, line: { width: 1.8, color },
+    out.push({ ...base, y: smoothFn(entry.mean), name: plotlyText(`${res.center === "median" ? "median · " : ""}${name}`),
+      line: { width: 1.8, color },
       meta: { group: entry.group, role: "mean" } });
   }
   return out;
@@ -105,7 +215,10 @@ export function abTable(res) {
       h("td", { class: "ab-note", text: p.note || (sig ? "significant at 0.05" : "not significant at 0.05") })));
     }
   }
-  return h("details", { class: "ab-box", open: true },
-    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} (${res.groups.map((g) => `${g.label}: n=${g.n}`).join("; ")})` }),
+  // A sweep's 50 groups make a table of thousands of rows: folded then, so the bands come first on the page.
+  const many = res.groups.length > 8;
+  const named = res.groups.slice(0, 4).map((g) => `${g.label}: n=${g.n}`).join("; ");
+  return h("details", { class: "ab-box", open: !many },
+    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} (${named}${many ? "; …" : ""})` }),
     h("table", { class: "config ab-table" }, h("tbody", null, rows)));
 }
