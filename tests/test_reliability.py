@@ -113,7 +113,8 @@ import paneboard
 def rss_kb():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * 4
-client = paneboard.Client(server="http://127.0.0.1", port={port}, env="mem", spool_dir=False, max_queue=50_000)
+client = paneboard.Client(server="http://127.0.0.1", port={port}, env="mem", spool_dir=False, max_queue=50_000,
+                          capture=False, console=False)  # only the calls below are queued: no run, no console
 client.line(X=[0], Y=[0.0], win="w")
 before = rss_kb()
 for i in range(40_000):
@@ -134,7 +135,8 @@ def test_a_backlog_of_queued_events_costs_memory_in_proportion_to_their_size(tmp
 
 
 def test_deferred_telemetry_waits_for_the_sender_tick_or_a_flush_and_arrives_once(server):
-    client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="deferred", spool_dir=False)
+    client = paneboard.Client(server="http://127.0.0.1", port=server.port, env="deferred", spool_dir=False,
+                              capture=False, console=False)  # no run or console events among those counted
     client.line(X=[0], Y=[0.0], win="w")
     assert client.flush(timeout=10)
     with client.transport.deferred():  # what the training hooks log: no wake-up of the sender per call

@@ -32,8 +32,10 @@ def closed_port() -> int:
 
 def make_client(**kw) -> paneboard.Client:
     kw.setdefault("env", "exp1")
-    # No run: its start is queued as soon as the provenance is read, in among the events these tests read back.
+    # No run (its start is queued once the provenance is read) and no console (a warning printed meanwhile would
+    # be a console event): only the calls under test are among the events these tests read back.
     kw.setdefault("capture", False)
+    kw.setdefault("console", False)
     return paneboard.Client(server="http://127.0.0.1", port=closed_port(), **kw)
 
 
