@@ -260,3 +260,8 @@ def stop(console: Console | None) -> None:
     with _lock:
         if _active is console:
             _active = None
+
+
+def active() -> Console | None:
+    """The capture this process runs now (None: none), e.g. for a host that must hand the streams back."""
+    return _active

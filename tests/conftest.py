@@ -396,6 +396,16 @@ def _e2e_marker_is_true(request: pytest.FixtureRequest) -> Iterator[None]:
         pytest.fail(f"started dash-server as a subprocess without the e2e marker: {started[0]}")
 
 
+@pytest.fixture(autouse=True)
+def _console_given_back() -> Iterator[None]:
+    # A Client a test leaves open keeps capturing the worker's stdout and stderr (the first Client of a process
+    # owns the console), so the next test's clients would capture nothing: hand the streams back after each test.
+    yield
+    from paneboard import console
+
+    console.stop(console.active())
+
+
 @pytest.fixture(scope="session")
 def postgres():
     """One throwaway PostgreSQL cluster for the whole run (started on first use)."""
