@@ -1,22 +1,19 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
-from .base import (
+from .artifact_records import ArtifactRecord, RewindRecord
+from .base import Store, StoreError, StoreTx
+from .records import (
     AlertRuleRecord,
-    ArtifactRecord,
     ConsoleLine,
     EnvSummary,
     OutboxRecord,
     PaneRecord,
-    RewindRecord,
     RunRecord,
     RunRow,
     Series,
     SeriesRow,
     ShareTokenRecord,
     StepRow,
-    Store,
-    StoreError,
-    StoreTx,
     TraceRecord,
 )
 from .sqla_store import SqlStore

@@ -11,9 +11,10 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection
 
 from . import codec
-from .base import ArtifactRecord, PaneRecord, RewindRecord
+from .artifact_records import ArtifactRecord, RewindRecord
 from .dialect import insert_ignore
 from .models import alias_t, artifact_t, chunk_t, env_t, rewind_t, use_t
+from .records import PaneRecord
 
 if TYPE_CHECKING:
     from .sqla_tx import SqlTx

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import Engine
 
-from .base import PaneRecord, TraceRecord
 from .models import env_t, pane_t, trace_t
+from .records import PaneRecord, TraceRecord
 
 BATCH = 900  # names or ids per IN (...): SQLite allows 999 bound parameters before 3.32
 

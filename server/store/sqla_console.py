@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Connection, Engine
 
-from .base import ConsoleLine
 from .dialect import upsert
 from .models import console_t, env_t
+from .records import ConsoleLine
 
 _C = console_t.c
 

@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 
-from .base import AlertRuleRecord, OutboxRecord
 from .dialect import insert_ignore
 from .models import notify_t, rule_t
+from .records import AlertRuleRecord, OutboxRecord
 
 
 def _rule(r: Any) -> AlertRuleRecord:

@@ -7,9 +7,9 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
-from .base import RunRecord, RunRow, SeriesRow
 from .dialect import upsert
 from .models import env_t, pane_t, run_t, trace_t
+from .records import RunRecord, RunRow, SeriesRow
 from .summary import Summary
 
 ACTIVE = ("running", "stalled")

@@ -11,10 +11,11 @@ from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.engine import Connection
 
 from . import codec, downsample, sqla_runs
-from .base import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, StepRow, Store, TraceRecord
+from .base import Store
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
+from .records import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, StepRow, TraceRecord
 from .sqla_artifacts import SqlArtifacts
 from .sqla_charts import SqlCharts
 from .sqla_console import SqlConsole

@@ -8,8 +8,8 @@ from typing import Any
 from sqlalchemy import delete, insert, select
 from sqlalchemy.engine import Engine
 
-from .base import ShareTokenRecord
 from .models import share_t
+from .records import ShareTokenRecord
 
 
 def _record(row: Any) -> ShareTokenRecord:

@@ -17,10 +17,11 @@ from sqlalchemy.engine import Connection, CursorResult
 from .. import jsonio
 from . import hot_statements as hot
 from . import sqla_console, sqla_runs
-from .base import PaneRecord, RunRecord, StoreError, StoreTx, TraceRecord
+from .base import StoreError, StoreTx
 from .chunks import TailState
 from .dialect import insert_ignore
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
+from .records import PaneRecord, RunRecord, TraceRecord
 from .sqla_artifacts import SqlArtifactsTx
 from .sqla_points import PointBuffer
 from .summary import Summary
