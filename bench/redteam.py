@@ -29,7 +29,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import free_port, rss_mb, stop  # noqa: E402
 from redteam_areas import cli_revoke, imports, peers, ws_cap  # noqa: E402
-from redteam_common import ADMIN, RESULTS, Srv, check, declared, line, make_tar, up  # noqa: E402
+from redteam_common import (  # noqa: E402
+    ADMIN,
+    RESULTS,
+    Srv,
+    check,
+    declared,
+    line,
+    make_tar,
+    revoke_closes_socket,
+    up,
+)
 
 HOSTILE = 'name ~ "(.*.*)*!"'
 
@@ -122,25 +132,11 @@ def auth(srv: Srv, n: int) -> None:
 
 
 def share_and_embed(srv: Srv) -> None:
-    from websockets.sync.client import connect
-
     srv.call("POST", "/api/v1/events", {"events": [line("pub"), line("pub/sekrit")]})
     made = srv.call("POST", "/api/v1/tokens", {"envs": ["pub"]})[2]
-    port = srv.url.rsplit(":", 1)[1]
 
     def revoked_closes() -> tuple[bool, str]:
-        with connect(f"ws://127.0.0.1:{port}/ws", open_timeout=5, origin=srv.url,
-                     additional_headers={"Cookie": f"paneboard_token={made['token']}"}) as ws:
-            ws.send(json.dumps({"subscribe": "pub"}))
-            ws.recv(timeout=5)
-            srv.call("DELETE", f"/api/v1/tokens/{made['id']}")
-            try:
-                while True:
-                    ws.recv(timeout=5)
-            except TimeoutError:
-                return False, "still open 5 s after the revoke"
-            except Exception:
-                return True, ""
+        return revoke_closes_socket(srv, made["token"], lambda: srv.call("DELETE", f"/api/v1/tokens/{made['id']}"))
     check("share", "revoking a token closes its websocket", revoked_closes)
     token = srv.call("POST", "/api/v1/tokens", {"envs": ["pub"]})[2]["token"]
     check("embed", "hidden and missing envs answer alike", lambda: (

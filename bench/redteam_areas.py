@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import free_port, stop  # noqa: E402
-from redteam_common import ADMIN, Srv, check, line, make_tar, up  # noqa: E402
+from redteam_common import ADMIN, Srv, check, line, make_tar, revoke_closes_socket, up  # noqa: E402
 
 
 def ws_cap(srv: Srv, cap: int) -> None:
@@ -84,25 +84,14 @@ def cli_revoke(srv: Srv, db: str) -> None:
     """A revoke through the CLI (no peer channel on SQLite) still closes the token's websocket on the server."""
     import subprocess
 
-    from websockets.sync.client import connect
 
     srv.call("POST", "/api/v1/events", {"events": [line("pub")]})
     made = srv.call("POST", "/api/v1/tokens", {"envs": ["pub"]})[2]
 
     def closed() -> tuple[bool, str]:
-        with connect(f"ws://127.0.0.1:{srv.url.rsplit(':', 1)[1]}/ws", open_timeout=5, origin=srv.url,
-                     additional_headers={"Cookie": f"paneboard_token={made['token']}"}) as ws:
-            ws.send(json.dumps({"subscribe": "pub"}))
-            ws.recv(timeout=5)
-            subprocess.run([sys.executable, "-m", "paneboard.server", "token", "revoke", str(made["id"]), "--db", db],
-                           check=True, capture_output=True, timeout=60)
-            try:
-                while True:
-                    ws.recv(timeout=8)
-            except TimeoutError:
-                return False, "still open 8 s after the CLI revoke"
-            except Exception:
-                return True, ""
+        return revoke_closes_socket(srv, made["token"], lambda: subprocess.run(
+            [sys.executable, "-m", "paneboard.server", "token", "revoke", str(made["id"]), "--db", db],
+            check=True, capture_output=True, timeout=60), wait=8.0, what="the CLI revoke")
     check("share", "a CLI revoke closes its websocket on a running server", closed)
 
 
@@ -110,7 +99,6 @@ def peers(n_servers: int = 2) -> None:
     """A revoke on one server closes the token's websocket held by another server of the same PostgreSQL db."""
     import subprocess
 
-    from websockets.sync.client import connect
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from pgserver import TempPostgres
@@ -135,18 +123,8 @@ def peers(n_servers: int = 2) -> None:
         made = a.call("POST", "/api/v1/tokens", {"envs": ["pub"]})[2]
 
         def closed_elsewhere() -> tuple[bool, str]:
-            with connect(f"ws://127.0.0.1:{b.url.rsplit(':', 1)[1]}/ws", open_timeout=5, origin=b.url,
-                         additional_headers={"Cookie": f"paneboard_token={made['token']}"}) as ws:
-                ws.send(json.dumps({"subscribe": "pub"}))
-                ws.recv(timeout=5)
-                a.call("DELETE", f"/api/v1/tokens/{made['id']}")
-                try:
-                    while True:
-                        ws.recv(timeout=5)
-                except TimeoutError:
-                    return False, "still open on the other server 5 s after the revoke"
-                except Exception:
-                    return True, ""
+            return revoke_closes_socket(b, made["token"], lambda: a.call("DELETE", f"/api/v1/tokens/{made['id']}"),
+                                        what="the revoke on the other server")
         check("peers", "a revoke closes the token's websocket on another server", closed_elsewhere)
     finally:
         for proc in procs:

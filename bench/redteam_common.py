@@ -87,3 +87,23 @@ def up(srv: Srv, proc: Any) -> Srv:
             stop(proc)
             raise RuntimeError("dash-server did not start")
         time.sleep(0.1)
+
+
+def revoke_closes_socket(srv: Srv, token: str, revoke: Callable[[], Any], wait: float = 5.0,
+                         what: str = "the revoke") -> tuple[bool, str]:
+    """Hold a websocket on `srv` with `token`, subscribed, then `revoke()` (on this server, another one or the
+    CLI): held if the server closes the socket within `wait` seconds."""
+    from websockets.sync.client import connect
+
+    with connect(f"ws://127.0.0.1:{srv.url.rsplit(':', 1)[1]}/ws", open_timeout=5, origin=srv.url,
+                 additional_headers={"Cookie": f"paneboard_token={token}"}) as ws:
+        ws.send(json.dumps({"subscribe": "pub"}))
+        ws.recv(timeout=5)
+        revoke()
+        try:
+            while True:
+                ws.recv(timeout=wait)
+        except TimeoutError:
+            return False, f"still open {wait:g} s after {what}"
+        except Exception:
+            return True, ""

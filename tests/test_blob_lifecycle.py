@@ -11,19 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from helpers.waiting import wait_for
+
 
 def blob_count(server: Any) -> int:
     with sqlite3.connect(server.db) as db:
         return db.execute("SELECT count(*) FROM blob").fetchone()[0]
-
-
-def wait_for(cond: Any, timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.1)
-    return cond()
 
 
 def image(k: int) -> np.ndarray:
@@ -47,7 +40,7 @@ def test_overwriting_an_image_pane_keeps_one_blob(server: Any):
     for k in range(50):
         c.image(image(k), win="img")
     assert c.flush(timeout=30)
-    assert wait_for(lambda: blob_count(server) == 1), blob_count(server)
+    assert wait_for(lambda: blob_count(server) == 1, timeout=15, every=0.1), blob_count(server)
     sha = sha_of(server.get_json("/api/v1/envs/over/panes/img")["data"]["src"])
     assert status(f"{server.url}/api/v1/blobs/{sha}") == 200
     c.close_connection(timeout=5)
@@ -62,7 +55,7 @@ def test_a_deleted_envs_blobs_answer_404_and_other_envs_keep_theirs(server: Any)
     kept = sha_of(server.get_json("/api/v1/envs/kept/panes/img")["data"]["src"])
     c.delete_env("gone")
     assert c.flush(timeout=30)
-    assert wait_for(lambda: status(f"{server.url}/api/v1/blobs/{gone}") == 404)
+    assert wait_for(lambda: status(f"{server.url}/api/v1/blobs/{gone}") == 404, timeout=15, every=0.1)
     assert status(f"{server.url}/api/v1/blobs/{kept}") == 200
     c.close_connection(timeout=5)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from helpers.waiting import wait_for
 from paneboard.server.commands.jobs import Job, JobResult
 from paneboard.server.dispatch.parse import parse_event
 from paneboard.server.services import Services
@@ -62,9 +63,9 @@ def test_jobs_of_a_busy_writer_share_one_commit_and_a_lone_job_waits_for_none(se
     writer.busy_gap = 3600.0
     before = writer.commits
     waits = [_submit(services, "a", 3, "w", 2.0)]
-    _wait_until(lambda: writer.backlog == 0)  # the writer holds it and lingers for more
+    assert wait_for(lambda: writer.backlog == 0, timeout=60, every=0.005)  # the writer holds it, lingering for more
     waits += [_submit(services, "b", 1, "w", 3.0), _submit(services, "c", 1, "v", 4.0)]
-    _wait_until(lambda: writer.backlog == 0)  # both joined the lingering group
+    assert wait_for(lambda: writer.backlog == 0, timeout=60, every=0.005)  # both joined the lingering group
     writer.stop()  # ends the linger: the group commits as one transaction
     for done, box in waits:
         assert done.wait(60)
@@ -76,13 +77,6 @@ def test_jobs_of_a_busy_writer_share_one_commit_and_a_lone_job_waits_for_none(se
     assert pane is not None
     (trace,) = services.store.list_traces(pane)
     assert trace.total == 4  # x = 0, 1, 2, 3: each stored once
-
-
-def _wait_until(condition: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met"
-        time.sleep(0.005)
 
 
 def test_a_paced_stream_goes_out_in_few_frames_and_arrives_whole(server) -> None:

@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import paneboard
-
-
-def wait_for(fn, timeout=30.0, every=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = fn()
-        if got:
-            return got
-        time.sleep(every)
-    return fn()
+from helpers.waiting import wait_for
 
 
 def client(server, env, **kw):
@@ -46,10 +35,12 @@ def test_resume_reattaches_to_the_ended_run(server):
     c = client(server, "r")
     log(c, range(10), float)
     assert c.close_connection(10)
-    first = wait_for(lambda: (r := server.get_json("/api/v1/envs/r/run")) and r["status"] == "finished" and r)
+    first = wait_for(lambda: (r := server.get_json("/api/v1/envs/r/run")) and r["status"] == "finished" and r,
+                     every=0.02)
     c2 = client(server, "r", resume=True)
     assert c2.flush(30)
-    run = wait_for(lambda: (r := server.get_json("/api/v1/envs/r/run")) and r["status"] == "running" and r)
+    run = wait_for(lambda: (r := server.get_json("/api/v1/envs/r/run")) and r["status"] == "running" and r,
+                   every=0.02)
     assert run["started"] == first["started"] and run["ended"] is None
     c2.close_connection(5)
 

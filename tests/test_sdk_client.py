@@ -18,6 +18,7 @@ import torch  # in the dev extra: the torch paths must run, never skip
 from PIL import Image
 
 import paneboard
+from helpers.waiting import wait_for
 from paneboard.client import ingest_url
 from paneboard.transport.outbox import Batch
 from paneboard.transport.sender import frame
@@ -61,15 +62,6 @@ def paneboard_records(caplog: pytest.LogCaptureFixture, level: int = logging.WAR
 def wire_nan(v) -> bool:
     """NaN on the wire: null with orjson, the NaN literal with the stdlib encoder (the server reads both)."""
     return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def wait_for(pred, timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.01)
-    return pred()
 
 
 # ---------------------------------------------------------------------------------------------- API
@@ -318,7 +310,8 @@ def test_bounded_queue_drops_oldest(caplog):
         assert [e["s"] for e in events(c)] == [4, 5, 6, 7, 8]
         assert [e["traces"][0]["y"][0] for e in events(c)] == [3.0, 4.0, 5.0, 6.0, 7.0]
         assert c.transport.dropped == 3
-        assert wait_for(lambda: any("buffer full" in r.getMessage() for r in paneboard_records(caplog)))
+        assert wait_for(lambda: any("buffer full" in r.getMessage() for r in paneboard_records(caplog)), timeout=3,
+                        every=0.01)
         drops = [r for r in paneboard_records(caplog) if "buffer full" in r.getMessage()]
         assert len(drops) == 1 and "3 so far" in drops[0].getMessage()
     finally:
