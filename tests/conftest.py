@@ -11,10 +11,12 @@ import io
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -142,7 +144,11 @@ _SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's de
 
 
 class _ThreadServer(uvicorn.Server):
-    """uvicorn's Server without signal handlers: those belong to the main thread (pytest's), never to ours."""
+    """uvicorn's Server without signal handlers (those belong to the main thread, pytest's, never to ours),
+    woken by exit() instead of noticing should_exit at its next 0.1 s tick: hundreds of servers stop per run."""
+
+    _loop: asyncio.AbstractEventLoop | None = None
+    _wake: asyncio.Event | None = None
 
     @contextlib.contextmanager
     def capture_signals(self):  # uvicorn also skips them off the main thread; we do not rely on that
@@ -151,9 +157,42 @@ class _ThreadServer(uvicorn.Server):
     async def serve(self, sockets: Any = None) -> None:
         # The loop's default executor gets a name of its own: other loops in the test process (Playwright's)
         # start "asyncio_" threads too, and those are not this server's to stop.
-        asyncio.get_running_loop().set_default_executor(
-            concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop"))
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop"))
         await super().serve(sockets=sockets)
+
+    async def main_loop(self) -> None:
+        assert self._wake is not None
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 10) % 864000  # every wait is up to a second: on_tick's once-a-second work
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 1.0)
+
+    def exit(self) -> None:
+        """Ask the server to shut down now (from any thread)."""
+        self.should_exit = True
+        if self._loop is not None and self._wake is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already closed: it has stopped
+                self._loop.call_soon_threadsafe(self._wake.set)
+
+
+_MIGRATED: Path | None = None
+
+
+def _copy_migrated_database(dest: Path) -> None:
+    """A new SQLite file at the head schema, copied from one migrated once per worker: running every
+    migration again for each of hundreds of test servers costs more than the tests themselves. The fresh
+    database's own path (ensure_schema creating it) is covered by the store and dash-server tests."""
+    global _MIGRATED
+    from paneboard.server.store.schema import ensure_schema
+
+    if _MIGRATED is None:
+        template = Path(tempfile.mkdtemp(prefix="pb-migrated-")) / "head.db"
+        ensure_schema(f"sqlite:///{template}", str(template))
+        _MIGRATED = template
+    shutil.copyfile(_MIGRATED, dest)
 
 
 @dataclass
@@ -189,6 +228,8 @@ class InProcessServer(ServerHelpers):
         self._sock.bind(("127.0.0.1", self.port))
         self.port = self._sock.getsockname()[1]
         self._threads_before = {t.ident for t in threading.enumerate()}  # another server's are not ours
+        if isinstance(self.db, Path) and not self.db.exists():
+            _copy_migrated_database(self.db)
         settings = Settings(host="127.0.0.1", port=self.port, db=str(self.db), **self.options)
         self._capture_logs()
         self.app = create_asgi(settings)
@@ -211,7 +252,7 @@ class InProcessServer(ServerHelpers):
     def stop(self, timeout: float = 15.0) -> None:
         if self._thread is None:
             return
-        self._server.should_exit = True  # uvicorn's own shutdown: close sockets, lifespan (services.stop)
+        self._server.exit()  # uvicorn's own shutdown: close sockets, lifespan (services.stop)
         self._thread.join(timeout)
         alive = self._thread.is_alive()
         self.app.wsgi.executor.shutdown(wait=True)  # a2wsgi's pool is not part of the lifespan

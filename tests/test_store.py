@@ -75,7 +75,7 @@ def test_database_behind_head_is_refused_with_upgrade_instructions(url, tmp_path
 
 def test_single_point_appends_keep_every_point_in_bounded_chunk_rows(store):
     trace = make_line(store)
-    n = 3 * CHUNK_POINTS + 123
+    n = 2 * CHUNK_POINTS + 123  # two chunk boundaries crossed point by point
     for i in range(n):
         append(store, trace, [i], [i * 0.5])
     x, y = all_points(store, trace)

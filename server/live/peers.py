@@ -61,6 +61,10 @@ class Peers:
 
     def stop(self) -> None:
         self._stop.set()
+        try:  # a note wakes the listener at once; peers ignore it (no messages, no revocation)
+            dialect.notify_peers(self.engine, [jsonio.dumps({"origin": self.origin}).decode()])
+        except Exception:
+            log.debug("could not wake the LISTEN thread; it stops at its next poll", exc_info=True)
         self._thread.join(timeout=3)
 
     def publish(self, messages: list[dict[str, Any]]) -> None:

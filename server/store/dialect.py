@@ -91,6 +91,8 @@ def listen_peers(engine: Engine, on_payload: Callable[[str], None], stop: thread
                 conn.execute(f"LISTEN {PEER_CHANNEL}")
                 while not stop.is_set():
                     for note in conn.notifies(timeout=0.5):
+                        if stop.is_set():
+                            break  # woken by stop(): leave now rather than at the end of the wait
                         on_payload(note.payload)
         except Exception:
             log.exception("lost the PostgreSQL LISTEN connection; retrying")
