@@ -6,16 +6,16 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..commands.envelope import EventError
-from ..commands.jobs import Job, JobResult, Submit
-from ..dispatch.parse import parse_event
+from ..commands.jobs import Submit
+
+if TYPE_CHECKING:
+    from .target import Target
 
 MAX_POINTS_PER_EVENT = 200_000  # one append stays a bounded command however long the series
 MAX_RECORDS_PER_EVENT = 100     # histogram and media steps (images are the big ones)
@@ -68,25 +68,30 @@ class Stats:
 
 
 class Sink:
-    """Submits a run's series and record through the writer (Submit), waiting for each job."""
+    """Submits a run's series and record to a Target: this process's writer and store (Sink(writer, store)),
+    or a running server (Sink(target=HttpTarget(url))), waiting for each job."""
 
-    def __init__(self, writer: Submit, store: Any) -> None:
-        self.writer, self.store = writer, store
+    def __init__(self, writer: Submit | None = None, store: Any = None, *, target: Target | None = None,
+                 blobs: Any = None) -> None:
+        if target is None:
+            from .target import LocalTarget
+
+            target = LocalTarget(writer, store, blobs)  # type: ignore[arg-type]  # both given without a target
+        self.writer, self.store, self.target = writer, store, target
         self.stats = Stats()
 
     def env_for(self, name: str, peer: str) -> str:
         """The env of a peer's run: its name, unless another run holds that name (MLflow and W&B allow two
         runs of one name), then the name and the start of the run's id. `peer` is stored in provenance."""
         for env in (name, f"{name}-{peer.rsplit(':', 1)[-1][:8]}", f"{name}-{client_id(peer)[7:19]}"):
-            run = self.store.get_run(env)
-            held = (run.provenance or {}).get("import") if run is not None else None
-            if held == peer or (run is None and self.store.get_env(env) is None):
+            exists, held = self.target.env_state(env)
+            if held == peer or not exists:
                 return env
         raise PeerImportError(f"{name}: no free env name for run {peer}")
 
     def imported(self, cid: str) -> int:
         """How many items of this client an earlier import stored (its last sequence number)."""
-        return int(self.store.client_last_seq(cid))
+        return self.target.stored(cid)
 
     def series(self, env: str, key: str, cid: str, step: np.ndarray, value: np.ndarray, wall: np.ndarray,
                xlabel: str) -> None:
@@ -121,28 +126,7 @@ class Sink:
             self._job(cid, seq, raws)
 
     def _job(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
-        commands = []
-        for raw in raws:
-            try:
-                cmd = parse_event(raw)
-            except EventError as exc:
-                self.stats.problems.append(f"{raw.get('env')}: {raw.get('op')} {raw.get('win') or ''}: {exc}")
-                continue
-            cmd.seq = seq
-            commands.append(cmd)
-        box: list[JobResult] = []
-        ready = threading.Event()
-
-        def done(result: JobResult) -> None:
-            box.append(result)
-            ready.set()
-
-        self.writer.submit(Job(commands, client_id=cid, ack_seq=seq, done=done))
-        ready.wait()
-        result = box[0]
-        if result.failed:
-            raise PeerImportError(f"the store failed: {result.failed}")
-        self.stats.problems += [f"not stored: {e['error']}" for e in result.errors]
+        self.stats.problems += self.target.store(cid, seq, raws)
 
 
 Progress = Callable[[int, int, str], None]
