@@ -95,7 +95,7 @@ class HttpTarget:
         found = self._state([], [env])["envs"][env]
         return bool(found["exists"]), found["import"]
 
-    def store(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
+    def write(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
         events: list[bytes | PointRun] = []
         for raw in raws:
             run = point_run(seq, raw)

@@ -126,7 +126,7 @@ class Sink:
             self._job(cid, seq, raws)
 
     def _job(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
-        self.stats.problems += self.target.store(cid, seq, raws)
+        self.stats.problems += self.target.write(cid, seq, raws)
 
 
 Progress = Callable[[int, int, str], None]

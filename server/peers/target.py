@@ -25,7 +25,7 @@ class Target(Protocol):
         """(whether the env exists, which peer run its run record was imported from, if any)."""
         ...
 
-    def store(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
+    def write(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
         """Store the events as items up to `seq` of `cid` (those stored already are skipped); returns the
         problems (events refused for good). Raises PeerImportError when the store failed."""
         ...
@@ -57,7 +57,7 @@ class LocalTarget:
         held = (run.provenance or {}).get("import") if run is not None else None
         return run is not None or self.store.get_env(env) is not None, held
 
-    def store(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
+    def write(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
         from .sink import PeerImportError
 
         problems, commands = [], []
