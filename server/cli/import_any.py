@@ -148,6 +148,7 @@ def _run_import(kind: str, source: str, sink: Sink, progress: Progress | None, c
         print(f"  {line}", file=sys.stderr)
     print(f"imported {counted(s.points, 'point')} of {counted(s.runs, kind + ' run')} in "
           f"{time.perf_counter() - t0:.2f} s ({counted(s.records, 'step')} of media and histograms; "
+          f"{counted(s.artifacts, 'artifact version')}; "
           f"{counted(s.skipped, 'point')} imported before, "
           f"{counted(len(s.problems), 'problem')})")
     return 0

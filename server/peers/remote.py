@@ -15,8 +15,7 @@ import numpy as np
 
 from paneboard.protocol import PointRun, pack_frame
 
-from .sink import PeerImportError
-from .target import file_sha256
+from .target import PeerImportError, file_sha256
 
 CHUNK = 8 << 20  # bytes per blob upload request (the server holds one request in memory)
 

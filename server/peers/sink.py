@@ -8,22 +8,18 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..commands.jobs import Submit
+from .target import LocalTarget, PeerImportError, Target
 
-if TYPE_CHECKING:
-    from .target import Target
+__all__ = ["PeerImportError", "Sink", "Stats", "client_id", "need", "number_or_text", "tag_text"]
 
 MAX_POINTS_PER_EVENT = 200_000  # one append stays a bounded command however long the series
 MAX_RECORDS_PER_EVENT = 100     # histogram and media steps (images are the big ones)
 _TAG_BAD = re.compile(r"[\s,\x00-\x1f\x7f\"']+")
-
-
-class PeerImportError(RuntimeError):
-    """The source cannot be imported (the message says why); also a missing optional extra."""
 
 
 def need(module: str, extra: str) -> Any:
@@ -64,6 +60,7 @@ class Stats:
     points: int = 0
     skipped: int = 0       # points already imported by an earlier import
     records: int = 0       # histogram and media steps
+    artifacts: int = 0     # artifact versions (MLflow runs' artifacts)
     problems: list[str] = field(default_factory=list)
 
 
@@ -74,8 +71,6 @@ class Sink:
     def __init__(self, writer: Submit | None = None, store: Any = None, *, target: Target | None = None,
                  blobs: Any = None) -> None:
         if target is None:
-            from .target import LocalTarget
-
             target = LocalTarget(writer, store, blobs)  # type: ignore[arg-type]  # both given without a target
         self.writer, self.store, self.target = writer, store, target
         self.stats = Stats()

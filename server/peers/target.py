@@ -14,6 +14,10 @@ from ..dispatch.parse import parse_event
 HASH_BLOCK = 1 << 20
 
 
+class PeerImportError(RuntimeError):
+    """The source cannot be imported (the message says why); also a missing optional extra."""
+
+
 class Target(Protocol):
     """A store an importer writes to, each importing client's items numbered 1..n (its sequence numbers)."""
 
@@ -58,8 +62,6 @@ class LocalTarget:
         return run is not None or self.store.get_env(env) is not None, held
 
     def write(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
-        from .sink import PeerImportError
-
         problems, commands = [], []
         for raw in raws:
             try:
@@ -84,8 +86,6 @@ class LocalTarget:
         return problems + [f"not stored: {e['error']}" for e in result.errors]
 
     def put_blob(self, path: Path) -> tuple[str, int]:
-        from .sink import PeerImportError
-
         if self.blobs is None:
             raise PeerImportError("this database keeps no artifacts (no blob folder: give --artifacts-dir)")
         sha, size = file_sha256(path), path.stat().st_size
