@@ -19,6 +19,7 @@ __all__ = ["PeerImportError", "Sink", "Stats", "client_id", "need", "number_or_t
 
 MAX_POINTS_PER_EVENT = 200_000  # one append stays a bounded command however long the series
 MAX_RECORDS_PER_EVENT = 100     # histogram and media steps (images are the big ones)
+MAX_EVENT_DATA = 16 << 20       # base64 bytes of media per event, past its first record
 _TAG_BAD = re.compile(r"[\s,\x00-\x1f\x7f\"']+")
 
 
@@ -107,13 +108,15 @@ class Sink:
     def records(self, env: str, win: str, kind: str, cid: str, recs: list[dict[str, Any]]) -> None:
         """Append a stepped pane's records (histograms, media) past those an earlier import stored."""
         done = self.imported(cid)
-        for k in range(done, len(recs), MAX_RECORDS_PER_EVENT):
-            chunk = recs[k:k + MAX_RECORDS_PER_EVENT]
+        k = done
+        while k < len(recs):
+            chunk = _chunk(recs, k)
             wall = chunk[-1]["wall"]
             self._job(cid, k + len(chunk), [{"op": "update", "mode": "append", "kind": kind, "env": env, "win": win,
                                              "t": wall if wall == wall else 0.0, "opts": {"title": win},
                                              "records": chunk}])
             self.stats.records += len(chunk)
+            k += len(chunk)
 
     def events(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
         """Events stored once per `seq` of `cid` (a run's record: a later import with more to say bumps seq)."""
@@ -122,6 +125,18 @@ class Sink:
 
     def _job(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
         self.stats.problems += self.target.write(cid, seq, raws)
+
+
+def _chunk(recs: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    """The records from `start` that one event carries: at most MAX_RECORDS_PER_EVENT, and past the first, no
+    more than MAX_EVENT_DATA bytes of base64 (audio clips and pictures; a server takes 64 MB per request)."""
+    end, size = start, 0
+    while end < len(recs) and end - start < MAX_RECORDS_PER_EVENT:
+        size += len(recs[end].get("data") or "")
+        if size > MAX_EVENT_DATA and end > start:
+            break
+        end += 1
+    return recs[start:end]
 
 
 Progress = Callable[[int, int, str], None]
