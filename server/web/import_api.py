@@ -8,6 +8,8 @@ import threading
 
 from flask import Blueprint, Response, request
 
+from .. import jsonio
+from ..commands.envelope import EventError, check_name
 from ..commands.jobs import Job, JobResult
 from ..dispatch.parse import parse_batch
 from ..store import Store
@@ -38,13 +40,21 @@ def state() -> Response:
     """{"clients": [ids], "envs": [names]} -> each client's stored count (its last sequence number: an importer
     numbers its items 1..n, so it is how many landed) and, for each env, whether it exists and which peer run
     (provenance "import") it holds."""
-    body = request.get_json(force=True, silent=True)
+    try:
+        body = jsonio.loads(request.get_data())
+    except (ValueError, RecursionError):
+        body = None
     if not isinstance(body, dict):
         raise ApiError(400, 'body must be {"clients": [...], "envs": [...]}')
     clients, envs = _names(body, "clients"), _names(body, "envs")
     bad = next((c for c in clients if not CLIENT_ID.match(c)), None)
     if bad is not None:
         raise ApiError(400, f"client {bad[:80]!r}: must be 1..64 of [A-Za-z0-9_.:-]")
+    for env in envs:
+        try:
+            check_name(env, "env")
+        except EventError as exc:
+            raise ApiError(400, f"{env[:80]!r}: {exc}") from None
     store = services().store
     return json_response({"clients": {c: store.client_last_seq(c) for c in clients},
                           "envs": {e: _env_state(store, e) for e in envs}})
