@@ -105,3 +105,23 @@ def test_frames_endpoint_refuses_bad_input(make_server):
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(req)
         assert err.value.code == 400 and json.loads(err.value.read())["error"]
+
+
+def test_a_resent_frame_stores_only_what_is_missing(make_server):
+    from paneboard.server.peers.remote import HttpTarget
+
+    srv = make_server(token=TOKEN)
+    target = HttpTarget(srv.url, TOKEN)
+    y = np.array(VALUES)
+
+    def append(n: int) -> dict:  # the importer's event for the first n points of a series
+        return {"op": "update", "mode": "append", "kind": "line", "env": "e", "win": "loss", "t": 1.0,
+                "opts": {"title": "loss"}, "traces": [{"name": "loss", "x": np.arange(n, dtype=np.float64),
+                                                       "y": y[:n], "wall": 1.7e9 + np.arange(n, dtype=np.float64)}]}
+
+    assert target.write("import-resend", 5, [append(5)]) == [] and target.stored("import-resend") == 5
+    assert target.write("import-resend", 8, [append(8)]) == []  # points 1..5 again, then 6..8: only these land
+    assert target.write("import-resend", 8, [append(8)]) == []  # all of it again: nothing lands
+    h = paneboard.Api(server=srv.url, token=TOKEN).history("e", keys=["loss"])
+    np.testing.assert_array_equal(h["loss"].to_numpy(), y)
+    np.testing.assert_array_equal(h["step"].to_numpy(), np.arange(8.0))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,6 +19,11 @@ from paneboard.protocol import PointRun, pack_frame
 from .target import PeerImportError, file_sha256
 
 CHUNK = 8 << 20  # bytes per blob upload request (the server holds one request in memory)
+RETRY_PAUSES = (1.0, 3.0, 10.0)  # seconds before each resend of a frame (a restarting or busy server)
+
+
+class _Transient(PeerImportError):
+    """A failure that a resend may get past: no connection, or the server's store was busy (503)."""
 
 
 def _json_default(value: Any) -> Any:
@@ -75,10 +81,23 @@ class HttpTarget:
                 message = json.loads(exc.read()).get("error", "")
             except ValueError:
                 message = ""
-            hint = " (give the server's token: --token or $PANEBOARD_TOKEN)" if exc.code == 401 else ""
-            raise PeerImportError(f"{self.base}: HTTP {exc.code} {message or exc.reason}{hint}") from None
+            hint = {401: " (give the server's token: --token or $PANEBOARD_TOKEN)",
+                    404: " (is it a paneboard server with the import API?)"}.get(exc.code, "")
+            error = _Transient if exc.code == 503 else PeerImportError
+            raise error(f"{self.base}: HTTP {exc.code} {message or exc.reason}{hint}") from None
+        except ValueError:
+            raise PeerImportError(f"{self.base}{path}: the answer is not JSON (is it a paneboard server?)") from None
         except OSError as exc:
-            raise PeerImportError(f"{self.base}: {exc}") from None
+            raise _Transient(f"{self.base}: {exc}") from None
+
+    def _retried(self, method: str, path: str, body: bytes, kind: str) -> Any:
+        """Sent again after a lost connection or a 503: the server skips what it stored already (exactly once)."""
+        for pause in RETRY_PAUSES:
+            try:
+                return self._call(method, path, body, kind)
+            except _Transient:
+                time.sleep(pause)
+        return self._call(method, path, body, kind)
 
     def _state(self, clients: list[str], envs: list[str]) -> dict[str, Any]:
         return self._call("POST", "/api/v1/import/state", json.dumps({"clients": clients, "envs": envs}).encode())
@@ -100,7 +119,7 @@ class HttpTarget:
             run = point_run(seq, raw)
             events.append(run if run is not None else event_json(seq, raw))
         query = urllib.parse.urlencode({"client": cid})
-        answer = self._call("POST", f"/api/v1/import/frames?{query}", pack_frame(events), "application/octet-stream")
+        answer = self._retried("POST", f"/api/v1/import/frames?{query}", pack_frame(events), "application/octet-stream")
         problems = [f"not stored: {r.get('error')}" for r in answer.get("rejected") or []]
         # The server's count is the proof: every item up to seq landed (or was refused for good, above).
         if int(answer.get("last_seq", -1)) < seq:

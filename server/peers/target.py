@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..artifacts.blobs import BlobError
 from ..commands.envelope import EventError
 from ..commands.jobs import Job, JobResult, Submit
 from ..dispatch.parse import parse_event
@@ -89,14 +90,18 @@ class LocalTarget:
         if self.blobs is None:
             raise PeerImportError("this database keeps no artifacts (no blob folder: give --artifacts-dir)")
         sha, size = file_sha256(path), path.stat().st_size
-        if not self.blobs.has(sha):
-            # An upload left unfinished (by a killed import or SDK) is restarted: its bytes may be anyone's.
+        if self.blobs.has(sha):
+            return sha, size
+        try:
+            # An upload left unfinished (by a killed import or SDK) goes on: finish() checks the whole hash.
             offset = self.blobs.partial_size(sha)
             with open(path, "rb") as f:
                 f.seek(offset)
-                while block := f.read(8 << 20):
+                while block := f.read(HASH_BLOCK * 8):
                     offset = self.blobs.append(sha, offset, block)
             if offset == 0:
-                self.blobs.append(sha, 0, b"")
+                self.blobs.append(sha, 0, b"")  # an empty file is a blob too
             self.blobs.finish(sha)
+        except BlobError as exc:
+            raise PeerImportError(f"{path}: not stored as an artifact blob: {exc}") from None
         return sha, size
