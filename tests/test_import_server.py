@@ -54,7 +54,6 @@ def mlflow_store(tmp_path_factory):
     return tmp_path / "mlruns"
 
 
-@pytest.mark.e2e  # as tests/test_peer_import.py: the peer's client writes the store in a subprocess
 def test_mlflow_into_a_running_server_exactly_and_once(mlflow_store, make_server, capsys):
     srv = make_server(token=TOKEN)
     argv = ["import", str(mlflow_store), "--server", srv.url, "--token", TOKEN, "--quiet"]

@@ -64,7 +64,6 @@ def _check_imported(url: str, src: Path, token: str | None = None) -> None:
             assert _get(f"{url}/api/v1/artifact-blobs/{got[rel]['sha256']}", token) == data
 
 
-@pytest.mark.e2e  # as tests/test_peer_import.py: the peer's client writes the store in a subprocess
 def test_mlflow_artifacts_into_a_database(mlflow_store, tmp_path, make_server, capsys):
     db = tmp_path / "imported.db"
     argv = ["import", str(mlflow_store / "mlruns"), "--db", str(db), "--quiet"]
@@ -75,7 +74,6 @@ def test_mlflow_artifacts_into_a_database(mlflow_store, tmp_path, make_server, c
     _check_imported(make_server("imported").url, mlflow_store / "src")
 
 
-@pytest.mark.e2e
 def test_mlflow_artifacts_into_a_running_server(mlflow_store, make_server, capsys):
     srv = make_server(token="tok-artifacts")
     argv = ["import", str(mlflow_store / "mlruns"), "--server", srv.url, "--token", "tok-artifacts", "--quiet"]

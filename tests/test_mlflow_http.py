@@ -58,7 +58,6 @@ def mlflow_server(tmp_path):
         proc.wait(timeout=30)
 
 
-@pytest.mark.e2e  # a peer's server in a subprocess
 def test_mlflow_tracking_server(mlflow_server, tmp_path, make_server, capsys):
     db = tmp_path / "imported.db"
     assert dash_server(["import", mlflow_server, "--db", str(db), "--quiet"]) == 0

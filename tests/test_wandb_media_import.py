@@ -74,7 +74,6 @@ def _check(srv, truth: dict) -> None:
     assert "<script" not in page[2]["html"] and "wandb.ai" not in page[2]["html"]  # sanitized: no CDN stylesheet
 
 
-@pytest.mark.e2e  # as tests/test_peer_import.py: the peer's client makes the run in a subprocess
 def test_wandb_audio_video_html_into_a_database(wandb_run, tmp_path, make_server, capsys):
     db = tmp_path / "imported.db"
     argv = ["import", str(wandb_run), "--db", str(db), "--quiet"]
@@ -87,7 +86,6 @@ def test_wandb_audio_video_html_into_a_database(wandb_run, tmp_path, make_server
     _check(make_server("imported"), json.loads((wandb_run / "truth.json").read_text()))
 
 
-@pytest.mark.e2e
 def test_wandb_audio_video_html_into_a_running_server(wandb_run, make_server, capsys):
     srv = make_server()
     argv = ["import", str(wandb_run), "--server", srv.url, "--quiet"]
