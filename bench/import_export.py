@@ -4,6 +4,7 @@
 
 1. A W&B run file of --rows history rows (one float key each; wandb's own Record protobufs in its log framing)
    is imported with `dash-server import` (a subprocess): seconds and rows/s (goal: 1M rows in < 10 s).
+   The same file is then imported into a running dash-server with `import --server URL` (seconds, its RSS).
 2. A dash-server serves that database; Api.history reads the 1M-point series exactly (goal: < 1 s), after one
    small read (pandas imported, the server warm).
 3. --runs runs × 3 series × --steps steps are written through the writer (Submit), then Api.export writes them
@@ -133,6 +134,20 @@ def main() -> None:
     finally:
         common.stop(server)
 
+    # The same run into a running server (dash-server import --server): binary frames over HTTP
+    port = common.free_port()
+    server = common.start_server(work / "served.db", port)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "paneboard.server", "import", str(work / "wandb"), "--server", url,
+                        "--quiet"], check=True, stdout=subprocess.DEVNULL)
+        out["wandb_import_server_s"] = time.perf_counter() - t0
+        out["wandb_import_server_rss_mb"] = common.rss_mb(server.pid)
+        assert len(paneboard.Api(server=url).history("bench/import", keys=["loss"])) == args.rows
+    finally:
+        common.stop(server)
+
     db2 = work / "sweep.db"
     build_runs(db2, args.runs, args.steps)
     port = common.free_port()
@@ -150,6 +165,8 @@ def main() -> None:
 
     print(f"W&B import: {args.rows:,} history rows in {out['wandb_import_s']:.2f} s "
           f"({out['wandb_rows_per_s']:,.0f} rows/s; goal 1M in < 10 s)")
+    print(f"W&B import into a running server (--server): {args.rows:,} rows in {out['wandb_import_server_s']:.2f} s, "
+          f"server RSS after {out['wandb_import_server_rss_mb']:.0f} MB")
     print(f"Api.history: {args.rows:,}-point series in {out['history_1m_s']:.3f} s (goal < 1 s)")
     print(f"Api.export: {args.runs:,} runs x 3 series x {args.steps:,} steps to Parquet in {out['export_s']:.2f} s, "
           f"client peak RSS {out['export_client_peak_rss_mb']:.0f} MB, server RSS after "

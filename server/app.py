@@ -29,6 +29,7 @@ from .web import (
     envs_api,
     groups_api,
     hparams_api,
+    import_api,
     openapi,
     pages,
     projector_api,
@@ -71,6 +72,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(archive_api.bp)  # env archives: move runs between servers
     app.register_blueprint(artifacts_api.bp)  # artifact versions, lineage, blob uploads; rewinds
     app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
+    app.register_blueprint(import_api.bp)  # dash-server import --server: stored counts, binary frames
     app.register_blueprint(openapi.bp)
     app.register_blueprint(auth.bp)
 

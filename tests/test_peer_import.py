@@ -190,14 +190,16 @@ def test_mlflow_store(tmp_path, make_server, capsys, store):
     assert len(api.runs("lr < 0.01")) == 2  # params that are numbers are numbers
 
 
-def test_unknown_source_and_missing_path(tmp_path, capsys):
+def test_unknown_source_and_missing_path(tmp_path, capsys, unused_port):
     (tmp_path / "notes.txt").write_text("hi")
     assert dash_server(["import", str(tmp_path / "nope"), "--db", str(tmp_path / "x.db")]) == 2
     assert "no such file" in capsys.readouterr().err
     assert dash_server(["import", str(tmp_path), "--db", str(tmp_path / "x.db")]) == 2
     assert "not a TensorBoard logdir" in capsys.readouterr().err
-    assert dash_server(["import", str(tmp_path), "--server", "http://127.0.0.1:1"]) == 2
-    assert "--server is not supported yet" in capsys.readouterr().err
+    (tmp_path / "mlruns" / "0").mkdir(parents=True)
+    (tmp_path / "mlruns" / "0" / "meta.yaml").write_text("name: Default")
+    assert dash_server(["import", str(tmp_path), "--server", f"http://127.0.0.1:{unused_port}"]) == 2
+    assert f"http://127.0.0.1:{unused_port}: " in capsys.readouterr().err  # no server there: said, nothing done
 
 
 @pytest.mark.parametrize("peer", ["wandb", "mlflow"])

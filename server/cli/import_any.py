@@ -8,12 +8,18 @@ import logging
 import sys
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..counts import counted
 from ..settings import default_db_path
 
+if TYPE_CHECKING:
+    from ..peers.sink import Progress, Sink
+
 BAR = 30
+PEERS = ("wandb", "mlflow", "neptune")  # the sources an import into a running server takes
 MLFLOW_SCHEMES = ("sqlite:", "postgresql:", "mysql:", "mssql:", "http:", "https:", "file:")
 
 
@@ -57,19 +63,23 @@ def import_command(argv: list[str]) -> int:
     p.add_argument("source", help="a folder, file or MLflow tracking URI")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
     p.add_argument("--server", default="", metavar="URL",
-                   help="import into a running server (not yet: stop it and give its --db)")
+                   help="import into a running server over HTTP instead (W&B, MLflow and Neptune sources)")
+    p.add_argument("--token", default=None,
+                   help="the server's token (default $PANEBOARD_TOKEN), as the SDK sends it")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
-    if args.server:
-        # Resuming needs each importing client's last stored sequence number, which only the store tells.
-        print("dash-server import: --server is not supported yet; stop that server and import with --db PATH "
-              "(its database)", file=sys.stderr)
+    if args.server and args.db:
+        print("dash-server import: give --db PATH or --server URL, not both", file=sys.stderr)
         return 2
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
     try:
         kind = detect(args.source)
     except ValueError as exc:
         print(f"dash-server import: {exc}", file=sys.stderr)
+        return 2
+    if args.server and kind not in PEERS:
+        print(f"dash-server import: --server takes W&B, MLflow and Neptune sources; import this {kind} source "
+              "with --db PATH (the server's database, while it is stopped)", file=sys.stderr)
         return 2
     db = ["--db", args.db] if args.db else []
     if kind == "tensorboard":
@@ -84,19 +94,41 @@ def import_command(argv: list[str]) -> int:
         from .sharing_commands import import_envs_command
 
         return import_envs_command([args.source, *db])
-    return _import_peer(kind, args.source, args.db, None if args.quiet else _progress)
+    progress = None if args.quiet else _progress
+    if args.server:
+        return _import_remote(kind, args.source, args.server, args.token, progress)
+    return _import_peer(kind, args.source, args.db, progress)
 
 
-def _import_peer(kind: str, source: str, db: str, progress) -> int:
-    from ..peers import mlflow_import, neptune_import, wandb_import
+def _import_remote(kind: str, source: str, server: str, token: str | None, progress: Progress | None) -> int:
+    from ..peers.remote import HttpTarget
     from ..peers.sink import PeerImportError, Sink
+
+    target = HttpTarget(server, token)
+    try:
+        target.check()
+    except PeerImportError as exc:
+        print(f"dash-server import: {exc}", file=sys.stderr)
+        return 2
+    return _run_import(kind, source, Sink(target=target), progress, lambda: None)
+
+
+def _import_peer(kind: str, source: str, db: str, progress: Progress | None) -> int:
+    from ..peers.sink import Sink
     from ..services import Services
     from ..settings import Settings
 
     services = Services.open(Settings(db=db, watch_runs=False))
     services.start()
+    return _run_import(kind, source, Sink(services.writer, services.store, blobs=services.blobs), progress,
+                       services.stop)
+
+
+def _run_import(kind: str, source: str, sink: Sink, progress: Progress | None, close: Callable[[], None]) -> int:
+    from ..peers import mlflow_import, neptune_import, wandb_import
+    from ..peers.sink import PeerImportError
+
     t0 = time.perf_counter()
-    sink = Sink(services.writer, services.store)
     try:
         if kind == "wandb":
             wandb_import.import_wandb(sink, Path(source), progress)
@@ -108,7 +140,7 @@ def _import_peer(kind: str, source: str, db: str, progress) -> int:
         print(f"\ndash-server import: {exc}", file=sys.stderr)
         return 2
     finally:
-        services.stop()
+        close()
         if progress:
             sys.stderr.write("\n")
     s = sink.stats
@@ -116,6 +148,7 @@ def _import_peer(kind: str, source: str, db: str, progress) -> int:
         print(f"  {line}", file=sys.stderr)
     print(f"imported {counted(s.points, 'point')} of {counted(s.runs, kind + ' run')} in "
           f"{time.perf_counter() - t0:.2f} s ({counted(s.records, 'step')} of media and histograms; "
+          f"{counted(s.artifacts, 'artifact version')}; "
           f"{counted(s.skipped, 'point')} imported before, "
           f"{counted(len(s.problems), 'problem')})")
     return 0

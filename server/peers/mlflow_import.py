@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from . import mlflow_artifacts
 from .sink import PeerImportError, Progress, Sink, client_id, need, number_or_text, tag_text
 
 STATUS = {"FINISHED": "finished", "FAILED": "failed", "KILLED": "failed", "RUNNING": "running",
@@ -102,6 +103,7 @@ def import_run(sink: Sink, client: Any, uri: str, exp: Any, run: Any) -> str:
         value = np.fromiter((m.value for m in history), np.float64, len(history))
         wall = np.fromiter((m.timestamp / 1000.0 for m in history), np.float64, len(history))
         sink.series(env, key, client_id(source, "metric", key), step, value, wall, "step")
+    mlflow_artifacts.import_artifacts(sink, client, env, run)
     sink.stats.runs += 1
     return env
 

@@ -6,24 +6,21 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..commands.envelope import EventError
-from ..commands.jobs import Job, JobResult, Submit
-from ..dispatch.parse import parse_event
+from ..commands.jobs import Submit
+from .target import LocalTarget, PeerImportError, Target
+
+__all__ = ["PeerImportError", "Sink", "Stats", "client_id", "need", "number_or_text", "tag_text"]
 
 MAX_POINTS_PER_EVENT = 200_000  # one append stays a bounded command however long the series
 MAX_RECORDS_PER_EVENT = 100     # histogram and media steps (images are the big ones)
+MAX_EVENT_DATA = 16 << 20       # base64 bytes of media per event, past its first record
 _TAG_BAD = re.compile(r"[\s,\x00-\x1f\x7f\"']+")
-
-
-class PeerImportError(RuntimeError):
-    """The source cannot be imported (the message says why); also a missing optional extra."""
 
 
 def need(module: str, extra: str) -> Any:
@@ -64,29 +61,33 @@ class Stats:
     points: int = 0
     skipped: int = 0       # points already imported by an earlier import
     records: int = 0       # histogram and media steps
+    artifacts: int = 0     # artifact versions (MLflow runs' artifacts)
     problems: list[str] = field(default_factory=list)
 
 
 class Sink:
-    """Submits a run's series and record through the writer (Submit), waiting for each job."""
+    """Submits a run's series and record to a Target: this process's writer and store (Sink(writer, store)),
+    or a running server (Sink(target=HttpTarget(url))), waiting for each job."""
 
-    def __init__(self, writer: Submit, store: Any) -> None:
-        self.writer, self.store = writer, store
+    def __init__(self, writer: Submit | None = None, store: Any = None, *, target: Target | None = None,
+                 blobs: Any = None) -> None:
+        if target is None:
+            target = LocalTarget(writer, store, blobs)  # type: ignore[arg-type]  # both given without a target
+        self.writer, self.store, self.target = writer, store, target
         self.stats = Stats()
 
     def env_for(self, name: str, peer: str) -> str:
         """The env of a peer's run: its name, unless another run holds that name (MLflow and W&B allow two
         runs of one name), then the name and the start of the run's id. `peer` is stored in provenance."""
         for env in (name, f"{name}-{peer.rsplit(':', 1)[-1][:8]}", f"{name}-{client_id(peer)[7:19]}"):
-            run = self.store.get_run(env)
-            held = (run.provenance or {}).get("import") if run is not None else None
-            if held == peer or (run is None and self.store.get_env(env) is None):
+            exists, held = self.target.env_state(env)
+            if held == peer or not exists:
                 return env
         raise PeerImportError(f"{name}: no free env name for run {peer}")
 
     def imported(self, cid: str) -> int:
         """How many items of this client an earlier import stored (its last sequence number)."""
-        return int(self.store.client_last_seq(cid))
+        return self.target.stored(cid)
 
     def series(self, env: str, key: str, cid: str, step: np.ndarray, value: np.ndarray, wall: np.ndarray,
                xlabel: str) -> None:
@@ -107,13 +108,15 @@ class Sink:
     def records(self, env: str, win: str, kind: str, cid: str, recs: list[dict[str, Any]]) -> None:
         """Append a stepped pane's records (histograms, media) past those an earlier import stored."""
         done = self.imported(cid)
-        for k in range(done, len(recs), MAX_RECORDS_PER_EVENT):
-            chunk = recs[k:k + MAX_RECORDS_PER_EVENT]
+        k = done
+        while k < len(recs):
+            chunk = _chunk(recs, k)
             wall = chunk[-1]["wall"]
             self._job(cid, k + len(chunk), [{"op": "update", "mode": "append", "kind": kind, "env": env, "win": win,
                                              "t": wall if wall == wall else 0.0, "opts": {"title": win},
                                              "records": chunk}])
             self.stats.records += len(chunk)
+            k += len(chunk)
 
     def events(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
         """Events stored once per `seq` of `cid` (a run's record: a later import with more to say bumps seq)."""
@@ -121,28 +124,19 @@ class Sink:
             self._job(cid, seq, raws)
 
     def _job(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> None:
-        commands = []
-        for raw in raws:
-            try:
-                cmd = parse_event(raw)
-            except EventError as exc:
-                self.stats.problems.append(f"{raw.get('env')}: {raw.get('op')} {raw.get('win') or ''}: {exc}")
-                continue
-            cmd.seq = seq
-            commands.append(cmd)
-        box: list[JobResult] = []
-        ready = threading.Event()
+        self.stats.problems += self.target.write(cid, seq, raws)
 
-        def done(result: JobResult) -> None:
-            box.append(result)
-            ready.set()
 
-        self.writer.submit(Job(commands, client_id=cid, ack_seq=seq, done=done))
-        ready.wait()
-        result = box[0]
-        if result.failed:
-            raise PeerImportError(f"the store failed: {result.failed}")
-        self.stats.problems += [f"not stored: {e['error']}" for e in result.errors]
+def _chunk(recs: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    """The records from `start` that one event carries: at most MAX_RECORDS_PER_EVENT, and past the first, no
+    more than MAX_EVENT_DATA bytes of base64 (audio clips and pictures; a server takes 64 MB per request)."""
+    end, size = start, 0
+    while end < len(recs) and end - start < MAX_RECORDS_PER_EVENT:
+        size += len(recs[end].get("data") or "")
+        if size > MAX_EVENT_DATA and end > start:
+            break
+        end += 1
+    return recs[start:end]
 
 
 Progress = Callable[[int, int, str], None]

@@ -169,7 +169,7 @@ def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Pat
 def _media(run: WandbRun, key: str, obj: dict[str, Any], files: Path, step: float, wall: float) -> None:
     found = wandb_media.record(obj, files, step, wall)
     if found is None:
-        run.media += 1  # audio, video, HTML ...: paneboard has no pane for them yet
+        run.media += 1  # mp4/webm video, 3D objects ...: paneboard has no pane for them yet
         return
     run.records.setdefault((found[0], key), []).append(found[1])
 
@@ -213,6 +213,9 @@ def import_run(sink: Sink, path: Path) -> str:
                     "seconds")
     for (kind, key), recs in run.records.items():
         sink.records(env, key, kind, client_id(source, kind, key), recs)
+    if run.media:
+        sink.stats.problems.append(f"{env}: {run.media} W&B media objects of kinds paneboard has no pane for "
+                                   "(mp4/webm/ogg video, 3D objects, molecules ...) not imported")
     sink.stats.runs += 1
     return env
 

@@ -1,4 +1,5 @@
-"""W&B media that paneboard shows: histograms, images (files beside the run) and tables (as Markdown text)."""
+"""W&B media that paneboard shows: histograms, images (files beside the run), tables (as Markdown text), audio,
+HTML (sanitized when shown, as any HTML text record) and GIF videos (animated pictures)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from paneboard.protocol import MAX_BUCKETS
 
 MIME = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+AUDIO_MIME = {"wav": "audio/wav", "ogg": "audio/ogg", "mp3": "audio/mpeg", "flac": "audio/flac"}
 MAX_TABLE_ROWS = 1000  # a table shown as text: the first rows say what it holds
 
 
@@ -45,7 +47,42 @@ def record(obj: dict[str, Any], files: Path, step: float, wall: float) -> tuple[
         except (OSError, ValueError):
             return None
         return "media", {**base, "type": "text", "format": "markdown", "text": markdown_table(table)}
+    if kind in ("audio-file", "video-file", "html-file"):
+        return _file_record(str(kind), obj, files, base)
     return None
+
+
+def _media_file(obj: dict[str, Any], files: Path) -> Path | None:
+    """The logged file beside the run (never outside its files/ folder), or None."""
+    path = files / str(obj.get("path", ""))
+    if not path.is_file() or files.resolve() not in path.resolve().parents:
+        return None
+    return path
+
+
+def _file_record(kind: str, obj: dict[str, Any], files: Path, base: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Audio clips, GIF videos (mp4/webm/ogg have no pane yet: None) and HTML pages as media records."""
+    path = _media_file(obj, files)
+    if path is None:
+        return None
+    ext = path.suffix.lstrip(".").lower()
+    if kind == "html-file":
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return "media", {**base, "type": "text", "format": "html", "text": text}
+    if kind == "audio-file":
+        mime = AUDIO_MIME.get(ext)
+        if mime is None:
+            return None
+        return "media", {**base, "type": "audio", "mime": mime, "data": base64.b64encode(path.read_bytes()).decode()}
+    if ext != "gif":
+        return None
+    rec = {**base, "type": "image", "mime": "image/gif", "data": base64.b64encode(path.read_bytes()).decode()}
+    if obj.get("caption") is not None:
+        rec["caption"] = str(obj["caption"])
+    return "media", rec
 
 
 def markdown_table(table: dict[str, Any]) -> str:

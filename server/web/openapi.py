@@ -175,6 +175,16 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
     ("/api/v1/runs.parquet", "GET"): {
         "summary": "The runs matching q as one Parquet table (501 when the server lacks pyarrow)",
         "errors": ("400", "501"), "params": [_query("q", {"type": "string"}, "a run query")]},
+    ("/api/v1/import/state", "POST"): {
+        "summary": "For dash-server import --server: each importing client's stored count (its last sequence "
+                   "number) and, per env, whether it exists and which peer run it was imported from",
+        "errors": ("400",), "body": _body({"clients": {"type": "array", "items": {"type": "string"}},
+                                           "envs": {"type": "array", "items": {"type": "string"}}})},
+    ("/api/v1/import/frames", "POST"): {
+        "summary": "For dash-server import --server: a binary frame (docs/WIRE.md) stored as one importing "
+                   "client, exactly once; answers {ack, last_seq, rejected} once committed",
+        "errors": ("400", "503"), "params": [_query("client", {"type": "string"}, "the importing client's id",
+                                                     required=True)]},
     ("/api/v1/history", "GET"): {
         "summary": "Series of many runs streamed as NDJSON, one line per block: {env, key, n, step, value, "
                    "wall}, each column base64 of little-endian float64",
