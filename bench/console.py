@@ -30,7 +30,8 @@ _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class _Null:
-    """A terminal that costs nothing: what is left is the capture's own cost."""
+    """A pipe or a file (block-buffered, as a remote job's stdout is) that costs nothing: what is left is the
+    capture's own cost."""
 
     def write(self, s: str) -> int:
         return len(s)
@@ -39,15 +40,22 @@ class _Null:
         pass
 
 
-def per_line_cost(url: str, lines: int, args: int) -> tuple[float, float, float, float]:
+class _NullTerminal(_Null):
+    """A terminal that costs nothing (line-buffered: each write must go through at once)."""
+
+    line_buffering = True
+
+
+def per_line_cost(url: str, lines: int, args: int, sink: type[_Null] = _Null) -> tuple[float, float, float, float]:
     """Best of 5 rounds, with a live Client, into a null sink: (wall µs per print with capture, without; process CPU
     µs per print with capture, without). CPU time counts the sender thread's share too, and not what other
-    processes on a busy machine take. `args`: 1 prints one f-string, 3 prints three values (five writes)."""
+    processes on a busy machine take. `args`: 1 prints one f-string, 3 prints three values (six writes)."""
     out = []
     for console in (True, False):
-        real, sys.stdout = sys.stdout, _Null()
+        real, sys.stdout = sys.stdout, sink()
         try:
-            c = paneboard.Client(server=url, port=None, env=f"bench-cost-{console}-{args}", console=console,
+            c = paneboard.Client(server=url, port=None, env=f"bench-cost-{console}-{args}-{sink.__name__}",
+                                 console=console,
                                  spool_dir=False)
             if console and console_capture.active() is None:  # another Client of this process holds it
                 c.close_connection(60)
@@ -179,8 +187,9 @@ def measure(lines: int, rate: int, seconds: float, down_s: float) -> dict[str, A
         try:
             wait_up(proc, f"{url}/api/v1/envs", "dash-server")
             out: dict[str, Any] = {}
-            for k, name in ((1, "fstring"), (3, "three_args")):
-                wall_on, wall_off, cpu_on, cpu_off = per_line_cost(url, lines, k)
+            for k, name, sink in ((1, "fstring", _Null), (3, "three_args", _Null), (1, "fstring_tty", _NullTerminal),
+                                  (3, "three_args_tty", _NullTerminal)):
+                wall_on, wall_off, cpu_on, cpu_off = per_line_cost(url, lines, k, sink)
                 out[name] = {"wall_us": wall_on - wall_off, "cpu_us": cpu_on - cpu_off, "wall_on_us": wall_on,
                              "wall_off_us": wall_off, "cpu_on_us": cpu_on, "cpu_off_us": cpu_off}
             n, stored, achieved, lag = sustained(url, rate, seconds)
@@ -201,7 +210,9 @@ def main() -> None:
     ap.add_argument("--down", type=float, default=3.0, help="seconds the webhook receiver stays down")
     args = ap.parse_args()
     out = measure(args.lines, args.rate, args.seconds, args.down)
-    for name, what in (("fstring", "print(f-string)"), ("three_args", "print(a, b, c)")):
+    for name, what in (("fstring", "print(f-string) to a pipe"), ("three_args", "print(a, b, c) to a pipe"),
+                       ("fstring_tty", "print(f-string) to a terminal"),
+                       ("three_args_tty", "print(a, b, c) to a terminal")):
         c = out[name]
         print(f"capture cost per {what}: {c['wall_us']:.2f} µs on the training thread "
               f"({c['wall_on_us']:.2f} vs {c['wall_off_us']:.2f} µs), {c['cpu_us']:.2f} µs of process CPU with the "
