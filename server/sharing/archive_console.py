@@ -46,6 +46,10 @@ def export_console(store: Store, env: str, tar: tarfile.TarFile, folder: str, ad
     return entries, total
 
 
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def read_console(raw: Any, folder: str, member: Callable[[str], bytes],
                  bad: Callable[[str], EventError]) -> list[tuple[int, Rows]]:
     """The lines env.json's `console` lists (absent in archives of servers before it: no lines), each checked as
@@ -59,9 +63,8 @@ def read_console(raw: Any, folder: str, member: Callable[[str], bytes],
     for entry in raw:
         if not isinstance(entry, dict):
             raise bad(f"{folder}/env.json: a console entry must be an object")
-        rank, parts, lines = entry.get("rank"), entry.get("parts"), entry.get("lines")
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (rank, parts, lines)) \
-                or rank > MAX_RANK or rank in seen:
+        rank, parts, lines = (_count(entry.get(k)) for k in ("rank", "parts", "lines"))
+        if rank is None or parts is None or lines is None or rank > MAX_RANK or rank in seen:
             raise bad(f"{folder}/env.json: a console entry needs a rank (once each), its parts and lines counts")
         seen.add(rank)
         rows: Rows = []
