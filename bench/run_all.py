@@ -53,10 +53,10 @@ FULL = {"runs": 3, "call_n": 90_000, "sw_n": 20_000, "tb_n": 100_000, "visdom_n"
         "console": [200_000, 10_000, 5.0, 3.0]}
 QUICK = {"runs": 1, "call_n": 5000, "sw_n": 2000, "tb_n": 5000, "visdom_n": 100, "sustained_n": 10_000,
          "bulk_total": 200_000, "bulk_per_call": 10_000, "visdom_bulk": [5, 1000], "tb_points": 20_000,
-         "live_rates": [100, 1000, 10_000], "live_s": 0.5, "visdom_live": [100, 1.0],
+         "live_rates": [100, 1000, 10_000], "live_s": 0.3, "visdom_live": [100, 0.5],
          "open_sizes": [20_000, 200_000], "open_reps": 3, "mem": [4, 25_000, 25_000],
          "conc": [4, 1000, 3.0, 1], "conc_runs": 1, "profile_s": 3.0,
-         "console": [10_000, 10_000, 0.5, 0.5]}
+         "console": [10_000, 10_000, 0.3, 0.5]}
 HAVE_VISDOM = has_module("visdom")
 NO_VISDOM = {"na": "visdom is not installed"}
 
