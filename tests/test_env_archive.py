@@ -162,7 +162,8 @@ def test_bad_archives_get_400_and_change_nothing(source, make_server):
 def test_cli_export_and_import_on_both_backends(source, db_url, tmp_path, capsys):
     out = tmp_path / "runs.tar"
     assert dash_server(["export-envs", *ENVS, "-o", str(out), "--db", str(source.db)]) == 0
-    assert "2 envs" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "2 envs" in printed and "5,004 console lines" in printed
     assert dash_server(["import-envs", str(out), "--db", db_url]) == 0
     assert dash_server(["import-envs", str(out), "--db", db_url]) == 1  # exists: refused
     assert "already exist" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 """Env archives: a tar of JSON (env meta, panes, step records, console lines) plus raw float64 points and blobs,
-to move runs between servers. Export reads through the store; import parses and checks everything before anything is written."""
+to move runs between servers. Export reads through the store; import parses and checks everything before anything
+is written."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def _blob_refs(pane: PaneRecord) -> set[str]:
 
 
 def export_envs(store: Store, names: list[str], out: IO[bytes]) -> dict[str, int]:
-    """Write the archive of these envs (they must exist) to `out`; counts of envs, panes, points, steps, blobs."""
+    """Write the archive of these envs (they must exist) to `out`; counts of envs, panes, points, steps, blobs and
+    console lines."""
     counts = {"envs": 0, "panes": 0, "points": 0, "steps": 0, "blobs": 0, "console lines": 0}
     blobs: dict[str, None] = {}
     with tarfile.open(fileobj=out, mode="w") as tar:
@@ -67,7 +69,8 @@ def export_envs(store: Store, names: list[str], out: IO[bytes]) -> dict[str, int
                 raise EventError(f"env {name!r} not found")
             folder = f"envs/{e:04d}"
             entries.append({"name": name, "dir": folder})
-            console, counts["console lines"] = export_console(store, name, tar, folder, _add)
+            console, printed = export_console(store, name, tar, folder, _add)
+            counts["console lines"] += printed
             _add(tar, f"{folder}/env.json", jsonio.dumps({"name": name, "meta": store.get_env_meta(name) or {},
                                                           "forked_from": summary.forked_from, "console": console}))
             lines = []
