@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import sys
 import threading
@@ -107,7 +108,7 @@ class _BufferedTee(_Teed):
         self.write = self._pb_buf.write
 
     def flush(self) -> None:
-        self._pb_capture.drain()
+        self._pb_capture.drain(timeout=1.0)  # at exit, never wait forever on a lock a frozen thread held
         self._pb_stream.flush()
 
 
@@ -136,6 +137,7 @@ class Capture:
         if self.tees:
             self._echo = threading.Thread(target=self._echo_loop, name="paneboard-console", daemon=True)
             self._echo.start()
+            atexit.register(self._at_exit)
 
     def uninstall(self) -> None:
         """Give the streams back, then write out (and keep) what a buffered one still held."""
@@ -145,8 +147,18 @@ class Capture:
         self._stop.set()
         if self._echo is not None and self._echo is not threading.current_thread():
             self._echo.join(5)
+        atexit.unregister(self._at_exit)
         self.drain()
         self.tees, self.last = [], None
+
+    def _at_exit(self) -> None:
+        """Before the interpreter freezes its daemon threads: stop the echo thread (were it frozen holding the
+        lock, the final flush of stdout would wait on it) and write out what is held (registered after the
+        transport's close, so it runs before it and the close collects this too)."""
+        self._stop.set()
+        if self._echo is not None:
+            self._echo.join(1)
+        self.drain(timeout=1.0)
 
     def forget(self) -> None:
         """In a forked child: the streams back as they were, no thread; the parent writes out what it held."""
@@ -161,9 +173,13 @@ class Capture:
             self._drain()
             self.last = tee
 
-    def drain(self) -> None:
-        with self.lock:
+    def drain(self, timeout: float = -1) -> None:
+        if not self.lock.acquire(timeout=timeout):
+            return
+        try:
             self._drain()
+        finally:
+            self.lock.release()
 
     def _drain(self) -> None:
         """Move each tee's new text to the items (the one written last goes last); a buffered tee's to its stream."""
