@@ -2,7 +2,8 @@
 sustained with nothing lost, and how soon a webhook hears of a run event (receiver up; receiver coming back).
 
 Starts its own dash-server (with --notify to a loopback receiver this script runs) on free ports:
-    python bench/console.py [--seconds 5] [--rate 10000] [--lines 200000]
+    python bench/console.py [--seconds 5] [--rate 10000] [--lines 200000] [--down 3]
+bench/run_all.py runs measure() as its section 8 (smaller sizes under --quick).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import paneboard
+from paneboard import console as console_capture
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import free_port, stop, wait_up  # noqa: E402
@@ -27,7 +30,8 @@ _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class _Null:
-    """A terminal that costs nothing: what is left is the capture's own cost."""
+    """A pipe or a file (block-buffered, as a remote job's stdout is) that costs nothing: what is left is the
+    capture's own cost."""
 
     def write(self, s: str) -> int:
         return len(s)
@@ -36,35 +40,46 @@ class _Null:
         pass
 
 
-def per_line_cost(url: str, lines: int, args: int) -> tuple[float, float, float, float]:
-    """Best of 5 rounds, with a live Client, into a null sink: (wall µs per print with capture, without; process CPU
-    µs per print with capture, without). CPU time counts the sender thread's share too, and not what other
-    processes on a busy machine take. `args`: 1 prints one f-string, 3 prints three values (five writes)."""
-    out = []
+class _NullTerminal(_Null):
+    """A terminal that costs nothing (line-buffered: each write must go through at once)."""
+
+    line_buffering = True
+
+
+def per_line_cost(url: str, lines: int, sink: type[_Null] = _Null) -> dict[int, tuple[float, float, float, float]]:
+    """Best of 5 rounds, with a live Client, into a null sink, for `args` 1 (one f-string) and 3 (three values: six
+    writes): {args: (wall µs per print with capture, without; process CPU µs per print with capture, without)}.
+    CPU time counts the sender thread's share too, and not what other processes on a busy machine take."""
+    best: dict[tuple[int, bool], tuple[float, float]] = {}
     for console in (True, False):
-        real, sys.stdout = sys.stdout, _Null()
+        real, sys.stdout = sys.stdout, sink()
         try:
-            c = paneboard.Client(server=url, port=None, env=f"bench-cost-{console}-{args}", console=console,
-                                 spool_dir=False)
-            best_wall = best_cpu = float("inf")
+            c = paneboard.Client(server=url, port=None, env=f"bench-cost-{console}-{sink.__name__}",
+                                 console=console, spool_dir=False)
+            if console and console_capture.active() is None:  # another Client of this process holds it
+                c.close_connection(60)
+                raise RuntimeError("another Client of this process captures the console: nothing to measure")
             per = lines // 5
-            for _ in range(5):
-                t0, c0 = time.perf_counter(), time.process_time()
-                if args == 1:
-                    for i in range(per):
-                        print(f"step {i} loss 0.1234")
-                else:
-                    for i in range(per):
-                        print("step", i, "loss 0.1234")
-                wall = time.perf_counter() - t0
-                c.flush(60)  # the sender's work on these lines is part of their cost
-                best_wall = min(best_wall, wall / per)
-                best_cpu = min(best_cpu, (time.process_time() - c0) / per)
+            for args in (1, 3):
+                best_wall = best_cpu = float("inf")
+                for _ in range(5):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    if args == 1:
+                        for i in range(per):
+                            print(f"step {i} loss 0.1234")
+                    else:
+                        for i in range(per):
+                            print("step", i, "loss 0.1234")
+                    wall = time.perf_counter() - t0
+                    c.flush(60)  # the sender's work on these lines is part of their cost
+                    best_wall = min(best_wall, wall / per)
+                    best_cpu = min(best_cpu, (time.process_time() - c0) / per)
+                best[args, console] = (best_wall * 1e6, best_cpu * 1e6)
             c.close_connection(60)
         finally:
             sys.stdout = real
-        out += [best_wall * 1e6, best_cpu * 1e6]
-    return out[0], out[2], out[1], out[3]
+    return {args: (best[args, True][0], best[args, False][0], best[args, True][1], best[args, False][1])
+            for args in (1, 3)}
 
 
 def sustained(url: str, rate: int, seconds: float) -> tuple[int, int, float, float]:
@@ -96,7 +111,7 @@ def sustained(url: str, rate: int, seconds: float) -> tuple[int, int, float, flo
             nxt = r.headers.get("X-Console-Next")
         for line in page:
             if line["text"] != f"line {expect}":
-                raise SystemExit(f"line {line['n']} is {line['text']!r}, expected 'line {expect}'")
+                raise RuntimeError(f"line {line['n']} is {line['text']!r}, expected 'line {expect}'")
             expect += 1
         stored += len(page)
         if nxt is None:
@@ -141,7 +156,7 @@ def _finish_run(url: str, env: str) -> None:
     _OPENER.open(req, timeout=30).read()
 
 
-def notify_latency(url: str, receiver: _Receiver) -> tuple[float, float]:
+def notify_latency(url: str, receiver: _Receiver, down_s: float = 3.0) -> tuple[float, float]:
     """(s from a run's end to the post, receiver up; s from the receiver's return to the post, it was down)."""
     receiver.start()
     t0 = time.perf_counter()
@@ -151,7 +166,7 @@ def notify_latency(url: str, receiver: _Receiver) -> tuple[float, float]:
     receiver.stop()
     receiver.got.clear()
     _finish_run(url, "bench-notify-down")
-    time.sleep(3.0)  # the receiver stays down a while: the outbox retries meanwhile
+    time.sleep(down_s)  # the receiver stays down a while: the outbox retries meanwhile
     receiver.start()
     t1 = time.perf_counter()
     receiver.got.wait(30)
@@ -160,12 +175,8 @@ def notify_latency(url: str, receiver: _Receiver) -> tuple[float, float]:
     return up, back
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--rate", type=int, default=10_000)
-    ap.add_argument("--lines", type=int, default=200_000, help="prints timed for the per-line cost")
-    args = ap.parse_args()
+def measure(lines: int, rate: int, seconds: float, down_s: float) -> dict[str, Any]:
+    """Every figure, against a dash-server of its own (--notify to a loopback receiver) in a temp folder."""
     receiver = _Receiver()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -176,21 +187,43 @@ def main() -> None:
         url = f"http://127.0.0.1:{port}"
         try:
             wait_up(proc, f"{url}/api/v1/envs", "dash-server")
-            costs = {k: per_line_cost(url, args.lines, k) for k in (1, 3)}
-            n, stored, rate, lag = sustained(url, args.rate, args.seconds)
-            up, back = notify_latency(url, receiver)
+            out: dict[str, Any] = {}
+            for sink, tty in ((_Null, ""), (_NullTerminal, "_tty")):
+                for k, (wall_on, wall_off, cpu_on, cpu_off) in per_line_cost(url, lines, sink).items():
+                    out[("fstring" if k == 1 else "three_args") + tty] = {
+                        "wall_us": wall_on - wall_off, "cpu_us": cpu_on - cpu_off, "wall_on_us": wall_on,
+                        "wall_off_us": wall_off, "cpu_on_us": cpu_on, "cpu_off_us": cpu_off}
+            n, stored, achieved, lag = sustained(url, rate, seconds)
+            out["sustained"] = {"printed": n, "stored": stored, "lost": n - stored, "lines_per_s": achieved,
+                                "lag_s": lag}
+            up, back = notify_latency(url, receiver, down_s)
+            out["notify"] = {"up_s": up, "back_s": back}
         finally:
             stop(proc)
-    for k, (wall_on, wall_off, cpu_on, cpu_off) in costs.items():
-        what = "print(f-string)" if k == 1 else "print(a, b, c)"
-        print(f"capture cost per {what}: {wall_on - wall_off:.2f} µs on the training thread "
-              f"({wall_on:.2f} vs {wall_off:.2f} µs), {cpu_on - cpu_off:.2f} µs of process CPU with the sender's "
-              f"share (goal <= 2 µs)")
-    print(f"sustained: {n:,} lines at {rate:,.0f} lines/s; stored {stored:,}, in order; lost {n - stored:,}; "
-          f"all stored {lag:.2f} s after the last print")
-    print(f"notification: {up:.2f} s after the event (receiver up); {back:.2f} s after the receiver came back "
-          f"(goal <= 2 s each)")
-    if stored != n:
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--rate", type=int, default=10_000)
+    ap.add_argument("--lines", type=int, default=200_000, help="prints timed for the per-line cost")
+    ap.add_argument("--down", type=float, default=3.0, help="seconds the webhook receiver stays down")
+    args = ap.parse_args()
+    out = measure(args.lines, args.rate, args.seconds, args.down)
+    for name, what in (("fstring", "print(f-string) to a pipe"), ("three_args", "print(a, b, c) to a pipe"),
+                       ("fstring_tty", "print(f-string) to a terminal"),
+                       ("three_args_tty", "print(a, b, c) to a terminal")):
+        c = out[name]
+        print(f"capture cost per {what}: {c['wall_us']:.2f} µs on the training thread "
+              f"({c['wall_on_us']:.2f} vs {c['wall_off_us']:.2f} µs), {c['cpu_us']:.2f} µs of process CPU with the "
+              f"sender's share (goal <= 2 µs)")
+    s, note = out["sustained"], out["notify"]
+    print(f"sustained: {s['printed']:,} lines at {s['lines_per_s']:,.0f} lines/s; stored {s['stored']:,}, in order; "
+          f"lost {s['lost']:,}; all stored {s['lag_s']:.2f} s after the last print")
+    print(f"notification: {note['up_s']:.2f} s after the event (receiver up); {note['back_s']:.2f} s after the "
+          f"receiver came back (goal <= 2 s each)")
+    if s["lost"]:
         raise SystemExit(1)
 
 

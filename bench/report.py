@@ -82,6 +82,7 @@ def row_specs(cfg: dict[str, Any]) -> list[dict[str, Any]]:
     w, rate, secs, _ = cfg["conc"]
     panes, per_pane, _ = cfg["mem"]
     vn, tn, sn = (f"{cfg[k]:,}" for k in ("visdom_n", "tb_n", "sustained_n"))
+    console_rate = cfg["console"][1]
     live = [{"measure": f"4. live latency at {r:,} ev/s, p50 / p99 ms", "key": "live",
              "ours": (f"ingest.live.{r}.p50_ms", f"ingest.live.{r}.p99_ms"),
              "visdom": ("ingest.visdom_live.p50_ms", "ingest.visdom_live.p99_ms") if r == cfg["visdom_live"][0]
@@ -152,6 +153,18 @@ def row_specs(cfg: dict[str, Any]) -> list[dict[str, Any]]:
          "ok": lambda v: v == 0, "both": True},
         {"measure": "7. ack latency (call → commit ack) p50 / p99 ms",
          "ours": ("concurrency.ack_p50_ms", "concurrency.ack_p99_ms"), "visdom": "—", "tb": "—", "goal": "—"},
+        *({"measure": f"8. console capture per print(f-string) / print(a, b, c) to {what}, µs on the training "
+                      "thread / of process CPU (sender's share too)", "key": "console",
+           "ours": tuple(f"console.{name}{tty}.{cost}_us" for cost in ("wall", "cpu")
+                         for name in ("fstring", "three_args")),
+           "visdom": "n/a: no console capture", "tb": "n/a: no console capture", "goal": "≤ 2",
+           "ok": lambda v: v <= 2, "both": True} for tty, what in (("", "a pipe"), ("_tty", "a terminal"))),
+        {"measure": f"8. console lines at {console_rate:,}/s: printed lines/s / lines lost", "key": "console",
+         "ours": ("console.sustained.lines_per_s", "console.sustained.lost"), "visdom": "—", "tb": "—",
+         "goal": f"≥ {0.95 * console_rate:,.0f} / 0", "ok": lambda v: v == 0},
+        {"measure": "8. webhook notification after the event, s (receiver up / after it came back)", "key": "console",
+         "ours": ("console.notify.up_s", "console.notify.back_s"), "visdom": "n/a: no notifications",
+         "tb": "n/a: no notifications", "goal": "≤ 2", "ok": lambda v: v <= 2, "both": True},
     ]
 
 

@@ -34,6 +34,9 @@ LIMITS: dict[str, str] = {
     "mem": "RSS steps up once during the first quarter and then stays flat while the rest of the points are "
            "stored (samples row): it does not grow per point. The anonymous/file split shows whether the step is "
            "heap (decoded JSON frames of in-flight 50k-point batches kept by the allocator) or mapped SQLite pages.",
+    "console": "To a terminal, the capture's cost on the training thread is one Python-level write() per chunk "
+               "print() writes (print(a, b, c) writes six), plus the sender thread's share of the GIL; to a pipe "
+               "or a file, print() writes into a StringIO in C (client_sdk/console_tee.py).",
     "conc": "Offered load is far above what one dash-server ingests on 2 cores shared with the 16 writer "
             "processes: the server runs the same per-event path as in sustained (orjson `loads`, `parse_event`, "
             "`mergeable`, `_batch_job` in web/sockets.py, web/frames.py). Each SDK then buffers up to max_queue events and drops "
@@ -44,6 +47,7 @@ LIMITS: dict[str, str] = {
 def _method(cfg: dict[str, Any]) -> list[str]:
     w, rate, secs, subs = cfg["conc"]
     panes, per_pane, per_call = cfg["mem"]
+    cons = cfg["console"]
     return [
         f"Each figure is the median of {cfg['runs']} run(s); every run starts fresh servers and empty stores. "
         "Ratios are computed within each run (paneboard vs the peer measured minutes apart on the same machine), "
@@ -77,6 +81,10 @@ def _method(cfg: dict[str, Any]) -> list[str]:
         "checked) + writers that never reported; "
         "ack latency = every 50th call → the ack covering it (bench-side instrumentation of the SDK's ack "
         "handler).",
+        f"8. Console (`bench/console.py`'s measure(), its own dash-server with `--notify` to a loopback receiver): "
+        f"{cons[0]:,} prints into a null pipe (block-buffered) and a null terminal (line-buffered), best of 5 "
+        f"rounds, with and without capture (the difference is the capture's cost); {cons[1]:,} lines/s printed for {cons[2]} s, then every line read back in order; a "
+        f"run's end posted to the receiver while up, then with it down for {cons[3]} s.",
     ]
 
 

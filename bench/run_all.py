@@ -2,7 +2,7 @@
 
     python bench/run_all.py [--quick] [--runs N] [--out DIR] [--no-profile]
 
-Starts every server itself on loopback (dash-server with a temp SQLite file, Visdom's server with a temp
+Starts every server itself on loopback (dash-server with a temp SQLite file (bench/console.py's with --notify), Visdom's server with a temp
 env_path, tensorboard with --load_fast=false and, when RustBoard's binary is installed, true), installs nothing,
 and writes DIR/RESULTS.md and DIR/results.json (DIR defaults to bench/). Each figure is the median of the runs;
 ratios are taken within each run, then their median. Peers that are not installed are reported as n/a.
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+import console as console_bench  # noqa: E402
 import ingest  # noqa: E402
 import ours  # noqa: E402
 import peers  # noqa: E402
@@ -48,12 +49,14 @@ FULL = {"runs": 3, "call_n": 90_000, "sw_n": 20_000, "tb_n": 100_000, "visdom_n"
         "bulk_total": 5_000_000, "bulk_per_call": 100_000, "visdom_bulk": [50, 1000], "tb_points": 200_000,
         "live_rates": [100, 1000, 10_000], "live_s": 3.0, "visdom_live": [100, 3.0],
         "open_sizes": [200_000, 10_000_000], "open_reps": 5, "mem": [100, 100_000, 50_000],
-        "conc": [16, 10_000, 60.0, 1], "conc_runs": 1, "profile_s": 10.0}
+        "conc": [16, 10_000, 60.0, 1], "conc_runs": 1, "profile_s": 10.0,
+        "console": [200_000, 10_000, 5.0, 3.0]}
 QUICK = {"runs": 1, "call_n": 2000, "sw_n": 1000, "tb_n": 2000, "visdom_n": 50, "sustained_n": 5000,
          "bulk_total": 100_000, "bulk_per_call": 10_000, "visdom_bulk": [5, 1000], "tb_points": 10_000,
          "live_rates": [100, 1000, 10_000], "live_s": 0.3, "visdom_live": [100, 0.5],
          "open_sizes": [20_000, 100_000], "open_reps": 2, "mem": [4, 10_000, 10_000],
-         "conc": [4, 500, 2.0, 1], "conc_runs": 1, "profile_s": 3.0}
+         "conc": [4, 500, 2.0, 1], "conc_runs": 1, "profile_s": 3.0,
+         "console": [10_000, 10_000, 0.3, 0.5]}
 HAVE_VISDOM = has_module("visdom")
 NO_VISDOM = {"na": "visdom is not installed"}
 
@@ -224,6 +227,7 @@ def main() -> None:
             section(run, "import", lambda: import_section(cfg, tmp, logdir))
             section(run, "open", lambda: open_section(cfg, tmp, logdir))
             section(run, "memory", lambda: ours.memory(tmp, *cfg["mem"]))
+            section(run, "console", lambda: guarded(console_bench.measure, *cfg["console"]))
             if i < cfg["conc_runs"]:  # 60 s of load plus the backlog's flush: once per suite, not per run
                 section(run, "concurrency", lambda: conc_section(cfg, tmp))
             results["runs"].append(run)

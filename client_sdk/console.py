@@ -6,48 +6,19 @@ import logging
 import os
 import sys
 import threading
-from collections import deque
 from itertools import groupby
 from operator import itemgetter
 from time import time as _now
 from typing import Any
 
+from .console_tee import Capture
 from .protocol import MAX_CONSOLE_LINE, MAX_CONSOLE_LINES
 
 log = logging.getLogger("paneboard")
-MAX_CHUNKS = 1_000_000  # writes buffered between two collections; beyond, the oldest go (memory stays bounded)
 EVENT_CHARS = 1 << 20   # text per console event, so that a burst never makes one oversized event
 
 _lock = threading.Lock()
 _active: Console | None = None  # one capture per process: the first Client that asks owns it
-
-
-class _Tee:
-    """Stands in for sys.stdout / sys.stderr: writes through, then appends (stream, text) to a deque.
-
-    That append is all the training thread pays (under a microsecond a print: bound methods cached, slots, no
-    clock); a deque's append is atomic, and the sender thread swaps in a fresh deque to drain the old one, so
-    no lock is ever held that the writer would wait on."""
-
-    __slots__ = ("_pb_stream", "_pb_name", "_pb_write", "_pb_append")
-
-    def __init__(self, stream: Any, name: str, buf: deque) -> None:
-        self._pb_stream = stream
-        self._pb_name = name
-        self._pb_write = stream.write
-        self._pb_append = buf.append
-
-    def write(self, s: str) -> int:
-        n = self._pb_write(s)
-        self._pb_append((self._pb_name, s))
-        return n
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding ... of the real stream
-        return getattr(self._pb_stream, name)
 
 
 class _Line:
@@ -77,32 +48,18 @@ class Console:
 
     def __init__(self, transport: Any, env: str, rank: int) -> None:
         self.transport, self.env, self.rank = transport, env, rank
-        self.buf: deque = deque(maxlen=MAX_CHUNKS)
-        # The buffer the tees wrote to before the last swap, and how much of it was taken: a write that had
-        # already looked up its append when the buffer was swapped lands there, and is taken next time.
-        self.old: deque = deque()
-        self.old_taken = 0
+        self.capture = Capture()
         self.lock = threading.Lock()  # collect() runs on the sender thread and in flush()/close()
         self.n = 0
         self.open: dict[str, _Line] = {}
         self.dirty: set[str] = set()
-        self.tees: list[tuple[str, _Tee]] = []
         self.collected = _now()  # when collect() last ran: the earliest time a line written since can have
 
     def install(self) -> None:
-        for name in ("stdout", "stderr"):
-            stream = getattr(sys, name)
-            if stream is None or isinstance(stream, _Tee):
-                continue
-            tee = _Tee(stream, name, self.buf)
-            setattr(sys, name, tee)
-            self.tees.append((name, tee))
+        self.capture.install()
 
     def uninstall(self) -> None:
-        for name, tee in self.tees:
-            if getattr(sys, name) is tee:  # someone else replaced it since: leave theirs alone
-                setattr(sys, name, tee._pb_stream)
-        self.tees = []
+        self.capture.uninstall()
 
     def collect(self, final: bool = False) -> None:
         """Turn what was written since the last call into events (any thread; never raises)."""
@@ -115,13 +72,7 @@ class Console:
 
     def _columns(self, final: bool) -> _Columns:
         now = _now()
-        # Swap in a fresh buffer rather than pop item by item (a C-speed copy instead of a Python loop).
-        late = list(self.old)[self.old_taken:]
-        self.old, self.buf = self.buf, deque(maxlen=MAX_CHUNKS)
-        for _name, tee in self.tees:
-            tee._pb_append = self.buf.append
-        items = late + list(self.old)
-        self.old_taken = len(items) - len(late)
+        items = self.capture.take()
         cols = _Columns()
         if items:
             # The writer records no time (it would double its cost): a line's time is interpolated between the
@@ -254,12 +205,26 @@ def stop(console: Console | None) -> None:
     global _active
     if console is None:
         return
+    console.uninstall()  # first: what a buffered stream still holds is written out and collected below
     console.collect(final=True)
     console.transport.remove_source(console.collect)
-    console.uninstall()
     with _lock:
         if _active is console:
             _active = None
+
+
+def _forget_in_child() -> None:
+    """A forked child (a DataLoader worker) prints to the streams it inherited, not into its parent's capture."""
+    global _active, _lock
+    _lock = threading.Lock()
+    console, _active = _active, None
+    if console is not None:
+        console.lock = threading.Lock()  # the parent's sender thread may have held it at the fork
+        console.capture.forget()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def active() -> Console | None:

@@ -1,5 +1,6 @@
 """Env archives: export from one real server, import into another (API and CLI, SQLite and PostgreSQL), and every
-point (NaN, Inf and wall times included), step record, blob, layout and meta arrives; bad archives change nothing."""
+point (NaN, Inf and wall times included), step record, blob, layout, meta and console line arrives; bad archives
+change nothing."""
 
 from __future__ import annotations
 
@@ -57,6 +58,12 @@ def populate(srv) -> None:
         srv.http("PUT", f"/api/v1/envs/{env}/meta", {"config": {"lr": 0.1 * (k + 1), "seed": k}})
         srv.http("PUT", f"/api/v1/envs/{env}/panes/log/layout", {"x": 6, "y": 0, "w": 6, "h": 4})
         srv.http("POST", f"/api/v1/envs/{env}/views", {"name": "mine"})
+        # The console: two ranks, a bar still open, text that JSON must escape.
+        srv.http("POST", "/api/v1/events", {"events": [
+            *({"op": "console", "env": env, "rank": 0, "lines": [[i + 1, 1000.0 + i, "stdout", f"línea {i} \t\"é\""]
+                                                                for i in range(lo, lo + 1250)]} for lo in (0, 1250)),
+            {"op": "console", "env": env, "rank": 3, "lines": [[1, 1001.5, "stderr", "Traceback"],
+                                                               [2, 1002.5, "stderr", " 40%|####", True]]}]})
 
 
 def dump(store, env: str) -> dict:
@@ -77,6 +84,8 @@ def dump(store, env: str) -> dict:
         out["panes"].append({"win": pane.win, "kind": pane.kind, "title": pane.title, "opts": pane.opts,
                              "content": pane.content, "layout": pane.layout, "traces": traces, "steps": rows,
                              "blobs": [(sha, store.get_blob(sha)) for sha in blobs]})
+    out["console"] = {rank: [line.to_json() for line in store.read_console(env, rank, 0, 10_000)]
+                      for rank in store.console_ranks(env)}
     return out
 
 
@@ -102,6 +111,7 @@ def test_archive_round_trip_between_two_servers(source, make_server):
         assert {p["kind"] for p in got["panes"]} >= {"line", "scatter", "text", "image", "histogram"}
         assert got == want
         assert sum(len(p["steps"]) for p in got["panes"]) == 6
+        assert [len(got["console"][r]) for r in (0, 3)] == [2500, 2] and got["console"][3][1]["open"]
     # The target serves the imported data like its own: a budgeted read and a blob.
     pane = target.get_json("/api/v1/envs/runs%2Fa/panes/loss?points=100")
     assert pane["data"]["traces"][0]["total"] == 6000
@@ -137,6 +147,9 @@ def test_bad_archives_get_400_and_change_nothing(source, make_server):
         _edit(tar, "envs/0000/panes.jsonl", lambda b: b.replace(b'"w":6,', b'"w":99,', 1)),  # off the grid
         _edit(tar, "envs/0000/env.json", lambda b: b.replace(b'"runs/a"', b'""')),
         _edit(tar, "envs/0000/panes.jsonl", lambda b: b"{" + b),
+        _edit(tar, "envs/0000/console/3.0.jsonl", lambda b: b.replace(b'"stderr"', b'"stdin"', 1)),
+        _edit(tar, "envs/0000/console/0.0.jsonl", lambda b: b.split(b"\n", 1)[1]),  # a line short of its count
+        _edit(tar, "envs/0000/env.json", lambda b: b.replace(b'"rank":3', b'"rank":-3', 1)),
     ]
     for body in bad:
         status, answer = request(target, "POST", "/api/v1/archive", body, "application/x-tar")
@@ -149,7 +162,8 @@ def test_bad_archives_get_400_and_change_nothing(source, make_server):
 def test_cli_export_and_import_on_both_backends(source, db_url, tmp_path, capsys):
     out = tmp_path / "runs.tar"
     assert dash_server(["export-envs", *ENVS, "-o", str(out), "--db", str(source.db)]) == 0
-    assert "2 envs" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "2 envs" in printed and "5,004 console lines" in printed
     assert dash_server(["import-envs", str(out), "--db", db_url]) == 0
     assert dash_server(["import-envs", str(out), "--db", db_url]) == 1  # exists: refused
     assert "already exist" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""W&B runs (run-*.wandb, offline or synced) into envs: history, system metrics, config, tags, notes, status."""
+"""W&B runs (run-*.wandb, offline or synced) into envs: history, system metrics, config, tags, notes, status,
+console."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import wandb_media
+from . import wandb_console, wandb_media
 from .sink import PeerImportError, Progress, Sink, client_id, need, tag_text
 from .wandb_log import WandbLogError, records
 
@@ -51,6 +52,7 @@ class WandbRun:
     system: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
     media: int = 0  # media objects skipped
     records: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (kind, key) -> steps
+    output: dict[str, list[tuple[str, float, str]]] = field(default_factory=dict)  # output(_raw) -> console writes
 
 
 def _value(text: str) -> Any:
@@ -147,6 +149,8 @@ def read_run(path: Path) -> WandbRun:
                     run.provenance["argv"] = list(env.args)
             elif kind == "exit":
                 run.exit_code = record.exit.exit_code
+            elif kind == "output_raw" or kind == "output":
+                run.output.setdefault(kind, []).append(wandb_console.output_write(getattr(record, kind)))
     except WandbLogError as exc:
         raise PeerImportError(str(exc)) from None
     if run.exit_code is not None and last_wall > -math.inf:
@@ -216,6 +220,8 @@ def import_run(sink: Sink, path: Path) -> str:
     if run.media:
         sink.stats.problems.append(f"{env}: {run.media} W&B media objects of kinds paneboard has no pane for "
                                    "(mp4/webm/ogg video, 3D objects, molecules ...) not imported")
+    writes = run.output.get("output_raw") or run.output.get("output") or []  # older runs: processed lines only
+    wandb_console.import_console(sink, env, source, writes, path, run.started)
     sink.stats.runs += 1
     return env
 

@@ -9,14 +9,15 @@ from paneboard.protocol import MAX_CONSOLE_LINE, MAX_CONSOLE_LINES
 
 from ..commands.envelope import EnvCommand, EventError
 from ..live.deltas import Deltas
-from ..store import StoreTx
+from ..store import CONSOLE_BASE, StoreTx
 
 STREAMS = ("stdout", "stderr")
 MAX_RANK = 1 << 20
 MAX_LINE_NO = 2**62
+MAX_BASE_RANKS = 4096  # ranks in a fork's console base (env meta)
 
 
-def _row(raw: Any) -> tuple[int, float, str, str, bool]:
+def console_row(raw: Any) -> tuple[int, float, str, str, bool]:
     if not isinstance(raw, list) or len(raw) not in (4, 5):
         raise EventError("console: each line is [n, t, stream, text] or [n, t, stream, text, open]")
     n, t, stream, text = raw[:4]
@@ -71,13 +72,28 @@ def parse_console(raw: dict, op: str, env: str, seq: int | None, wall: float) ->
         raise EventError(f"console: 1..{MAX_CONSOLE_LINES} lines per event")
     rows: dict[int, tuple[int, float, str, str, bool]] = {}
     for line in lines:
-        row = _row(line)
+        row = console_row(line)
         rows[row[0]] = row  # the last state of a line sent twice in one event wins
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload={"rank": rank, "rows": list(rows.values())})
 
 
+def check_console_base(value: Any) -> dict[str, int]:
+    """The env meta's CONSOLE_BASE as a fork leaves it ({rank: last copied line}), checked before an import."""
+    if not isinstance(value, dict) or len(value) > MAX_BASE_RANKS:
+        raise EventError(f"{CONSOLE_BASE} must be an object {{rank: line number}} of at most {MAX_BASE_RANKS} ranks")
+    for rank, n in value.items():
+        if not (isinstance(rank, str) and rank.isdigit() and int(rank) <= MAX_RANK):
+            raise EventError(f"{CONSOLE_BASE}: a rank must be an integer from 0 to {MAX_RANK} (as text)")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= MAX_LINE_NO // 2:
+            raise EventError(f"{CONSOLE_BASE}: a line number must be an integer from 0 to {MAX_LINE_NO // 2}")
+    return dict(value)
+
+
 def apply_console(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     rank, rows = cmd.payload["rank"], cmd.payload["rows"]
+    base = int(((tx.env_meta(cmd.env) or {}).get(CONSOLE_BASE) or {}).get(str(rank), 0))
+    if base:  # a fork: its job's lines go after those copied from its source
+        rows = [(n + base, *rest) for n, *rest in rows]
     tx.put_console(cmd.env, rank, rows)
     # A console view refetches from its first open line; nothing else on a page listens for this.
     deltas.messages.append({"type": "console", "env": cmd.env, "rank": rank, "n": min(r[0] for r in rows)})

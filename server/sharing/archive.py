@@ -1,5 +1,6 @@
-"""Env archives: a tar of JSON (env meta, panes, step records) plus raw float64 points and blobs, to move runs
-between servers. Export reads through the store; import parses and checks everything before anything is written."""
+"""Env archives: a tar of JSON (env meta, panes, step records, console lines) plus raw float64 points and blobs,
+to move runs between servers. Export reads through the store; import parses and checks everything before anything
+is written."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
+from .archive_console import export_console, read_console
 from .archive_limits import ArchiveLimits, spool_checked
 from .import_checks import check_meta, check_pane
 from .sniff import ATTACHMENT, sniff
@@ -55,8 +57,9 @@ def _blob_refs(pane: PaneRecord) -> set[str]:
 
 
 def export_envs(store: Store, names: list[str], out: IO[bytes]) -> dict[str, int]:
-    """Write the archive of these envs (they must exist) to `out`; counts of envs, panes, points, steps, blobs."""
-    counts = {"envs": 0, "panes": 0, "points": 0, "steps": 0, "blobs": 0}
+    """Write the archive of these envs (they must exist) to `out`; counts of envs, panes, points, steps, blobs and
+    console lines."""
+    counts = {"envs": 0, "panes": 0, "points": 0, "steps": 0, "blobs": 0, "console lines": 0}
     blobs: dict[str, None] = {}
     with tarfile.open(fileobj=out, mode="w") as tar:
         entries = []
@@ -66,8 +69,10 @@ def export_envs(store: Store, names: list[str], out: IO[bytes]) -> dict[str, int
                 raise EventError(f"env {name!r} not found")
             folder = f"envs/{e:04d}"
             entries.append({"name": name, "dir": folder})
+            console, printed = export_console(store, name, tar, folder, _add)
+            counts["console lines"] += printed
             _add(tar, f"{folder}/env.json", jsonio.dumps({"name": name, "meta": store.get_env_meta(name) or {},
-                                                          "forked_from": summary.forked_from}))
+                                                          "forked_from": summary.forked_from, "console": console}))
             lines = []
             for p, pane in enumerate(store.list_panes(name)):
                 traces = []
@@ -139,6 +144,7 @@ class EnvData:
     meta: dict
     panes: list[PaneData] = field(default_factory=list)
     blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (mime, bytes) its panes use
+    console: list[tuple[int, list[tuple[int, float, str, str, bool]]]] = field(default_factory=list)  # per rank
 
     def points(self) -> int:
         return sum(len(t.points) for p in self.panes for t in p.traces)
@@ -267,6 +273,7 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list
                 name = check_name(head.get("name"), "env")
                 # Contents are checked as the live ops check theirs: a bad value must never reach the store.
                 env = EnvData(name, check_meta(name, _obj(head.get("meta", {}), "env meta") or {}))
+                env.console = read_console(head.get("console"), folder, lambda m: _member(tar, m), _bad)
                 for p, raw in enumerate(_lines(_member(tar, f"{folder}/panes.jsonl"), f"{folder}/panes.jsonl")):
                     pane = _pane(tar, folder, p, raw)
                     pane.content = check_pane(name, pane.win, pane.kind, pane.content, len(pane.traces), pane.steps,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from paneboard.protocol import MAX_CONSOLE_LINES
+
 from ..commands.envelope import EnvCommand, EventError
 from ..live.deltas import Deltas
 from ..store import StoreTx
@@ -40,3 +42,6 @@ def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
         if p.steps:
             tx.append_steps(pane, 0, p.steps)
         deltas.pane(env.name, p.win, pane.version)
+    for rank, rows in env.console:
+        for i in range(0, len(rows), MAX_CONSOLE_LINES):
+            tx.put_console(env.name, rank, rows[i:i + MAX_CONSOLE_LINES])

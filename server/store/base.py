@@ -25,6 +25,10 @@ from .records import (
     TraceRecord,
 )
 
+# Env meta key of a fork: {rank (as text): the last line number copied from its source}; the fork's own job
+# numbers its lines from 1 again, so they are stored after these (runs/console.py).
+CONSOLE_BASE = "console_base"
+
 
 class StoreError(Exception):
     """A store operation that cannot be done (missing env, wrong kind...): reported to the producer."""
@@ -46,7 +50,8 @@ class StoreTx(ABC):
 
     @abstractmethod
     def fork_env(self, source: str, target: str) -> None:
-        """A new env `target` with copies of every pane, trace and point of `source` (StoreError if impossible)."""
+        """A new env `target` with copies of every pane, trace, point and console line of `source` (StoreError if
+        impossible); the target's meta CONSOLE_BASE holds the last copied line number of each rank."""
     @abstractmethod
     def rename_env(self, old: str, new: str) -> None: ...
     @abstractmethod
@@ -69,7 +74,8 @@ class StoreTx(ABC):
     @abstractmethod
     def rewind_env(self, env: str, step: float, keep: bool = True) -> list[PaneRecord]:
         """Hide every point of the env's line panes with x > step; `keep`: keep them in a rewind record (else
-        they are gone: a fork's copy of history it does not share). Returns the panes changed (versions bumped)."""
+        they are gone: a fork's copy of history it does not share, and with them the console lines printed after
+        the first of them was logged). Returns the panes changed (versions bumped)."""
 
     @abstractmethod
     def add_artifact(self, name: str, uid: str, type: str, files: list[dict], metadata: dict, step: float | None,

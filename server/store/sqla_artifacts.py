@@ -10,7 +10,7 @@ import numpy as np
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection
 
-from . import codec
+from . import codec, sqla_console
 from .artifact_records import ArtifactRecord, RewindRecord
 from .dialect import insert_ignore
 from .models import alias_t, artifact_t, chunk_t, env_t, rewind_t, use_t
@@ -72,6 +72,12 @@ def rewind(tx: SqlTx, env: str, step: float, keep: bool) -> list[PaneRecord]:
     if hidden and keep and env_id is not None:
         tx.conn.execute(insert(rewind_t).values(env_id=env_id, step=step, wall=tx.now,
                                                 points=sum(len(h[2]) for h in hidden), data=_pack(hidden)))
+    if hidden and not keep and env_id is not None:
+        # A fork's console ends where its source went past the step: when the first point after it was logged
+        # (the SDK times lines to its 0.1 s collection, so a line printed with that point may stay or go).
+        firsts = [float(np.nanmin(h[4])) for h in hidden if np.isfinite(h[4]).any()]
+        if firsts:
+            sqla_console.cut_after(tx.conn, env_id, min(firsts))
     return changed
 
 

@@ -1,10 +1,11 @@
-"""Console lines in SQL: the writer's upsert and the SqlStore's reads (paged, the tail, a text search)."""
+"""Console lines in SQL: the writer's upsert, a fork's copy and cut, and the SqlStore's reads (paged, the tail,
+a text search)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Integer, delete, func, insert, literal, select
 from sqlalchemy.engine import Connection, Engine
 
 from .dialect import upsert
@@ -23,6 +24,24 @@ def put_lines(conn: Connection, env_id: int, rank: int, rows: list[tuple[int, fl
 
 def delete_lines(conn: Connection, env_id: int) -> None:
     conn.execute(delete(console_t).where(_C.env_id == env_id))
+
+
+def last_lines(conn: Connection, env_id: int) -> dict[int, int]:
+    """The highest line number of each rank of the env."""
+    q = select(_C.rank, func.max(_C.n)).where(_C.env_id == env_id).group_by(_C.rank)
+    return {int(rank): int(n) for rank, n in conn.execute(q)}
+
+
+def copy_lines(conn: Connection, src_id: int, dst_id: int) -> None:
+    """Every line of one env into another (a fork), copied inside the database."""
+    cols = [_C.rank, _C.n, _C.t, _C.stream, _C.open, _C.text]
+    conn.execute(insert(console_t).from_select(
+        ["env_id"] + [c.name for c in cols], select(literal(dst_id, Integer), *cols).where(_C.env_id == src_id)))
+
+
+def cut_after(conn: Connection, env_id: int, t: float) -> None:
+    """Drop the lines printed after time t (a fork's copy of what the source printed past the fork step)."""
+    conn.execute(delete(console_t).where(_C.env_id == env_id, _C.t > t))
 
 
 def _line(r: Any) -> ConsoleLine:

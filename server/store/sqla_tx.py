@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, CursorResult
 from .. import jsonio
 from . import hot_statements as hot
 from . import sqla_console, sqla_runs
-from .base import StoreError, StoreTx
+from .base import CONSOLE_BASE, StoreError, StoreTx
 from .chunks import TailState
 from .dialect import insert_ignore
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
@@ -132,12 +132,17 @@ class SqlTx(SqlArtifactsTx, StoreTx):
         # Points appended earlier in this transaction are still buffered: write them so the fork has them.
         self.flush()
         meta = self.conn.execute(select(env_t.c.meta).where(env_t.c.id == src_id)).scalar() or {}
+        last = sqla_console.last_lines(self.conn, src_id)
+        if last:
+            # The fork's job numbers its lines from 1 again: they go after the copied ones (apply_console).
+            meta = {**meta, CONSOLE_BASE: {str(rank): n for rank, n in last.items()}}
         res = self.conn.execute(insert(env_t).values(name=target, created=self.now, updated=self.now,
                                                      forked_from=source, meta=meta))
         dst_id = inserted_id(res)
         self.cache.env_ids[target] = dst_id
         self._touched_envs.add(target)
         sqla_runs.copy_run(self.conn, src_id, dst_id, target)
+        sqla_console.copy_lines(self.conn, src_id, dst_id)
         c = chunk_t.c
         for p in self.conn.execute(select(pane_t).where(pane_t.c.env_id == src_id).order_by(pane_t.c.position)).all():
             new_pane = inserted_id(self.conn.execute(insert(pane_t).values(
