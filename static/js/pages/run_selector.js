@@ -2,7 +2,7 @@
 // pinned runs (listed first, always drawn and in the tooltip) and one baseline run (Δ% in the tooltip).
 import { h } from "../dom.js";
 import { highlightRun } from "../run_hover.js";
-import { runColor, setRunColor } from "../run_colors.js";
+import { previewRunColor, runColor, setRunColor } from "../run_colors.js";
 import { regexMatcher } from "../smoothing.js";
 
 /** Selector state: every run (sorted), the picked (shown) ones, pins and the baseline. */
@@ -19,7 +19,7 @@ export function shownOf(sel) {
 
 /**
  * A swatch showing a run's colour; a click opens the browser's colour picker, and the choice is kept for the run
- * (run_colors.js) and applied through onChange().
+ * on the server (run_colors.js) and applied through onChange().
  */
 export function colorSwatch(run, onChange) {
   const chip = h("button", { type: "button", class: "chip run-color", title: `colour of ${run} (click to change)`,
@@ -29,7 +29,13 @@ export function colorSwatch(run, onChange) {
     let input = chip.parentNode.querySelector("input.run-color-input");
     if (!input) {
       input = h("input", { type: "color", class: "run-color-input", value: runColor(run), "aria-label": `pick colour of ${run}` });
+      // A drag in the picker shows each colour at once; the one it closes on is kept (on the server).
       input.addEventListener("input", () => {
+        previewRunColor(run, input.value);
+        chip.style.background = input.value;
+        onChange();
+      });
+      input.addEventListener("change", () => {
         setRunColor(run, input.value);
         chip.style.background = input.value;
         onChange();

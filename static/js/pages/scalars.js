@@ -74,6 +74,8 @@ export function scalarsPage({ connect, points, notice }) {
   const page = h("div", { class: "scalars" }, sideToggle, side,
     h("div", { class: "sc-content" }, sc.offerBox, sc.abBox, sc.sections, sc.empty));
   $("main").replaceChildren(page);
+  // Run colours differ per theme (each capped to read on its background): swatches and lines follow a switch.
+  document.addEventListener("paneboard:theme", () => { drawRuns(sc); redraw(sc); });
 
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
   // one socket keeps any number of runs live, and new runs appear in the list as they start.
