@@ -72,10 +72,12 @@ def parse_view(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
 
 MAX_OVERLAYS = 32  # charts of overlaid tags in one view
 MAX_OVERLAY_TAGS = 16
+MAX_PINNED = 1_000
 
 
 def check_scalars_view(raw: Any) -> dict | None:
-    """A Scalars view: {"overlays": [{"title", "tags": [...]}], "smoothing"?}; charts of several tags overlaid."""
+    """A Scalars view: {"overlays": [{"title", "tags": [...]}], "smoothing"?, "pinned"?: [run...], "baseline"?: run};
+    charts of several tags overlaid, and the run selector's pins and baseline."""
     if raw is None:
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("overlays", []), list):
@@ -95,6 +97,14 @@ def check_scalars_view(raw: Any) -> dict | None:
         if isinstance(sm, bool) or not isinstance(sm, (int, float)) or not 0 <= sm < 1:
             raise EventError("save_view: smoothing must be a number in [0, 1)")
         out["smoothing"] = float(sm)
+    pinned = raw.get("pinned")
+    if pinned is not None:  # runs pinned in the run selector (listed first, always drawn and in the tooltip)
+        if not isinstance(pinned, list) or len(pinned) > MAX_PINNED:
+            raise EventError(f"save_view: pinned must be a list of at most {MAX_PINNED} run names")
+        out["pinned"] = [check_name(r, "save_view: pinned run") for r in pinned]
+    baseline = raw.get("baseline")
+    if baseline is not None:  # the run the tooltip's Δ% is taken against
+        out["baseline"] = check_name(baseline, "save_view: baseline run")
     return out
 
 

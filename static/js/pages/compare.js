@@ -8,6 +8,7 @@ import { PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { attachHover, rehighlight } from "../run_hover.js";
 import { runColor, styleSeries } from "../run_colors.js";
+import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
 
@@ -48,12 +49,13 @@ export function comparePage({ connect, points, notice }) {
     groupControls(gs, () => { mode = null; refresh(); }));
   // The run selector (search, show/hide, pins, baseline); a few runs also get their chips as a legend.
   const sel = selectorState([...envs].sort());
+  setMarks(sel, readMarks("compare")); // pins and baseline kept from the last visit (or named in the URL)
   let shown = new Set(envs);
   const redrawAll = () => {
     shown = new Set(shownOf(sel));
     for (const c of charts.values()) if (c.loaded || c.group) draw(c);
   };
-  const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll });
+  const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll, onMarks: () => keepMarks("compare", sel) });
   drawList(sel);
   const chips = envs.length > LEGEND_MAX ? [] : envs.map((e) => h("a", { class: "legend-env", href: api.envPageUrl(e),
     dataset: { env: e } }, h("span", { class: "chip", style: `background:${runColor(e)}` }), e));

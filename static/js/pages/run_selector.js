@@ -49,10 +49,12 @@ export function colorSwatch(run, onChange) {
 
 /**
  * The selector's elements; sets sel.filter and sel.list. onPick(): the drawn runs changed (a show/hide, "only",
- * the search, a pin); onStyle(): only how they look or read changed (a colour, the baseline).
+ * the search, a pin); onStyle(): only how they look or read changed (a colour, the baseline); onMarks(): the pins
+ * or the baseline changed (for the page to keep them).
  */
-export function selectorEl(sel, { onPick, onStyle }) {
+export function selectorEl(sel, { onPick, onStyle, onMarks = () => {} }) {
   sel.onPick = () => { countShown(sel); onPick(); };
+  sel.onMarks = onMarks;
   sel.onStyle = onStyle;
   sel.filter = h("input", { type: "search", class: "filter run-filter", placeholder: "search runs (regex)",
     "aria-label": "search runs", oninput: () => { applySearch(sel); sel.onPick(); } });
@@ -107,11 +109,13 @@ function row(sel, r, m) {
     toggle(sel.pinned, r);
     drawList(sel);
     sel.onPick();
+    sel.onMarks();
   }, pinned),
   act("run-base", "Δ", base ? `${r} is the baseline (click: none)` : `make ${r} the baseline (Δ% in the tooltip)`, () => {
     sel.baseline = base ? null : r;
     drawList(sel);
     sel.onPick();
+    sel.onMarks();
   }, base),
   act("run-only", "only", `show only ${r}`, () => {
     sel.picked.clear(); // kept the same Set: the pages hold it

@@ -7,6 +7,7 @@ import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
+import { readMarks, setMarks } from "./run_marks.js";
 import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
 import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
 
@@ -46,6 +47,7 @@ export function scalarsPage({ connect, points, notice }) {
     read: pool(READS),
   };
   sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
+  setMarks(sc.sel, readMarks("scalars")); // pins and baseline kept from the last visit (or named in the URL)
   sc.vis = visibility((chart) => { if (chart.loaded && !chart.pending.size && !chart.stale) return; loadChart(sc, chart); });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
