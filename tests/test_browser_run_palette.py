@@ -98,5 +98,8 @@ def test_every_palette_colour_reads_on_its_theme_and_runs_keep_their_slot(server
         kept = [c for c in palettes["base"] if contrast(c, bg) >= 3.0]
         assert [palettes[theme][palettes["base"].index(c)] for c in kept] == kept
     assert palettes["light"][palettes["base"].index("#56b4e9")] != "#56b4e9"
+    # Hundreds of runs: each colour's trace is translucent, so the colour drawn last does not cover the rest.
+    assert t.js(f"() => [...{CARD}.querySelectorAll('.scatterlayer .trace')].every(g => "
+                "Number(getComputedStyle(g).opacity) < 1)")
     assert t.js("() => [...document.querySelectorAll('.sc-run .run-color')].every(c => c.style.background)")
     assert not t.errors, t.errors

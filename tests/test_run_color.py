@@ -61,3 +61,12 @@ def test_colouring_a_missing_run_is_404_and_a_bad_event_names_its_field(api):
     assert api.put("/api/v1/envs/ghost/color", json={"color": "#123456"}).status_code == 404
     r = api.post("/api/v1/events", json={"events": [{"op": "run_color", "env": "e", "colour": "#123456"}]})
     assert "unknown field(s) colour" in r.get_json()["errors"][0]["error"]
+
+
+def test_a_fork_takes_its_own_colour_not_its_sources(api):
+    log(api, "base")
+    api.put("/api/v1/envs/base/color", json={"color": "#123456"})
+    assert api.post("/api/v1/envs/base/fork", json={"to": "copy"}).status_code == 200
+    r = api.post("/api/v1/events", json={"events": [{"op": "run_fork", "env": "branch", "from": "base", "step": 0}]})
+    assert r.get_json()["errors"] == []
+    assert api.get("/api/v1/runs/colors").get_json()["colors"] == {"base": "#123456"}

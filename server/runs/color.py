@@ -49,3 +49,12 @@ def apply_color(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
         meta[META_KEY] = cmd.payload
     tx.set_env_meta(cmd.env, meta)
     deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+
+
+def forget_copied_color(tx: StoreTx, env: str) -> None:
+    """A fork copies its source's meta; a colour chosen for the source stays the source's, so the fork is drawn
+    apart from it (in its own name's colour) on the charts that show both."""
+    meta = tx.env_meta(env)
+    if meta and META_KEY in meta:
+        meta.pop(META_KEY)
+        tx.set_env_meta(env, meta)

@@ -4,7 +4,7 @@ import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { counted, h, plotlyText, throttled } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
-import { PACK_MIN, packSeries } from "../packed_traces.js";
+import { markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { attachHover, rehighlight } from "../run_hover.js";
 import { runColor, styleSeries } from "../run_colors.js";
@@ -155,6 +155,7 @@ export function comparePage({ connect, points, notice }) {
     if (c.first) await Plotly.newPlot(c.plot, traces, layout, config);
     else await Plotly.react(c.plot, traces, layout, config);
     c.first = false;
+    markDense(c.plot, c.group ? 0 : count);
     rehighlight(c.plot);
   }
 
