@@ -13,7 +13,7 @@ from helpers.sweep import log_sweep
 
 RUNS = [f"keep-lr{i % 5}-s{i:03d}" for i in range(200)]
 STEPS = 20
-PIN, BASE = "keep-lr3-s123", "keep-lr0-s005"
+PIN, BASE = "keep-lr3-s123", "keep-lr0-s005"  # far apart in the list
 CARD = "[data-tag=\"train/loss\"]"
 MARKED = ("() => [...document.querySelectorAll('.sc-run.pinned, .sc-run.baseline')].map(r => [r.dataset.run, "
           "r.classList.contains('pinned') ? 'pinned' : 'baseline'])")
@@ -50,14 +50,14 @@ def test_scalars_pins_and_baseline_survive_a_reload_and_a_new_visit(server, tab:
     t.wait(f"() => new URL(location.href).searchParams.get('baseline') === '{BASE}'")
     assert t.js("() => new URL(location.href).searchParams.get('pinned')") == PIN
     t.page.reload()
-    t.wait("() => document.querySelectorAll('.sc-run').length === 200")
+    t.wait(f"() => document.querySelectorAll('.sc-run').length === {len(RUNS)}")
     assert t.js(MARKED) == [[PIN, "pinned"], [BASE, "baseline"]]  # listed first, still marked
     # A pinned run stays drawn whatever the search, after the reload too.
     t.page.locator("input.run-filter").fill("s00[0-4]$")
     drawn(t, CARD, 7)  # five matches, the pinned run and the baseline
     # A new visit without them in the URL: this browser kept them.
     t.open(f"{server.url}/scalars")
-    t.wait("() => document.querySelectorAll('.sc-run').length === 200")
+    t.wait(f"() => document.querySelectorAll('.sc-run').length === {len(RUNS)}")
     assert t.js(MARKED) == [[PIN, "pinned"], [BASE, "baseline"]]
     assert not t.errors, t.errors
 
