@@ -69,12 +69,6 @@ export function comparePage({ connect, points, notice }) {
   const abBox = h("div", { class: "ab-holder" });
   const offerBox = h("div", { class: "offer-holder" });
   $("main").replaceChildren(offerBox, legend, controls, configBox, abBox, grid, empty);
-  // Run colours differ per theme (each capped to read on its background): chips, swatches and lines follow a switch.
-  document.addEventListener("paneboard:theme", () => {
-    for (const chip of legend.querySelectorAll(".legend-env")) chip.firstChild.style.background = runColor(chip.dataset.env);
-    drawList(sel);
-    redrawAll();
-  });
   if (envs.length < 1) {
     notice("Pick envs to compare: /compare?envs=a,b", "warn");
     return;
@@ -295,6 +289,12 @@ export function comparePage({ connect, points, notice }) {
         h("th", { text: r.key }), r.vals.map((v) => h("td", { text: v }))))));
   }
 
+  // Run colours differ per theme (each capped to read on its background): chips, swatches and lines follow a switch.
+  document.addEventListener("paneboard:theme", () => {
+    for (const chip of legend.querySelectorAll(".legend-env")) chip.firstChild.style.background = runColor(chip.dataset.env);
+    drawList(sel);
+    redrawAll();
+  });
   drawConfig();
   // One subscription to the env list follows every compared run (a socket per run would not scale to a sweep).
   connect(null, async () => {

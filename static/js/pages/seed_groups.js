@@ -77,7 +77,7 @@ export async function groupOffer(gs, envs) {
   // phone's screen. The first few labels in full are the tooltip.
   const box = h("div", { class: "group-offer notice-line" },
     h("span", { class: "group-offer-text", title: res.groups.slice(0, 3).map((g) => g.label).join("\n"),
-      text: `These ${counted(envs.length, "run")} form ${counted(n, "group")} of seeds, e.g. ${shortLabel(res.groups[0].label)}. ` }),
+      text: `These ${counted(envs.length, "run")} form ${counted(n, "group")} of seeds, e.g. ${shortLabel(res.groups[0].label)} ` }),
     h("button", { type: "button", class: "btn-small group-offer-yes", onclick: () => { box.remove(); gs.setOn(true); } },
       "show groups (mean ± band)"),
     h("button", { type: "button", class: "btn-small group-offer-no", onclick: () => box.remove() }, "keep the runs"));
