@@ -68,7 +68,8 @@ def test_overlaid_tags_are_saved_in_a_view_and_come_back(server, tab: Tab):
 
 @pytest.mark.parametrize("scalars", [{"overlays": [{"title": "x", "tags": []}]}, {"overlays": "no"},
                                      {"overlays": [{"title": "", "tags": ["a"]}]},
-                                     {"overlays": [], "smoothing": 2}])
+                                     {"overlays": [], "smoothing": 2}, {"overlays": [], "pinned": "ov_a"},
+                                     {"overlays": [], "pinned": [""]}, {"overlays": [], "baseline": 3}])
 def test_a_bad_scalars_view_is_refused(server, scalars):
     with pytest.raises(urllib.error.HTTPError) as err:
         http(server, "POST", "/api/v1/envs/ov_a/views", {"name": "bad", "scalars": scalars})

@@ -34,7 +34,7 @@ def test_every_row_parses_to_its_own_op():
         "layout": {"win": "w", "layout": None}, "save_view": {"name": "v"}, "load_view": {"name": "v"},
         "set_meta": {"meta": {}}, "custom_scalars": {"layout": {"c": {"t": ["Multiline", ["a"]]}}},
         "hparams": {"hparams": {"lr": 0.1}}, "run_start": {}, "run_end": {}, "run_config": {"config": {"a": 1}},
-        "run_tags": {"add": ["x"]}, "run_note": {"note": "n"}, "run_best": {"series": "loss"},
+        "run_tags": {"add": ["x"]}, "run_note": {"note": "n"}, "run_best": {"series": "loss"}, "run_color": {"color": "#123abc"},
         "run_rewind": {"step": 250}, "run_fork": {"from": "src", "step": 100},
         "artifact": {"name": "m", "uid": "0123456789abcdef",
                      "files": [{"path": "m.pt", "sha256": "0" * 64, "size": 1}]},

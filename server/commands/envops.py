@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import jsonio
 from ..live.deltas import Deltas
+from ..runs.color import forget_copied_color
 from ..store import StoreTx
 from .envelope import Command, EnvCommand, EventError, check_name, refusing_store_errors
 
@@ -72,10 +73,12 @@ def parse_view(raw: dict, op: str, env: str, seq: int | None, wall: float) -> En
 
 MAX_OVERLAYS = 32  # charts of overlaid tags in one view
 MAX_OVERLAY_TAGS = 16
+MAX_PINNED = 1_000
 
 
 def check_scalars_view(raw: Any) -> dict | None:
-    """A Scalars view: {"overlays": [{"title", "tags": [...]}], "smoothing"?}; charts of several tags overlaid."""
+    """A Scalars view: {"overlays": [{"title", "tags": [...]}], "smoothing"?, "pinned"?: [run...], "baseline"?: run};
+    charts of several tags overlaid, and the run selector's pins and baseline."""
     if raw is None:
         return None
     if not isinstance(raw, dict) or not isinstance(raw.get("overlays", []), list):
@@ -95,6 +98,14 @@ def check_scalars_view(raw: Any) -> dict | None:
         if isinstance(sm, bool) or not isinstance(sm, (int, float)) or not 0 <= sm < 1:
             raise EventError("save_view: smoothing must be a number in [0, 1)")
         out["smoothing"] = float(sm)
+    pinned = raw.get("pinned")
+    if pinned is not None:  # runs pinned in the run selector (listed first, always drawn and in the tooltip)
+        if not isinstance(pinned, list) or len(pinned) > MAX_PINNED:
+            raise EventError(f"save_view: pinned must be a list of at most {MAX_PINNED} run names")
+        out["pinned"] = [check_name(r, "save_view: pinned run") for r in pinned]
+    baseline = raw.get("baseline")
+    if baseline is not None:  # the run the tooltip's Δ% is taken against
+        out["baseline"] = check_name(baseline, "save_view: baseline run")
     return out
 
 
@@ -135,6 +146,7 @@ def apply_delete(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
 @refusing_store_errors
 def apply_fork(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     tx.fork_env(cmd.payload, cmd.env)
+    forget_copied_color(tx, cmd.env)
 
 
 @refusing_store_errors

@@ -16,6 +16,7 @@ from ..commands import envops, hparams
 from ..commands.envelope import Command
 from ..live.deltas import Deltas
 from ..panes import ops as pane_ops
+from ..runs import color as run_color
 from ..runs import console
 from ..runs import ops as run_ops
 from ..sharing import env_import
@@ -61,6 +62,7 @@ OPS: dict[str, Op] = {
     "run_tags": Op(run_ops.parse_tags, run_ops.apply_record),
     "run_note": Op(run_ops.parse_note, run_ops.apply_record),
     "run_best": Op(run_ops.parse_best, run_ops.apply_best),
+    "run_color": Op(run_color.parse_color, run_color.apply_color),
     "run_rewind": Op(run_ops.parse_rewind, run_ops.apply_rewind, envops.this_env),
     "run_fork": Op(run_ops.parse_fork, run_ops.apply_fork, run_ops.fork_envs),
     "run_import": Op(run_ops.parse_import, run_ops.apply_record),  # dash-server import: a peer's whole record

@@ -23,7 +23,8 @@ def run_dict(row: RunRow, summaries: dict[str, dict[str, Any]]) -> dict[str, Any
     if prov is not None:
         record["provenance"] = {k: prov[k] for k in LISTED_PROVENANCE if k in prov}
     return {"env": row.env, **record, "has_notes": bool(row.run and row.run.notes), "config": row.config,
-            "summaries": summaries, "best": row.best, "created": row.created, "updated": row.updated}
+            "summaries": summaries, "best": row.best, "color": row.color, "created": row.created,
+            "updated": row.updated}
 
 
 def list_runs(store: Store, query: str | None = None,

@@ -110,6 +110,7 @@ class RunRow:
     config: dict
     best: dict                      # series name -> "min" | "max": directions a user set (meta key "best")
     hparams: dict = field(default_factory=dict)  # add_hparams sessions (meta key "hparams"), for the HParams view
+    color: str | None = None        # a user's colour for the run (meta key "color", "#rrggbb")
 
 
 @dataclass(frozen=True)

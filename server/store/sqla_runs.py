@@ -88,12 +88,13 @@ def list_runs(conn: Connection, envs: list[str] | None) -> list[RunRow]:
     out = []
     for r in conn.execute(q):
         meta = r.meta or {}
-        config, best, hparams = meta.get("config"), meta.get("best"), meta.get("hparams")
+        config, best, hparams, color = meta.get("config"), meta.get("best"), meta.get("hparams"), meta.get("color")
         out.append(RunRow(env=r.name, created=r.created, updated=r.updated,
                           run=run_from_row(r, r.name) if r.env_id is not None else None,
                           config=config if isinstance(config, dict) else {},
                           best=best if isinstance(best, dict) else {},
-                          hparams=hparams if isinstance(hparams, dict) else {}))
+                          hparams=hparams if isinstance(hparams, dict) else {},
+                          color=color if isinstance(color, str) else None))
     return out
 
 

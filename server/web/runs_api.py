@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from ..runs.budget import select
+from ..runs.color import color_of
 from ..runs.listing import columns_of, list_runs, sort_runs
 from ..runs.query import FieldRef, QueryError, compile_query
 from ..runs.query_check import check_fields
@@ -75,6 +76,7 @@ def _run_of(env: str) -> dict[str, Any]:
     meta = store.get_env_meta(env) or {}
     out["config"] = meta.get("config") or {}
     out["best"] = meta.get("best") or {}
+    out["color"] = color_of(meta)
     return out
 
 
@@ -146,6 +148,24 @@ def put_best(env: str) -> Response:
     body = _only(_body(), {"series", "direction"})
     submit({"op": "run_best", "env": name, "series": body.get("series"), "direction": body.get("direction")})
     return json_response({"best": _run_of(name)["best"]})
+
+
+@bp.get("/runs/colors")
+def run_colors() -> Response:
+    """{"colors": {env: "#rrggbb"}}: the colours users chose for runs (the others take their name's colour). Every
+    page reads it once, so a run is drawn alike in every browser."""
+    return json_response({"colors": {r["env"]: r["color"] for r in _query_runs(None) if r.get("color")}})
+
+
+@bp.put("/envs/<path:env>/color")
+def put_color(env: str) -> Response:
+    """{"color": "#rrggbb"} keeps a user's colour for the run; {"color": null} goes back to its name's colour."""
+    name = _env_or_404(env).name
+    body = _only(_body(), {"color"})
+    if "color" not in body:
+        raise ApiError(400, 'body must be {"color": "#rrggbb" | null}')
+    submit({"op": "run_color", "env": name, "color": body["color"]})
+    return json_response({"color": _run_of(name)["color"]})
 
 
 @bp.post("/runs/delete")

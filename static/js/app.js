@@ -10,6 +10,7 @@ import { scalarsPage } from "./pages/scalars.js";
 import { hparamsPage } from "./pages/hparams.js";
 import { runsPage } from "./pages/runs.js";
 import { consolePage } from "./pages/console.js";
+import { loadRunColors } from "./run_colors.js";
 
 const boot = readBoot();
 api.setBase(boot.base);
@@ -58,6 +59,8 @@ const connect = (subscribe, load, handle) => follow({
 });
 
 // ---------------------------------------------------------------- boot
+// Pages that draw runs read the colours users chose first, so no run is drawn in its name's colour and then changes.
+if (["compare", "scalars", "hparams", "runs"].includes(boot.page)) await loadRunColors();
 if (boot.readonly) document.body.dataset.readonly = "1"; // a share link: the server refuses writes; hide their buttons
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) {
   envPage({ env: String(boot.env), connect, points: POINTS, notice, only: boot.embed && boot.win ? String(boot.win) : null });

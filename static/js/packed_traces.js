@@ -6,6 +6,13 @@ import { plotlyText } from "./dom.js";
 /** Above this many series a chart is packed (its legend is off then: the run list is the legend). */
 export const PACK_MIN = 13;
 
+/** From this many series a chart is dense: each colour's trace is drawn translucent (CSS .runs-dense), so the
+ * colour drawn last does not cover the hundreds of runs under it. */
+export const DENSE_MIN = 100;
+
+/** Mark a plot element as dense (or not) for the series it draws. */
+export const markDense = (plot, count) => plot.classList.toggle("runs-dense", count >= DENSE_MIN);
+
 /**
  * items: [{env, label, color, dash, x, y, custom?}] (custom: one array per point, for the tooltip).
  * Returns [{color, dash, envs, x, y, text, customdata}], one per (colour, dash), in first-seen order.

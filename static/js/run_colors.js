@@ -1,17 +1,21 @@
-// run_colors.js — one colour per run, derived from its name (same on every page and after a reload), user overrides kept.
+// run_colors.js — one colour per run, derived from its name (same on every page and after a reload); a user's choice
+// is kept on the server (op run_color), so every browser and page draws it alike.
+import * as api from "./api.js";
+import { PALETTE, themePalette } from "./run_palette.js";
+import { getJSON, setJSON } from "./storage.js";
+import { isDark } from "./theme.js";
 
-// Colour-blind-safe first (Okabe–Ito without black, then Paul Tol's muted set), then further distinct hues, so the
-// runs most likely to meet on one chart are told apart by everyone. Every entry reads on a light and a dark page.
-export const PALETTE = [
-  "#0072b2", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7",
-  "#882255", "#44aa99", "#999933", "#aa4499", "#6655cc", "#cc6677", "#117733", "#88ccee", "#ddcc77",
-  "#ee3377", "#8c564b", "#7f7f7f", "#bcbd22", "#ffaabb", "#17becf", "#a6761d", "#1b9e77", "#e7298a",
-];
+export { PALETTE } from "./run_palette.js";
 // Series of one run share its colour and differ by dash (train vs val of a run stay one colour).
 export const DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"];
 
 const STORE_KEY = "paneboard.runColors";
-let overrides = null; // run -> "#rrggbb", read once from localStorage (kept in memory where storage is refused)
+const HEX = /^#[0-9a-f]{6}$/i;
+const chosen = new Map(); // run -> "#rrggbb": the colours users chose, as the server holds them
+const shown = new Map(); // run -> a colour being picked (the picker's drag), shown before it is saved
+let local = null; // run -> colour kept in this browser alone: a choice the server refused (a read-only link)
+let loading = null;
+let saving = Promise.resolve(); // saves in the order they were made: the last pick wins
 
 /** FNV-1a over the UTF-16 code units, then a murmur3 finaliser: "run-1" and "run-2" land far apart. */
 export function hashName(name) {
@@ -29,43 +33,76 @@ export function hashName(name) {
   return h >>> 0;
 }
 
-function loaded() {
-  if (overrides) return overrides;
-  overrides = new Map();
-  try {
-    const raw = window.localStorage.getItem(STORE_KEY); // throws where the browser refuses storage
-    const obj = raw ? JSON.parse(raw) : {};
-    for (const [k, v] of Object.entries(obj && typeof obj === "object" ? obj : {})) {
-      if (typeof v === "string" && /^#[0-9a-f]{6}$/i.test(v)) overrides.set(k, v);
-    }
-  } catch {
-    // No storage (private mode, a sandboxed frame) or a corrupt entry: colours come from names alone.
+function localOnly() {
+  if (local) return local;
+  local = new Map();
+  const obj = getJSON("local", STORE_KEY, {});
+  for (const [k, v] of Object.entries(obj && typeof obj === "object" ? obj : {})) {
+    if (typeof v === "string" && HEX.test(v)) local.set(k, v.toLowerCase());
   }
-  return overrides;
-}
-
-/** The palette slot of a name (no override). */
-export const hashedColor = (name) => PALETTE[hashName(name) % PALETTE.length];
-
-/** The colour of a run: the user's choice if any, else its name's palette colour. */
-export function runColor(name) {
-  return loaded().get(String(name)) || hashedColor(name);
+  return local;
 }
 
 /**
- * Keep a user's colour for a run (null forgets it). Returns whether it was stored for later visits too;
- * where storage is refused it still holds for this page.
+ * Read the colours users chose (GET api/v1/runs/colors), once per page, before it draws. A page that cannot read
+ * them (offline, a link without the runs listing) draws the names' colours.
+ */
+export function loadRunColors() {
+  if (!loading) {
+    loading = api.getJson("api/v1/runs/colors").then((r) => {
+      for (const [run, c] of Object.entries((r && r.colors) || {})) if (HEX.test(c)) chosen.set(run, c.toLowerCase());
+    }, () => {});
+  }
+  return loading;
+}
+
+const theme = () => (isDark() ? "dark" : "light");
+
+/** The palette slot of a name: stable, whatever else is on the page. */
+export const slotOf = (name) => hashName(name) % PALETTE.length;
+
+/** The name's palette colour (no user choice), capped for the current theme. */
+export const hashedColor = (name) => themePalette(theme())[slotOf(name)];
+
+/** The colour of a run: the user's choice if any, else its name's palette colour. */
+export function runColor(name) {
+  const key = String(name);
+  return shown.get(key) || localOnly().get(key) || chosen.get(key) || hashedColor(key);
+}
+
+/** Show a colour for a run on this page while the user is still picking it (not saved). */
+export function previewRunColor(name, color) {
+  if (color && HEX.test(color)) shown.set(String(name), String(color).toLowerCase());
+}
+
+/**
+ * Keep a user's colour for a run (null forgets it) on the server, for every browser and page. Where the server
+ * refuses (a read-only share link) or cannot be reached it is kept in this browser instead. Resolves to where it
+ * was kept: "server" or "browser".
  */
 export function setRunColor(name, color) {
-  const map = loaded();
-  if (color) map.set(String(name), String(color).toLowerCase());
-  else map.delete(String(name));
-  try {
-    window.localStorage.setItem(STORE_KEY, JSON.stringify(Object.fromEntries(map)));
-    return true;
-  } catch {
-    return false;
-  }
+  const key = String(name);
+  const value = color ? String(color).toLowerCase() : null;
+  shown.delete(key);
+  const mine = localOnly();
+  if (value) mine.set(key, value); // drawn at once; the server's answer only decides where it is kept
+  else mine.delete(key);
+  const save = async () => {
+    try {
+      const r = await api.put(`${api.envPath(key)}/color`, { color: value });
+      if (r && r.color) chosen.set(key, r.color);
+      else chosen.delete(key);
+      mine.delete(key);
+      return "server";
+    } catch {
+      return "browser";
+    } finally {
+      setJSON("local", STORE_KEY, Object.fromEntries(mine));
+    }
+  };
+  const done = saving.then(save);
+  saving = done;
+  return done;
 }
 
 /**
@@ -73,9 +110,9 @@ export function setRunColor(name, color) {
  * slots, so the keys are all distinct however their names hash.
  */
 export function keyColors(run, n) {
-  const own = runColor(run);
-  const start = PALETTE.indexOf(own);
-  return Array.from({ length: n }, (_, k) => (k === 0 ? own : PALETTE[((start < 0 ? 0 : start) + k) % PALETTE.length]));
+  const palette = themePalette(theme());
+  const start = slotOf(run);
+  return Array.from({ length: n }, (_, k) => (k === 0 ? runColor(run) : palette[(start + k) % palette.length]));
 }
 
 /** The dash of the k-th series of a run on one chart. */

@@ -87,6 +87,8 @@ function apply() {
   document.documentElement.dataset.dark = isDark() ? "1" : "";
   for (const b of document.querySelectorAll(".theme-toggle")) label(b);
   restyleFigures();
+  // Run colours are capped per theme (run_palette.js): pages drawing runs redraw in the new theme's colours.
+  document.dispatchEvent(new Event("paneboard:theme"));
 }
 
 function label(btn) {

@@ -4,10 +4,11 @@ import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { counted, h, plotlyText, throttled } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
-import { PACK_MIN, packSeries } from "../packed_traces.js";
+import { markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { attachHover, rehighlight } from "../run_hover.js";
 import { runColor, styleSeries } from "../run_colors.js";
+import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
 
@@ -48,12 +49,13 @@ export function comparePage({ connect, points, notice }) {
     groupControls(gs, () => { mode = null; refresh(); }));
   // The run selector (search, show/hide, pins, baseline); a few runs also get their chips as a legend.
   const sel = selectorState([...envs].sort());
+  setMarks(sel, readMarks("compare")); // pins and baseline kept from the last visit (or named in the URL)
   let shown = new Set(envs);
   const redrawAll = () => {
     shown = new Set(shownOf(sel));
     for (const c of charts.values()) if (c.loaded || c.group) draw(c);
   };
-  const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll });
+  const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll, onMarks: () => keepMarks("compare", sel) });
   drawList(sel);
   const chips = envs.length > LEGEND_MAX ? [] : envs.map((e) => h("a", { class: "legend-env", href: api.envPageUrl(e),
     dataset: { env: e } }, h("span", { class: "chip", style: `background:${runColor(e)}` }), e));
@@ -147,6 +149,7 @@ export function comparePage({ connect, points, notice }) {
     if (c.first) await Plotly.newPlot(c.plot, traces, layout, config);
     else await Plotly.react(c.plot, traces, layout, config);
     c.first = false;
+    markDense(c.plot, c.group ? 0 : count);
     rehighlight(c.plot);
   }
 
@@ -286,6 +289,12 @@ export function comparePage({ connect, points, notice }) {
         h("th", { text: r.key }), r.vals.map((v) => h("td", { text: v }))))));
   }
 
+  // Run colours differ per theme (each capped to read on its background): chips, swatches and lines follow a switch.
+  document.addEventListener("paneboard:theme", () => {
+    for (const chip of legend.querySelectorAll(".legend-env")) chip.firstChild.style.background = runColor(chip.dataset.env);
+    drawList(sel);
+    redrawAll();
+  });
   drawConfig();
   // One subscription to the env list follows every compared run (a socket per run would not scale to a sweep).
   connect(null, async () => {

@@ -2,7 +2,7 @@
 // pinned runs (listed first, always drawn and in the tooltip) and one baseline run (Δ% in the tooltip).
 import { h } from "../dom.js";
 import { highlightRun } from "../run_hover.js";
-import { runColor, setRunColor } from "../run_colors.js";
+import { previewRunColor, runColor, setRunColor } from "../run_colors.js";
 import { regexMatcher } from "../smoothing.js";
 
 /** Selector state: every run (sorted), the picked (shown) ones, pins and the baseline. */
@@ -19,7 +19,7 @@ export function shownOf(sel) {
 
 /**
  * A swatch showing a run's colour; a click opens the browser's colour picker, and the choice is kept for the run
- * (run_colors.js) and applied through onChange().
+ * on the server (run_colors.js) and applied through onChange().
  */
 export function colorSwatch(run, onChange) {
   const chip = h("button", { type: "button", class: "chip run-color", title: `colour of ${run} (click to change)`,
@@ -29,7 +29,13 @@ export function colorSwatch(run, onChange) {
     let input = chip.parentNode.querySelector("input.run-color-input");
     if (!input) {
       input = h("input", { type: "color", class: "run-color-input", value: runColor(run), "aria-label": `pick colour of ${run}` });
+      // A drag in the picker shows each colour at once; the one it closes on is kept (on the server).
       input.addEventListener("input", () => {
+        previewRunColor(run, input.value);
+        chip.style.background = input.value;
+        onChange();
+      });
+      input.addEventListener("change", () => {
         setRunColor(run, input.value);
         chip.style.background = input.value;
         onChange();
@@ -43,10 +49,12 @@ export function colorSwatch(run, onChange) {
 
 /**
  * The selector's elements; sets sel.filter and sel.list. onPick(): the drawn runs changed (a show/hide, "only",
- * the search, a pin); onStyle(): only how they look or read changed (a colour, the baseline).
+ * the search, a pin); onStyle(): only how they look or read changed (a colour, the baseline); onMarks(): the pins
+ * or the baseline changed (for the page to keep them).
  */
-export function selectorEl(sel, { onPick, onStyle }) {
+export function selectorEl(sel, { onPick, onStyle, onMarks = () => {} }) {
   sel.onPick = () => { countShown(sel); onPick(); };
+  sel.onMarks = onMarks;
   sel.onStyle = onStyle;
   sel.filter = h("input", { type: "search", class: "filter run-filter", placeholder: "search runs (regex)",
     "aria-label": "search runs", oninput: () => { applySearch(sel); sel.onPick(); } });
@@ -101,11 +109,13 @@ function row(sel, r, m) {
     toggle(sel.pinned, r);
     drawList(sel);
     sel.onPick();
+    sel.onMarks();
   }, pinned),
   act("run-base", "Δ", base ? `${r} is the baseline (click: none)` : `make ${r} the baseline (Δ% in the tooltip)`, () => {
     sel.baseline = base ? null : r;
     drawList(sel);
     sel.onPick();
+    sel.onMarks();
   }, base),
   act("run-only", "only", `show only ${r}`, () => {
     sel.picked.clear(); // kept the same Set: the pages hold it

@@ -7,6 +7,7 @@ import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
+import { readMarks, setMarks } from "./run_marks.js";
 import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
 import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
 
@@ -46,6 +47,7 @@ export function scalarsPage({ connect, points, notice }) {
     read: pool(READS),
   };
   sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
+  setMarks(sc.sel, readMarks("scalars")); // pins and baseline kept from the last visit (or named in the URL)
   sc.vis = visibility((chart) => { if (chart.loaded && !chart.pending.size && !chart.stale) return; loadChart(sc, chart); });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
@@ -74,6 +76,8 @@ export function scalarsPage({ connect, points, notice }) {
   const page = h("div", { class: "scalars" }, sideToggle, side,
     h("div", { class: "sc-content" }, sc.offerBox, sc.abBox, sc.sections, sc.empty));
   $("main").replaceChildren(page);
+  // Run colours differ per theme (each capped to read on its background): swatches and lines follow a switch.
+  document.addEventListener("paneboard:theme", () => { drawRuns(sc); redraw(sc); });
 
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
   // one socket keeps any number of runs live, and new runs appear in the list as they start.

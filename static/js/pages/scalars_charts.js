@@ -1,7 +1,7 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
 import { h, plotlyText } from "../dom.js";
-import { PACK_MIN, packSeries } from "../packed_traces.js";
+import { markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
@@ -196,6 +196,7 @@ export async function drawChart(sc, chart) {
   if (chart.first) await Plotly.newPlot(chart.plot, drawn.traces, drawn.layout, config);
   else await Plotly.react(chart.plot, drawn.traces, drawn.layout, config);
   chart.first = false;
+  markDense(chart.plot, chart.group ? 0 : drawn.count);
   rehighlight(chart.plot);
   chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
   chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);

@@ -1,5 +1,6 @@
 // pages/scalars_controls.js — the Scalars view's side bar: smoothing, axis and scale controls, the run picker.
 import { h } from "../dom.js";
+import { keepMarks } from "./run_marks.js";
 import { drawList, selectorEl, shownOf } from "./run_selector.js";
 import { groupControls } from "./seed_groups.js";
 
@@ -22,7 +23,8 @@ export const shownRuns = (sc) => {
  */
 export function sideBar(sc, { redraw, refresh, reread, reshow }) {
   const { state } = sc;
-  const selector = selectorEl(sc.sel, { onPick: () => { reshow(); refresh(); }, onStyle: redraw });
+  const selector = selectorEl(sc.sel, { onPick: () => { reshow(); refresh(); }, onStyle: redraw,
+    onMarks: () => keepMarks("scalars", sc.sel) });
   sc.runFilter = sc.sel.filter;
   sc.runList = sc.sel.list;
   const smoothVal = h("span", { class: "smoothing-value", text: "0.60" });

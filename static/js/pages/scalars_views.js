@@ -1,8 +1,10 @@
 // pages/scalars_views.js — Scalars charts of several tags overlaid (train/loss with val/loss) and saved Scalars views
-// that keep them; a view lives in the env meta's saved views of the first run shown, and ?view= reopens it.
+// that keep them (with the run selector's pins and baseline); a view lives in the env meta's saved views of the first run shown, and ?view= reopens it.
 import * as api from "../api.js";
 import { askName, h } from "../dom.js";
 import { PREFIX } from "./custom_scalars.js";
+import { keepMarks, setMarks } from "./run_marks.js";
+import { drawList } from "./run_selector.js";
 
 export const OVERLAY = `${PREFIX}overlays/`; // overlay charts get their own section, like custom scalars
 
@@ -20,7 +22,7 @@ const viewUrl = (name) => {
   window.history.replaceState(null, "", u);
 };
 
-/** Apply a saved view: its overlays and smoothing. changed(): the chart list must be read again. */
+/** Apply a saved view: its overlays, smoothing, pins and baseline. changed(): the chart list must be read again. */
 export function applyView(sc, name, changed) {
   const v = sc.views[name];
   if (!v) return false;
@@ -31,6 +33,11 @@ export function applyView(sc, name, changed) {
       slider.value = String(v.smoothing);
       slider.dispatchEvent(new Event("input"));
     }
+  }
+  if (Array.isArray(v.pinned) || typeof v.baseline === "string") { // the view's pins and baseline, if it kept any
+    setMarks(sc.sel, { pinned: v.pinned || [], baseline: v.baseline || null });
+    drawList(sc.sel);
+    keepMarks("scalars", sc.sel);
   }
   sc.view = name;
   viewUrl(name);
@@ -81,13 +88,14 @@ export function viewTools(sc, changed) {
     if (sc.viewSel.value) applyView(sc, sc.viewSel.value, changed);
   } }, h("option", { value: "", text: "no views" }));
   const save = h("button", { type: "button", class: "btn-small scalars-save-view",
-    title: "save the overlaid charts and smoothing as a named view", onclick: async () => {
+    title: "save the overlaid charts, smoothing, pins and baseline as a named view", onclick: async () => {
       const anchor = sc.shown[0];
       const name = anchor ? askName("Save this Scalars view as:", sc.view || "default") : null;
       if (!name) return;
       try {
         await api.post(`${api.envPath(anchor)}/views`, { name,
-          scalars: { overlays: sc.overlays, smoothing: sc.state.smoothing } });
+          scalars: { overlays: sc.overlays, smoothing: sc.state.smoothing, pinned: [...sc.sel.pinned].sort(),
+            baseline: sc.sel.baseline } });
         sc.view = name;
         viewUrl(name);
         sc.notice(`saved view "${name}" in ${anchor}`, "info");

@@ -73,13 +73,23 @@ export async function groupOffer(gs, envs) {
   if (n < 2 || n > envs.length / 2) return null;
   gs.keys = res.keys || [];
   if (gs.syncKeys) gs.syncKeys();
+  // One group named as an example, its numbers rounded: a sweep's labels list every key, and three of them filled a
+  // phone's screen. The first few labels in full are the tooltip.
   const box = h("div", { class: "group-offer notice-line" },
-    h("span", { text: `These ${counted(envs.length, "run")} form ${counted(n, "group")} of seeds (${res.groups.slice(0, 3)
-      .map((g) => g.label).join("; ")}${n > 3 ? "; …" : ""}). ` }),
+    h("span", { class: "group-offer-text", title: res.groups.slice(0, 3).map((g) => g.label).join("\n"),
+      text: `These ${counted(envs.length, "run")} form ${counted(n, "group")} of seeds, e.g. ${shortLabel(res.groups[0].label)} ` }),
     h("button", { type: "button", class: "btn-small group-offer-yes", onclick: () => { box.remove(); gs.setOn(true); } },
       "show groups (mean ± band)"),
     h("button", { type: "button", class: "btn-small group-offer-no", onclick: () => box.remove() }, "keep the runs"));
   return box;
+}
+
+const OFFER_LABEL = 90; // characters of the example group's label
+
+/** A group label for one line: long numbers to 4 significant digits, cut at OFFER_LABEL characters. */
+export function shortLabel(label) {
+  const s = String(label).replace(/-?\d+\.\d{5,}(e[-+]?\d+)?/gi, (m) => String(Number(Number(m).toPrecision(4))));
+  return s.length > OFFER_LABEL ? `${s.slice(0, OFFER_LABEL - 1)}…` : s;
 }
 
 /** GET api/v1/groups for these runs; the answer's varying keys become the picker's options. */
