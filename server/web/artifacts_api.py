@@ -86,13 +86,15 @@ def upload_state(sha: str) -> Response:
     """Where an upload stands: {"stored": true} once the blob is kept, else {"offset": bytes received}."""
     blobs = _blobs(sha)
     if blobs.has(sha):
+        blobs.touch(sha)  # a client is about to reference it: not for a cleanup
         return json_response({"stored": True, "offset": None})
     return json_response({"stored": False, "offset": blobs.partial_size(sha)})
 
 
 @bp.put("/artifact-blobs/<sha>/upload")
 def upload_chunk(sha: str) -> Response:
-    """One chunk at ?offset=N (the bytes received so far); ?last=1 checks the hash and stores the blob."""
+    """One chunk at ?offset=N (the bytes received so far); ?last=1 checks the hash and stores the blob. Served
+    here only by create_app alone: dash-server streams these requests (web/blob_stream.py)."""
     blobs = _blobs(sha)
     try:
         offset = int(request.args.get("offset", ""))
@@ -100,6 +102,7 @@ def upload_chunk(sha: str) -> Response:
         raise ApiError(400, "offset must be an integer") from None
     try:
         if blobs.has(sha):
+            blobs.touch(sha)
             return json_response({"stored": True, "offset": None})
         # The body in one read of the WSGI input (the ASGI layer holds it whole): werkzeug's get_data() would
         # take it 8 KB at a time, which halves the upload speed.
