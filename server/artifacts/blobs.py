@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
@@ -69,6 +70,11 @@ class BlobStore(Protocol):
         ...
 
 
+# sha256 of a block runs here while the writing thread writes it (both release the GIL): a block costs the
+# longer of the two, not their sum.
+_HASHING = ThreadPoolExecutor(max_workers=4, thread_name_prefix="paneboard-blob-hash")
+
+
 class LocalUpload:
     """Appends to `uploads/<sha>.part`, hashing as it goes (finish() then reads nothing back)."""
 
@@ -77,9 +83,15 @@ class LocalUpload:
         self.file = open(store._partial(sha), "ab")
 
     def write(self, data: bytes) -> None:
-        self.file.write(data)
-        if self.digest is not None:
-            self.digest.update(data)
+        hashed = _HASHING.submit(self.digest.update, data) if self.digest is not None and data else None
+        try:
+            self.file.write(data)
+        except BaseException:
+            self.digest = None  # the file may hold part of the block: finish() hashes the file itself
+            raise
+        finally:
+            if hashed is not None:
+                hashed.result()
         self.size += len(data)
 
     def close(self) -> int:
