@@ -10,7 +10,6 @@ import urllib.error
 import urllib.request
 
 from helpers.waiting import wait_for
-
 from paneboard.server.web.blob_stream import BLOCK
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 
 class BlobError(Exception):
@@ -22,6 +23,12 @@ class BlobError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class BlobInfo(NamedTuple):
+    sha: str
+    size: int
+    mtime: float  # when it was last written or touched (time.time())
 
 
 class BlobUpload(Protocol):
@@ -67,6 +74,23 @@ class BlobStore(Protocol):
 
     def touch(self, sha: str) -> None:
         """Mark a stored blob as just wanted (an upload found it stored): a cleanup leaves it alone for a while."""
+        ...
+
+    def stored(self) -> Iterator[BlobInfo]:
+        """Every stored blob."""
+        ...
+
+    def uploads(self) -> Iterator[BlobInfo]:
+        """Every unfinished upload (`sha` is the blob it is to become)."""
+        ...
+
+    def remove(self, sha: str, unused_since: float) -> bool:
+        """Delete the stored blob if nothing stored or touched it after `unused_since` (a time.time());
+        True if it went."""
+        ...
+
+    def drop_upload(self, sha: str, unused_since: float) -> bool:
+        """Delete an unfinished upload no request is writing and none wrote to after `unused_since`."""
         ...
 
 
@@ -193,10 +217,49 @@ class LocalBlobStore:
         return open(self._object(sha), "rb")
 
     def touch(self, sha: str) -> None:
-        try:
-            os.utime(self._object(sha))
-        except FileNotFoundError:
-            pass
+        with self._lock:  # not between a cleanup's look at the time and its unlink
+            try:
+                os.utime(self._object(sha))
+            except FileNotFoundError:
+                pass
+
+    def stored(self) -> Iterator[BlobInfo]:
+        for path in (self.root / "objects").glob("??/*"):
+            if len(path.name) == 62 and path.is_file():
+                yield _info(path.parent.name + path.name, path)
+
+    def uploads(self) -> Iterator[BlobInfo]:
+        for path in (self.root / "uploads").glob("*.part"):
+            yield _info(path.name[:-5], path)
+
+    def remove(self, sha: str, unused_since: float) -> bool:
+        with self._lock:
+            return _unlink_if_older(self._object(sha), unused_since)
+
+    def drop_upload(self, sha: str, unused_since: float) -> bool:
+        with self._lock:
+            if sha in self._writing:
+                return False
+            self._hashing.pop(sha, None)
+            return _unlink_if_older(self._partial(sha), unused_since)
+
+
+def _info(sha: str, path: Path) -> BlobInfo:
+    try:
+        st = path.stat()
+    except FileNotFoundError:  # removed since it was listed: an old time, so that nothing counts on it
+        return BlobInfo(sha, 0, 0.0)
+    return BlobInfo(sha, st.st_size, st.st_mtime)
+
+
+def _unlink_if_older(path: Path, unused_since: float) -> bool:
+    try:
+        if path.stat().st_mtime > unused_since:
+            return False
+        path.unlink()
+        return True
+    except FileNotFoundError:
+        return False
 
 
 def _fsync_dir(folder: Path) -> None:
