@@ -7,6 +7,7 @@ import re
 from flask import Blueprint, Response, request, send_file
 
 from ..artifacts.blobs import BlobError, BlobStore
+from ..artifacts.compare import compare
 from .api import _env_or_404
 from .common import ApiError, env_visible, json_response, services
 
@@ -56,6 +57,24 @@ def run_artifacts(env: str) -> Response:
 def versions(name: str) -> Response:
     """Every version of an artifact with its lineage: the run that logged it (env) and the runs that used it."""
     return json_response({"versions": _visible(services().store.list_artifacts(name=name))})
+
+
+@bp.get("/artifacts/<path:name>/compare")
+def compare_versions(name: str) -> Response:
+    """?a=vN|alias&b=vN|alias -> the two versions' differences: {"a", "b", "files": [{"path", "status":
+    added|removed|changed|same, "a", "b": {"sha256", "size"} or null}], "metadata": [{"key", "status", "a", "b"}],
+    "counts"}."""
+    store = services().store
+    found = []
+    for side in ("a", "b"):
+        which = request.args.get(side) or ""
+        if not which:
+            raise ApiError(400, "a and b name the two versions: vN or an alias")
+        version = store.find_artifact(name, which)
+        if version is None or (version.env is not None and not env_visible(version.env)):
+            raise ApiError(404, f"no artifact {name}:{which}")
+        found.append(version)
+    return json_response(compare(found[0], found[1]))
 
 
 @bp.get("/artifact")
