@@ -27,11 +27,11 @@ def compare(a: ArtifactRecord, b: ArtifactRecord) -> dict[str, Any]:
     new = {f["path"]: f for f in b.files}
     files = []
     for path in old.keys() | new.keys():
-        fa, fb = old.get(path, missing), new.get(path, missing)
-        digest = lambda f: f if f is missing else (f["sha256"], f["size"])  # noqa: E731
-        files.append({"path": path, "status": _status(digest(fa), digest(fb), missing),
-                      "a": None if fa is missing else {"sha256": fa["sha256"], "size": fa["size"]},
-                      "b": None if fb is missing else {"sha256": fb["sha256"], "size": fb["size"]}})
+        fa, fb = old.get(path), new.get(path)
+        side = lambda f: None if f is None else {"sha256": f["sha256"], "size": f["size"]}  # noqa: E731
+        status = "added" if fa is None else "removed" if fb is None else \
+            "same" if side(fa) == side(fb) else "changed"
+        files.append({"path": path, "status": status, "a": side(fa), "b": side(fb)})
     files.sort(key=lambda f: (_ORDER[f["status"]], f["path"]))
     metadata = []
     for key in a.metadata.keys() | b.metadata.keys():

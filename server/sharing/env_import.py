@@ -40,3 +40,8 @@ def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
         if p.steps:
             tx.append_steps(pane, 0, p.steps)
         deltas.pane(env.name, p.win, pane.version)
+    for a in env.artifacts:  # their bytes are stored already (read_archive); a uid imported before adds nothing
+        rec = tx.add_artifact(a.name, a.uid, a.type, a.files, a.metadata, a.step, a.producer, a.aliases)
+        for user in a.used_by:
+            tx.use_artifact(a.name, rec.version, user)
+        deltas.messages.append({"type": "artifact", "env": a.producer or env.name, "artifact": rec.to_json()})
