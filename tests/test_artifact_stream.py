@@ -9,6 +9,7 @@ import socket
 import urllib.error
 import urllib.request
 
+import paneboard
 from helpers.waiting import wait_for
 from paneboard.server.web.blob_stream import BLOCK
 
@@ -110,3 +111,13 @@ def test_a_request_larger_than_the_body_limit_streams_through(make_server):
     sha = hashlib.sha256(data).hexdigest()
     assert put(upload_url(srv, sha, 0, last=True), data) == (200, {"stored": True, "offset": None})
     assert (srv.db.parent / "artifacts" / "objects" / sha[:2] / sha[2:]).read_bytes() == data
+
+
+def test_uploads_go_through_a_base_url(make_server, tmp_path):
+    srv = make_server(base_url="/pb")
+    f = tmp_path / "m.pt"
+    f.write_bytes(bytes(range(256)) * 5000)
+    c = paneboard.Client(server="http://127.0.0.1", port=srv.port, base_url="/pb", env="prefixed", spool_dir=False)
+    assert c.log_artifact(f, name="m").wait(30) == "m:v1"
+    assert open(c.use_artifact("m:v1", root=tmp_path / "cache"), "rb").read() == f.read_bytes()
+    c.close_connection(5)
