@@ -91,6 +91,7 @@ def test_a_bad_offset_is_refused_with_the_offset_to_resume_from(server):
     status, answer = put(f"{server.url}/api/v1/artifact-blobs/{sha}/upload?offset=x", b"bc")
     assert status == 400
     assert put(upload_url(server, sha, 1, last=True), b"bc") == (200, {"stored": True, "offset": None})
+    assert put(upload_url(server, sha, 0, last=True), b"abc") == (200, {"stored": True, "offset": None})  # again
 
 
 def test_the_streamed_route_refuses_cross_site_and_share_link_writes(make_server):

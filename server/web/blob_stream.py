@@ -33,6 +33,10 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
+class Stored(Exception):
+    """The blob is stored already: answered at once, its body left unread."""
+
+
 class Refused(Exception):
     def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -82,6 +86,9 @@ async def handle(scope: dict[str, Any], receive: Receive, send: Send, sha: str, 
     """Answer one upload request (its access already checked)."""
     try:
         answer = await _upload(scope, receive, sha, blobs, idle_s)
+    except Stored:
+        await send_json(send, 200, {"stored": True, "offset": None}, close=True)
+        return
     except Refused as exc:
         log.warning("PUT %s -> %d: %s", scope.get("path"), exc.status, exc.message)
         await send_json(send, exc.status, {"error": exc.message, **exc.extra}, close=True)
@@ -108,7 +115,7 @@ async def _upload(scope: dict[str, Any], receive: Receive, sha: str, blobs: Blob
     loop = asyncio.get_running_loop()
     if await loop.run_in_executor(None, blobs.has, sha):
         await loop.run_in_executor(None, blobs.touch, sha)  # about to be referenced: not for a cleanup
-        return {"stored": True, "offset": None}
+        raise Stored()
     try:
         upload = await loop.run_in_executor(None, blobs.open_upload, sha, offset)
     except BlobError as exc:
