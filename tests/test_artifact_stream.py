@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import signal
 import socket
 import urllib.error
 import urllib.request
@@ -122,3 +123,18 @@ def test_uploads_go_through_a_base_url(make_server, tmp_path):
     assert c.log_artifact(f, name="m").wait(30) == "m:v1"
     assert open(c.use_artifact("m:v1", root=tmp_path / "cache"), "rb").read() == f.read_bytes()
     c.close_connection(5)
+
+
+def test_a_server_killed_mid_upload_keeps_what_it_wrote(server_process):
+    data = hashlib.sha256(b"kill").digest() * 250_000  # 8 MB
+    sha = hashlib.sha256(data).hexdigest()
+    sock = start_put(server_process, sha, 0, len(data), data[:BLOCK + 200_000])
+    assert wait_for(lambda: state(server_process, sha)["offset"] >= BLOCK)
+    server_process.stop(signal.SIGKILL)
+    sock.close()
+    server_process.start()
+    offset = state(server_process, sha)["offset"]
+    assert offset >= BLOCK  # the bytes written before the kill are still there: the upload goes on after them
+    assert put(upload_url(server_process, sha, offset, last=True), data[offset:]) == (200, {"stored": True, "offset": None})
+    with urllib.request.urlopen(f"{server_process.url}/api/v1/artifact-blobs/{sha}") as r:
+        assert r.read() == data
