@@ -6,7 +6,9 @@ default) and logs it from this process with the real SDK. Prints:
     call logs a new version, so the uploads of the later ones find every byte stored and skip it);
   - upload: the first version's bytes over the seconds from the call to ref.wait() returning "name:v1" (hashing
     here, chunked HTTP upload, the server's hash check and fsync, the version recorded), in MB/s;
-  - peak RSS above each process's baseline (this one, the SDK side, and dash-server's), sampled every 5 ms.
+  - peak RSS above each process's baseline (this one, the SDK side, and dash-server's), sampled every 5 ms;
+  - CPU seconds each process spent on that first upload (user + system): on a busy machine the MB/s figure
+    shrinks with the share of the cores the bench gets, this one does not.
 Goals (issue 32): < 1 ms per call, >= 200 MB/s, < 100 MB above baseline.
     python bench/artifacts.py [--mb 1024] [--calls 20]
 """
@@ -47,6 +49,12 @@ class PeakRss:
         return {pid: self.peak[pid] - self.base[pid] for pid in self.peak}
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=int, default=1024, help="size of the artifact file")
@@ -70,11 +78,13 @@ def main() -> None:
         warm.write_bytes(b"warm")
         client.log_artifact(warm, name="warm").wait(30)  # the uploader thread and connections are up
         rss = PeakRss([os.getpid(), server.pid])
+        cpu0 = {pid: cpu_s(pid) for pid in (os.getpid(), server.pid)}
         t0 = time.perf_counter()
         ref = client.log_artifact(big, name="model")
         first_call = time.perf_counter() - t0
         got = ref.wait(600)
         upload_s = time.perf_counter() - t0
+        cpu = {pid: cpu_s(pid) - before for pid, before in cpu0.items()}
         peaks = rss.stop()
         assert got == "model:v1", got
         calls = []
@@ -99,6 +109,8 @@ def main() -> None:
           f"acknowledged; goal >= 200 MB/s)")
     print(f"peak RSS above baseline: SDK process {peaks[os.getpid()]:.1f} MB, dash-server "
           f"{peaks[server.pid]:.1f} MB (goal < 100 MB)")
+    print(f"CPU for the upload: SDK process {cpu[os.getpid()]:.2f} s, dash-server {cpu[server.pid]:.2f} s "
+          f"({(cpu[os.getpid()] + cpu[server.pid]) / (mb / 1e3):.2f} CPU-s per GB)")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import http.client
 import json
 import logging
 import os
@@ -19,20 +20,20 @@ import threading
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .artifact_http import Connection, Slice, get_json, request
 from .transport import Transport
 from .transport.spool import default_dir as default_spool_dir
 
 log = logging.getLogger("paneboard")
-CHUNK = 8 << 20       # bytes per upload request (the server buffers one request)
+CHUNK = 256 << 20     # bytes per upload request: the server streams it to disk, so only a retry's unit
+OLD_SERVER_CHUNK = 8 << 20  # a server that buffers each request (413 for a CHUNK) gets these
 HASH_BLOCK = 1 << 20
 RETRY_MAX_S = 5.0
-HTTP_TIMEOUT = 60.0
 
 
 class ArtifactError(RuntimeError):
@@ -62,7 +63,7 @@ class ArtifactRef:
         if self.version is None:
             if not self._client.flush(left()):
                 return None
-            found = _get_json(self._client, "/api/v1/artifact?ref=" + urllib.parse.quote(f"{self.name}:@{self.uid}"))
+            found = get_json(self._client, "/api/v1/artifact?ref=" + urllib.parse.quote(f"{self.name}:@{self.uid}"))
             self.version = int(found["version"])
         return f"{self.name}:v{self.version}"
 
@@ -70,25 +71,6 @@ class ArtifactRef:
         return f"{self.name}:v{self.version}" if self.version is not None else f"{self.name}:@{self.uid}"
 
     __repr__ = __str__
-
-
-def http_base(ws_url: str) -> str:
-    """http(s)://host:port/base of an ingest websocket URL."""
-    scheme, rest = ws_url.split("://", 1)
-    return {"ws": "http", "wss": "https"}[scheme] + "://" + rest[: -len("/ingest")]
-
-
-def _request(client: Any, method: str, path: str, data: bytes | None = None) -> Any:
-    headers = {"Content-Type": "application/octet-stream"}
-    if client.transport.token:
-        headers["Authorization"] = f"Bearer {client.transport.token}"
-    req = urllib.request.Request(http_base(client.url) + path, data=data, method=method, headers=headers)
-    return urllib.request.urlopen(req, timeout=HTTP_TIMEOUT)
-
-
-def _get_json(client: Any, path: str) -> Any:
-    with _request(client, "GET", path) as r:
-        return json.loads(r.read())
 
 
 def _hash(path: Path) -> str:
@@ -220,31 +202,47 @@ class Uploader:
     def _upload(self, path: Path, sha: str) -> bool:
         delay = 0.2
         size = path.stat().st_size
-        while True:
-            try:
-                state = _get_json(self.client, f"/api/v1/artifact-blobs/{sha}/upload")
-                offset = state["offset"]
-                with open(path, "rb") as f:
-                    while not state["stored"]:
-                        f.seek(offset)
-                        data = f.read(CHUNK)
-                        last = "&last=1" if offset + len(data) >= size else ""
-                        with _request(self.client, "PUT", f"/api/v1/artifact-blobs/{sha}/upload?offset={offset}{last}",
-                                      data) as r:
-                            state = json.loads(r.read())
-                        offset = state["offset"]
-                return True
-            except urllib.error.HTTPError as exc:
-                if exc.code == 422:
-                    return False  # the bytes sent do not hash to sha: the file changed
-                if exc.code != 409:  # 409: another upload of the same bytes moved the offset; ask again
+        chunk = CHUNK
+        conn = Connection(self.client)
+        try:
+            while True:
+                try:
+                    state = get_json(self.client, f"/api/v1/artifact-blobs/{sha}/upload")
+                    offset = state["offset"]
+                    with open(path, "rb") as f:
+                        while not state["stored"]:
+                            f.seek(offset)
+                            n = max(0, min(chunk, size - offset))
+                            last = "&last=1" if offset + n >= size else ""
+                            state = conn.put(f"/api/v1/artifact-blobs/{sha}/upload?offset={offset}{last}", Slice(f, n))
+                            offset = state["offset"]
+                    return True
+                except urllib.error.HTTPError as exc:
+                    if exc.code == 422:
+                        return False  # the bytes sent do not hash to sha: the file changed
+                    if exc.code == 409:  # another upload of the same bytes holds or moved it: ask again soon
+                        self._wait(0.05, exc)
+                        continue
+                    if exc.code == 413 and chunk > OLD_SERVER_CHUNK:
+                        chunk = OLD_SERVER_CHUNK  # a server that holds each request whole
+                        continue
+                    if exc.code in (408, 507) or exc.code >= 500 and exc.code != 503:
+                        self._wait(delay, exc)  # slow link, full disk, a restart: later
+                        delay = min(RETRY_MAX_S, delay * 2)
+                        continue
                     raise RuntimeError(f"upload refused: HTTP {exc.code} {exc.read()[:200]!r}") from None
-            except (OSError, ValueError) as exc:  # the server is away: try again, more slowly
-                if self.closed:
-                    raise
-                log.debug("paneboard: artifact upload waits for the server: %r", exc)
-                time.sleep(delay)
-                delay = min(RETRY_MAX_S, delay * 2)
+                except (OSError, ValueError, http.client.HTTPException) as exc:  # the server is away
+                    self._wait(delay, exc)
+                    delay = min(RETRY_MAX_S, delay * 2)
+        finally:
+            conn.close()
+
+    def _wait(self, delay: float, why: Exception) -> None:
+        """Sleep before trying the upload again; raises `why` once the client is closing."""
+        if self.closed:
+            raise why
+        log.debug("paneboard: artifact upload waits for the server: %r", why)
+        time.sleep(delay)
 
 
 def _snapshot(path: str, uid: str) -> str:
@@ -320,7 +318,7 @@ class ArtifactMethods:
         downloads; ArtifactError if the version is unknown or the server unreachable."""
         text = ref.wait() or str(ref) if isinstance(ref, ArtifactRef) else ref
         try:
-            found = _get_json(self, "/api/v1/artifact?ref=" + urllib.parse.quote(text))
+            found = get_json(self, "/api/v1/artifact?ref=" + urllib.parse.quote(text))
         except urllib.error.HTTPError as exc:
             raise ArtifactError(f"no artifact {text!r}: HTTP {exc.code}") from None
         except (OSError, ValueError) as exc:  # the server is away: a job cannot start from what it cannot read
@@ -346,7 +344,7 @@ class ArtifactMethods:
         blob.parent.mkdir(parents=True, exist_ok=True)
         tmp = blob.with_name(f"{sha}.{uuid.uuid4().hex}.part")
         digest = hashlib.sha256()
-        with _request(self, "GET", f"/api/v1/artifact-blobs/{sha}") as r, open(tmp, "wb") as out:
+        with request(self, "GET", f"/api/v1/artifact-blobs/{sha}") as r, open(tmp, "wb") as out:
             while block := r.read(HASH_BLOCK):
                 digest.update(block)
                 out.write(block)

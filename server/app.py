@@ -22,6 +22,7 @@ from .web import (
     archive_api,
     artifacts_api,
     auth,
+    blob_stream,
     body,
     charts_api,
     console_api,
@@ -162,6 +163,9 @@ class AsgiApp:
                 scope = {**scope, "paneboard.share": share}
             await handler(sockets.WebSocket(scope, receive, send), self.services)
             return
+        if (sha := blob_stream.is_upload(scope, path)) is not None:
+            await self._upload(scope, receive, send, sha)
+            return
         if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
             login = bool(self.settings.username and self.settings.password)
             refusal = auth.body_refusal(scope, self.settings.token, login)
@@ -179,6 +183,18 @@ class AsgiApp:
                 return
             scope, receive = body.with_length(scope, len(data)), body.replay(data, receive)
         await self.wsgi(scope, receive, send)
+
+    async def _upload(self, scope, receive, send, sha: str) -> None:
+        """An artifact blob streamed in (web/blob_stream.py), after the checks any write gets."""
+        refusal = auth.body_refusal(scope, self.settings.token, False)
+        if refusal is not None:
+            await body.refuse(send, body.BodyError(*refusal))
+            return
+        denied = blob_stream.access_refusal(self.flask_app, scope, self.settings.token, self.services.shares)
+        if denied is not None:
+            await blob_stream.send_flask(send, denied)
+            return
+        await blob_stream.handle(scope, receive, send, sha, self.services.blobs, self.settings.body_deadline_s)
 
     async def _refuse_host(self, kind: str, host: str | None, send) -> None:
         if kind == "websocket":

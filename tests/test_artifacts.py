@@ -135,3 +135,33 @@ def test_an_artifact_logged_while_the_server_is_away_is_stored_when_it_is_back(t
         assert c.close_connection(10)
     finally:
         back.stop()
+
+
+def test_two_versions_compare_through_the_api(server, tmp_path):
+    c = client(server, "cmp")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, files in ((a, {"w.pt": b"1" * 10, "same.txt": b"s", "old.txt": b"o"}),
+                          (b, {"w.pt": b"2" * 12, "same.txt": b"s", "sub/new.txt": b"n"})):
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+    assert c.log_artifact(a, name="m", metadata={"acc": 0.5, "seed": 1, "gone": True}).wait(30) == "m:v1"
+    assert c.log_artifact(b, name="m", aliases=["best"], metadata={"acc": 0.7, "seed": 1, "new": [1]}).wait(30) == "m:v2"
+    diff = server.get_json("/api/v1/artifacts/m/compare?a=v1&b=best")
+    sha = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
+    assert (diff["a"]["ref"], diff["b"]["ref"], diff["a"]["file_count"]) == ("m:v1", "m:v2", 3)
+    assert diff["files"] == [
+        {"path": "w.pt", "status": "changed", "a": {"sha256": sha(b"1" * 10), "size": 10},
+         "b": {"sha256": sha(b"2" * 12), "size": 12}},
+        {"path": "sub/new.txt", "status": "added", "a": None, "b": {"sha256": sha(b"n"), "size": 1}},
+        {"path": "old.txt", "status": "removed", "a": {"sha256": sha(b"o"), "size": 1}, "b": None},
+        {"path": "same.txt", "status": "same", "a": {"sha256": sha(b"s"), "size": 1}, "b": {"sha256": sha(b"s"), "size": 1}}]
+    assert [(m["key"], m["status"], m["a"], m["b"]) for m in diff["metadata"]] == [
+        ("acc", "changed", 0.5, 0.7), ("new", "added", None, [1]), ("gone", "removed", True, None),
+        ("seed", "same", 1, 1)]
+    assert diff["counts"] == {"changed": 1, "added": 1, "removed": 1, "same": 1}
+    for query, code in (("a=v1", 400), ("a=v1&b=v9", 404), ("a=nope&b=v1", 404)):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            server.get_json(f"/api/v1/artifacts/m/compare?{query}")
+        assert err.value.code == code and "error" in json.loads(err.value.read())
+    c.close_connection(5)

@@ -25,7 +25,7 @@ def _only(raw: dict, op: str, allowed: set[str]) -> None:
         raise EventError(f"{op}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
 
 
-def _files(value: Any) -> list[dict]:
+def check_files(value: Any) -> list[dict]:
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_FILES:
         raise EventError(f"artifact: files must be a list of 1..{MAX_FILES} entries")
     out, seen = [], set()
@@ -58,7 +58,7 @@ def parse_artifact(raw: dict, op: str, env: str, seq: int | None, wall: float) -
     aliases = check_tags(raw.get("aliases") or [], "aliases")
     if len(aliases) > MAX_ALIASES or any(a == "latest" or (a[:1] == "v" and a[1:].isdigit()) for a in aliases):
         raise EventError(f"artifact: at most {MAX_ALIASES} aliases, none 'latest' or like a version 'vN'")
-    payload = {"name": check_name(raw.get("name"), "name"), "uid": uid, "type": kind, "files": _files(raw.get("files")),
+    payload = {"name": check_name(raw.get("name"), "name"), "uid": uid, "type": kind, "files": check_files(raw.get("files")),
                "metadata": metadata, "step": None if step is None else float(step), "aliases": aliases}
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)
 

@@ -22,7 +22,8 @@ def _server_parser() -> argparse.ArgumentParser:
                     "imports: dash-server import PATH_OR_URI (TensorBoard, Visdom, archive, W&B, MLflow, Neptune export; "
                     "also import-tb LOGDIR, import-visdom PATH); share tokens: "
                     "dash-server token create --read-only [--envs a,b] | list | revoke ID; archives: "
-                    "dash-server export-envs ENV... -o FILE, dash-server import-envs FILE [--replace]")
+                    "dash-server export-envs ENV... -o FILE, dash-server import-envs FILE [--replace]; artifacts: "
+                    "dash-server artifacts delete NAME:vN... | gc [--grace-hours H] [--dry-run]")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
@@ -148,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         from .runs_command import runs_command
 
         return runs_command(argv[1:])
+    if argv[:1] == ["artifacts"]:
+        from .artifacts_command import artifacts_command
+
+        return artifacts_command(argv[1:])
     if argv[:1] == ["token"]:
         from .sharing_commands import token_command
 

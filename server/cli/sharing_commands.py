@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..artifacts.blobs import LocalBlobStore, blob_root
 from ..commands.envelope import EventError
 from ..counts import counted
 from ..settings import Settings, default_db_path
@@ -39,6 +40,12 @@ def _open_store(db: str, command: str) -> Store | None:
         print(f"dash-server {command}: {exc}", file=sys.stderr)
         return None
     return open_store(settings.db_url)
+
+
+def _artifact_blobs(db: str, create: bool) -> LocalBlobStore | None:
+    """The artifacts folder beside a SQLite --db (None: another database, or none there and not `create`)."""
+    root = blob_root(Settings(db=db).db_url, None)
+    return LocalBlobStore(root) if root is not None and (create or root.is_dir()) else None
 
 
 def _tell_servers_revoked(store: Store, token_id: int) -> None:
@@ -100,7 +107,7 @@ def export_envs_command(argv: list[str]) -> int:
         return 2
     try:
         with open(args.output, "wb") as out:
-            counts = export_envs(store, args.envs, out)
+            counts = export_envs(store, args.envs, out, _artifact_blobs(args.db, create=False))
     except EventError as exc:
         print(f"dash-server export-envs: {exc}", file=sys.stderr)
         return 1
@@ -124,7 +131,7 @@ def import_envs_command(argv: list[str]) -> int:
     args = p.parse_args(argv)
     try:
         with open(args.archive, "rb") as f:
-            envs = read_archive(f)
+            envs = read_archive(f, artifact_blobs=_artifact_blobs(args.db, create=True))
     except (OSError, EventError) as exc:
         print(f"dash-server import-envs: {exc}", file=sys.stderr)
         return 2

@@ -16,10 +16,12 @@ from typing import IO, Any
 import numpy as np
 
 from .. import jsonio
+from ..artifacts.blobs import BlobStore
 from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
 from ..store import PaneRecord, Store
+from . import artifact_archive
 from .archive_console import export_console, read_console
 from .archive_limits import ArchiveLimits, spool_checked
 from .import_checks import check_meta, check_pane
@@ -56,10 +58,13 @@ def _blob_refs(pane: PaneRecord) -> set[str]:
     return {m.decode() for m in _SHA.findall(jsonio.dumps(pane.content))} if pane.content else set()
 
 
-def export_envs(store: Store, names: list[str], out: IO[bytes]) -> dict[str, int]:
-    """Write the archive of these envs (they must exist) to `out`; counts of envs, panes, points, steps, blobs and
-    console lines."""
-    counts = {"envs": 0, "panes": 0, "points": 0, "steps": 0, "blobs": 0, "console lines": 0}
+def export_envs(store: Store, names: list[str], out: IO[bytes], artifact_blobs: BlobStore | None = None
+                ) -> dict[str, int]:
+    """Write the archive of these envs (they must exist) to `out`, with the artifact versions they logged or used
+    and those versions' bytes from `artifact_blobs`; counts of envs, panes, points, steps, blobs, console lines
+    and artifacts."""
+    counts = {"envs": 0, "panes": 0, "points": 0, "steps": 0, "blobs": 0, "console lines": 0, "artifacts": 0,
+              "artifact_blobs": 0}
     blobs: dict[str, None] = {}
     with tarfile.open(fileobj=out, mode="w") as tar:
         entries = []
@@ -111,8 +116,10 @@ def export_envs(store: Store, names: list[str], out: IO[bytes]) -> dict[str, int
             _add(tar, f"blobs/{sha}", found[1])
             kept.append({"sha256": sha, "mime": found[0]})
         counts["blobs"] = len(kept)
+        versions, written = artifact_archive.export(store, artifact_blobs, names, tar, _add, _add_file)
+        counts["artifacts"], counts["artifact_blobs"] = versions, len(written)
         _add(tar, "manifest.json", jsonio.dumps({"format": FORMAT, "version": VERSION, "envs": entries,
-                                                 "blobs": kept, "counts": counts}))
+                                                 "blobs": kept, "artifacts": versions or None, "counts": counts}))
     return counts
 
 
@@ -145,6 +152,7 @@ class EnvData:
     panes: list[PaneData] = field(default_factory=list)
     blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (mime, bytes) its panes use
     console: list[tuple[int, list[tuple[int, float, str, str, bool]]]] = field(default_factory=list)  # per rank
+    artifacts: list[artifact_archive.ArtifactImport] = field(default_factory=list)  # added with this env
 
     def points(self) -> int:
         return sum(len(t.points) for p in self.panes for t in p.traces)
@@ -231,9 +239,12 @@ def _pane(tar: tarfile.TarFile, folder: str, p: int, raw: dict) -> PaneData:
     return pane
 
 
-def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list[EnvData]:
+def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None,
+                 artifact_blobs: BlobStore | None = None) -> list[EnvData]:
     """Parse and check a whole archive (tar, tar.gz, .bz2, .xz); EventError for anything malformed,
-    ArchiveLimitError for one over `limits`. Writes nothing."""
+    ArchiveLimitError for one over `limits`. Writes nothing to the database; artifact files go to
+    `artifact_blobs` as they are read (unreferenced until the import is applied: a cleanup removes them if it
+    never is), and without a blob store the archive's artifact versions are left out."""
     plain = spool_checked(source, limits or ArchiveLimits())  # headers checked first: no member is read before they all pass
     try:
         tar = tarfile.open(fileobj=plain, mode="r:")
@@ -281,6 +292,8 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None) -> list
                     env.panes.append(pane)
                 env.blobs = {sha: blobs[sha] for sha in _env_blob_refs(env) if sha in blobs}
                 envs.append(env)
+            if len({e.name for e in envs}) == len(envs):
+                artifact_archive.read(tar, manifest, envs, artifact_blobs, _member)
         except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
             if isinstance(exc, EventError):
                 raise

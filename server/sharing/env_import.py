@@ -45,3 +45,8 @@ def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     for rank, rows in env.console:
         for i in range(0, len(rows), MAX_CONSOLE_LINES):
             tx.put_console(env.name, rank, rows[i:i + MAX_CONSOLE_LINES])
+    for a in env.artifacts:  # their bytes are stored already (read_archive); a uid imported before adds nothing
+        rec = tx.add_artifact(a.name, a.uid, a.type, a.files, a.metadata, a.step, a.producer, a.aliases)
+        for user in a.used_by:
+            tx.use_artifact(a.name, rec.version, user)
+        deltas.messages.append({"type": "artifact", "env": a.producer or env.name, "artifact": rec.to_json()})

@@ -85,6 +85,10 @@ class StoreTx(ABC):
     @abstractmethod
     def use_artifact(self, name: str, version: int, env: str) -> bool:
         """Record that the run `env` used this version; False if there is no such version."""
+    @abstractmethod
+    def delete_artifact(self, name: str, version: int) -> bool:
+        """Drop a version, its aliases and uses ("latest" moves to the newest left); False if there is none.
+        Its files' bytes stay until a cleanup finds no version naming them (artifacts/cleanup.py)."""
 
     @abstractmethod
     def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
@@ -235,6 +239,9 @@ class Store(ABC):
     def list_artifacts(self, *, env: str | None = None, name: str | None = None, used_by: str | None = None
                        ) -> list[ArtifactRecord]:
         """Versions logged by the run `env`, of the artifact `name`, or used by the run `used_by`; in order."""
+    @abstractmethod
+    def artifact_blob_refs(self) -> set[str]:
+        """The sha256 of every file of every artifact version (what a cleanup must keep)."""
     @abstractmethod
     def client_last_seq(self, client_id: str) -> int: ...
 

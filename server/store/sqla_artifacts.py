@@ -130,6 +130,27 @@ def use_artifact(conn: Connection, now: float, name: str, version: int, env: str
     return True
 
 
+def delete_artifact(conn: Connection, name: str, version: int) -> bool:
+    """Drop one version (its uses and aliases go with it); "latest" moves to the newest version left."""
+    a = artifact_t.c
+    vid = conn.execute(select(a.id).where(a.name == name, a.version == version)).scalar()
+    if vid is None:
+        return False
+    conn.execute(delete(use_t).where(use_t.c.version_id == vid))
+    conn.execute(delete(alias_t).where(alias_t.c.name == name, alias_t.c.version == version))
+    conn.execute(delete(artifact_t).where(a.id == vid))
+    newest = conn.execute(select(func.max(a.version)).where(a.name == name)).scalar()
+    if newest is not None and conn.execute(select(alias_t.c.version).where(
+            alias_t.c.name == name, alias_t.c.alias == "latest")).scalar() is None:
+        conn.execute(insert(alias_t).values(name=name, alias="latest", version=newest))
+    return True
+
+
+def artifact_blob_refs(conn: Connection) -> set[str]:
+    """Every sha256 a file of some artifact version names."""
+    return {f["sha256"] for (files,) in conn.execute(select(artifact_t.c.files)) for f in files or ()}
+
+
 def find_artifact(conn: Connection, name: str, ref: str) -> ArtifactRecord | None:
     a = artifact_t.c
     if ref.startswith("@"):
@@ -174,6 +195,9 @@ class SqlArtifactsTx:
     def use_artifact(self, name: str, version: int, env: str) -> bool:
         return use_artifact(self.conn, self.now, name, version, env)
 
+    def delete_artifact(self, name: str, version: int) -> bool:
+        return delete_artifact(self.conn, name, version)
+
 
 class SqlArtifacts:
     """SqlStore's reads of rewinds and artifacts (mixed in)."""
@@ -196,3 +220,7 @@ class SqlArtifacts:
                        ) -> list[ArtifactRecord]:
         with self.engine.connect() as conn:
             return list_artifacts(conn, env, name, used_by)
+
+    def artifact_blob_refs(self) -> set[str]:
+        with self.engine.connect() as conn:
+            return artifact_blob_refs(conn)

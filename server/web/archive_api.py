@@ -26,7 +26,7 @@ def export_archive() -> Response:
     # Spooled: a small archive never touches the disk, a big one is not held in memory.
     out = tempfile.SpooledTemporaryFile(max_size=64 << 20)
     try:
-        archive.export_envs(services().store, names, out)
+        archive.export_envs(services().store, names, out, services().blobs)
     except EventError as exc:  # an env deleted meanwhile
         out.close()
         raise ApiError(404, str(exc)) from None
@@ -45,7 +45,7 @@ def import_archive() -> Response:
     """Upload an archive (the tar body): its envs are created here; ?replace=1 overwrites envs that exist (else 409)."""
     replace = request.args.get("replace") in ("1", "true")
     try:
-        envs = archive.read_archive(io.BytesIO(request.get_data()), _limits())
+        envs = archive.read_archive(io.BytesIO(request.get_data()), _limits(), services().blobs)
     except ArchiveLimitError as exc:
         raise ApiError(413, str(exc)) from None
     except EventError as exc:
@@ -60,4 +60,5 @@ def import_archive() -> Response:
     if result.errors:  # an env created meanwhile by someone else
         raise ApiError(409, result.errors[0]["error"])
     return json_response({"ok": True, "envs": archive.env_names(envs), "points": sum(e.points() for e in envs),
-                          "blobs": len({sha for e in envs for sha in e.blobs})})
+                          "blobs": len({sha for e in envs for sha in e.blobs}),
+                          "artifacts": sum(len(e.artifacts) for e in envs)})

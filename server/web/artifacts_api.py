@@ -7,6 +7,7 @@ import re
 from flask import Blueprint, Response, request, send_file
 
 from ..artifacts.blobs import BlobError, BlobStore
+from ..artifacts.compare import compare
 from .api import _env_or_404
 from .common import ApiError, env_visible, json_response, services
 
@@ -58,6 +59,24 @@ def versions(name: str) -> Response:
     return json_response({"versions": _visible(services().store.list_artifacts(name=name))})
 
 
+@bp.get("/artifacts/<path:name>/compare")
+def compare_versions(name: str) -> Response:
+    """?a=vN|alias&b=vN|alias -> the two versions' differences: {"a", "b", "files": [{"path", "status":
+    added|removed|changed|same, "a", "b": {"sha256", "size"} or null}], "metadata": [{"key", "status", "a", "b"}],
+    "counts"}."""
+    store = services().store
+    found = []
+    for side in ("a", "b"):
+        which = request.args.get(side) or ""
+        if not which:
+            raise ApiError(400, "a and b name the two versions: vN or an alias")
+        version = store.find_artifact(name, which)
+        if version is None or (version.env is not None and not env_visible(version.env)):
+            raise ApiError(404, f"no artifact {name}:{which}")
+        found.append(version)
+    return json_response(compare(found[0], found[1]))
+
+
 @bp.get("/artifact")
 def resolve() -> Response:
     """?ref=name:vN | name:alias | name:@uid -> that version (404 if none)."""
@@ -86,13 +105,15 @@ def upload_state(sha: str) -> Response:
     """Where an upload stands: {"stored": true} once the blob is kept, else {"offset": bytes received}."""
     blobs = _blobs(sha)
     if blobs.has(sha):
+        blobs.touch(sha)  # a client is about to reference it: not for a cleanup
         return json_response({"stored": True, "offset": None})
     return json_response({"stored": False, "offset": blobs.partial_size(sha)})
 
 
 @bp.put("/artifact-blobs/<sha>/upload")
 def upload_chunk(sha: str) -> Response:
-    """One chunk at ?offset=N (the bytes received so far); ?last=1 checks the hash and stores the blob."""
+    """One chunk at ?offset=N (the bytes received so far); ?last=1 checks the hash and stores the blob. Served
+    here only by create_app alone: dash-server streams these requests (web/blob_stream.py)."""
     blobs = _blobs(sha)
     try:
         offset = int(request.args.get("offset", ""))
@@ -100,6 +121,7 @@ def upload_chunk(sha: str) -> Response:
         raise ApiError(400, "offset must be an integer") from None
     try:
         if blobs.has(sha):
+            blobs.touch(sha)
             return json_response({"stored": True, "offset": None})
         # The body in one read of the WSGI input (the ASGI layer holds it whole): werkzeug's get_data() would
         # take it 8 KB at a time, which halves the upload speed.

@@ -63,3 +63,12 @@ export function throttled(fn, ms) {
     }, ms);
   };
 }
+
+/** "1.5 GB" from bytes. */
+export function fmtBytes(n) {
+  if (!Number.isFinite(n)) return "–";
+  const units = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) { n /= 1000; i += 1; }
+  return `${n.toFixed(i && n < 10 ? 1 : 0)} ${units[i]}`;
+}
