@@ -414,6 +414,8 @@ def _starts_a_server_process(fixturedefs: Any) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Long tests first: workers share out what is left, so none is left finishing a long one alone at the end.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if "chromium" in fixtures:

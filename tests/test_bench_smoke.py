@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 NUM = r"-?[\d,]+(?:\.\d+)?"
 NUMS = re.compile(rf"{NUM}(?: / {NUM})*")
@@ -24,6 +26,7 @@ def _ok(cell: str, allow_na: bool) -> bool:
     return len(parts) > 1 and all(len(p) == 2 and _ok(p[1], allow_na) for p in parts)
 
 
+@pytest.mark.long
 def test_run_all_quick_writes_every_measure(tmp_path: Path) -> None:
     committed = ROOT / "bench" / "RESULTS.md"
     before = committed.stat().st_mtime_ns if committed.exists() else None
@@ -44,6 +47,7 @@ def test_run_all_quick_writes_every_measure(tmp_path: Path) -> None:
     assert (committed.stat().st_mtime_ns if committed.exists() else None) == before  # --out left it alone
 
 
+@pytest.mark.long
 def test_redteam_quick_reports_no_failure() -> None:
     """bench/redteam.py --quick drives issue 30's attacks at a real dash-server: every one must hold."""
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "redteam.py"), "--quick"], capture_output=True,

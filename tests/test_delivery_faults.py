@@ -149,6 +149,7 @@ def small_disk(tmp_path: Any) -> Any:
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+@pytest.mark.long
 def test_a_full_disk_acknowledges_nothing_unstored_and_loses_nothing_once_freed(tmp_path, small_disk,
                                                                                    make_server_process):
     srv = make_server_process("full", db=small_disk / "full.db").start()

@@ -64,6 +64,7 @@ def check_per_rank_stats(server, env: str) -> None:
         assert lab(1, "gpu0") in traces(server, env, "sys_gpu_util")
 
 
+@pytest.mark.long
 def test_ddp_job_scalars_from_rank0_and_system_and_data_stats_from_every_rank(server):
     run_job(server, "ddp", "0")
     grad = traces(server, "ddp", "model_grad_norm")
@@ -73,6 +74,7 @@ def test_ddp_job_scalars_from_rank0_and_system_and_data_stats_from_every_rank(se
     check_per_rank_stats(server, "ddp")
 
 
+@pytest.mark.long
 def test_ddp_job_rank_all_keeps_every_rank_labelled(server):
     run_job(server, "ddpall", "all")
     grad = traces(server, "ddpall", "model_grad_norm")

@@ -154,6 +154,7 @@ for name, status in (("a", "FINISHED"), ("a", "FAILED")):  # two runs of one nam
 """
 
 
+@pytest.mark.long
 @pytest.mark.e2e
 @pytest.mark.parametrize("store", ["file", "sqlite"])
 def test_mlflow_store(tmp_path, make_server, capsys, store):

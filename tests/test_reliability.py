@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 import paneboard
 
 
@@ -86,6 +88,7 @@ sys.exit(0 if c.flush(timeout=120) else 3)
 """
 
 
+@pytest.mark.long
 def test_three_jobs_survive_two_kill_9_restarts_without_gaps_or_duplicates(tmp_path, make_server_process):
     srv = make_server_process("chaos").start()
     n = 34_000  # 102,000 events in all

@@ -120,6 +120,7 @@ JOB = textwrap.dedent("""
 """)
 
 
+@pytest.mark.long
 def test_servers_on_one_postgresql_database_agree_on_the_crash_grace(postgres: Any, make_server_process: Any,
                                                                     tmp_path: Any):
     url = postgres.new_database()

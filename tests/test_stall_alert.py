@@ -55,6 +55,7 @@ def wait_points(server, env: str, n: int, timeout: float = 20) -> None:
     raise AssertionError(f"{env}: fewer than {n} points after {timeout}s")
 
 
+@pytest.mark.long
 def test_a_frozen_job_raises_the_stall_alert(stall_server):
     from websockets.sync.client import connect
 

@@ -29,6 +29,8 @@ from helpers.visdom_fidelity import (
 )
 from helpers.visdom_page import TIMEOUT_MS, open_env
 
+pytestmark = pytest.mark.long  # one module fixture runs every Visdom demo: start it first
+
 VISDOM = json.loads((Path(__file__).parent / "helpers" / "visdom_demo_pictures.json").read_text())["demos"]
 
 
