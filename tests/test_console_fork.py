@@ -55,3 +55,19 @@ def test_an_env_fork_copies_the_console(server: Any):
     source_run(server)
     assert server.http("POST", "/api/v1/envs/src/fork", {"to": "copy"}).get("ok", True)
     assert texts(server, "copy") == texts(server, "src") and texts(server, "copy", 1) == ["rank 1 says"]
+
+
+def test_a_resumed_jobs_lines_follow_its_earlier_lifes(server: Any):
+    first = paneboard.Client(port=server.port, env="job", spool_dir=False, console=False)
+    post(server, {"op": "console", "env": "job", "rank": 0,
+                  "lines": [[k + 1, 1000.0 + k, "stdout", f"life 1 line {k}"] for k in range(3)]})
+    assert first.close_connection(30)  # the first life ends (a preempted one is marked crashed: the same here)
+    assert server.get_json("/api/v1/envs/job/run")["status"] == "finished"
+    again = paneboard.Client(port=server.port, env="job", spool_dir=False, console=False, resume=True)
+    assert again.flush(30)
+    # The resumed process numbers its lines from 1 again; a DDP rank joining the running job moves nothing.
+    post(server, {"op": "console", "env": "job", "rank": 0, "lines": [[1, 2000.0, "stdout", "life 2 line 0"]]},
+         {"op": "run_start", "env": "job", "client": "rank-1", "resume": True},
+         {"op": "console", "env": "job", "rank": 0, "lines": [[2, 2000.1, "stdout", "life 2 line 1"]]})
+    assert texts(server, "job") == [f"life 1 line {k}" for k in range(3)] + ["life 2 line 0", "life 2 line 1"]
+    assert again.close_connection(30)

@@ -56,7 +56,7 @@ OPS: dict[str, Op] = {
     "custom_scalars": Op(envops.parse_custom_scalars, envops.apply_custom_scalars),
     "hparams": Op(hparams.parse_op, hparams.apply_op),
     # run ops
-    "run_start": Op(run_ops.parse_start, run_ops.apply_record),
+    "run_start": Op(run_ops.parse_start, run_ops.apply_start),
     "run_end": Op(run_ops.parse_end, run_ops.apply_record),
     "run_config": Op(run_ops.parse_config, run_ops.apply_config),
     "run_tags": Op(run_ops.parse_tags, run_ops.apply_record),

@@ -21,7 +21,7 @@ from paneboard.protocol import (
 from .. import jsonio
 from ..commands.envelope import Command, EnvCommand, EventError, check_name, refusing_store_errors
 from ..live.deltas import Deltas
-from ..store import RunRecord, StoreTx
+from ..store import CONSOLE_BASE, RunRecord, StoreTx
 from .color import forget_copied_color
 from .record import ACTIVE, run_json
 
@@ -286,6 +286,20 @@ def _set_meta(tx: StoreTx, env: str, meta: dict, deltas: Deltas) -> None:
 def apply_status(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     if tx.get_run(cmd.env) is None:
         return  # the env (or its run) went meanwhile
+    apply_record(tx, cmd, deltas)
+
+
+@refusing_store_errors
+def apply_start(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
+    """run_start. A resumed job numbers its console lines from 1 again: once its earlier life is over, they go
+    after that life's lines (the meta's CONSOLE_BASE, as for a fork) rather than over them. Ranks of a job that
+    is running already (DDP ranks joining) keep the base the first one set."""
+    old = tx.get_run(cmd.env)
+    if cmd.payload.get("resume") and old is not None and old.status is not None and old.status not in ACTIVE:
+        last = tx.console_last_lines(cmd.env)
+        if last:
+            meta = tx.env_meta(cmd.env) or {}
+            tx.set_env_meta(cmd.env, {**meta, CONSOLE_BASE: {str(rank): n for rank, n in last.items()}})
     apply_record(tx, cmd, deltas)
 
 

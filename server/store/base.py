@@ -144,6 +144,10 @@ class StoreTx(ABC):
     def put_console(self, env: str, rank: int, rows: list[tuple[int, float, str, str, bool]]) -> None:
         """Write console lines (n, t, stream, text, open) of the env's rank; a line already there is replaced."""
 
+    @abstractmethod
+    def console_last_lines(self, env: str) -> dict[int, int]:
+        """The highest console line number stored for each rank of the env ({} for none)."""
+
     @property
     @abstractmethod
     def touched_envs(self) -> set[str]:

@@ -119,6 +119,10 @@ class SqlTx(SqlArtifactsTx, StoreTx):
         self.ensure_env(env)
         sqla_console.put_lines(self.conn, self.cache.env_ids[env], rank, rows)
 
+    def console_last_lines(self, env: str) -> dict[int, int]:
+        env_id = self._env_id(env)
+        return {} if env_id is None else sqla_console.last_lines(self.conn, env_id)
+
     @property
     def touched_envs(self) -> set[str]:
         return self._touched_envs
