@@ -62,7 +62,11 @@ def start_server(db: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--host", "127.0.0.1", "--port", str(port),
                              "--db", str(db), "--log-level", "warning"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_up(proc, f"http://127.0.0.1:{port}/api/v1/envs", "dash-server")
+    try:
+        wait_up(proc, f"http://127.0.0.1:{port}/api/v1/envs", "dash-server")
+    except BaseException:  # never leave a server running that nobody will stop
+        stop(proc)
+        raise
     return proc
 
 
@@ -76,7 +80,11 @@ def start_visdom(env_path: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-c", code, "-port", str(port), "-env_path", str(env_path),
                              "-bind_local", "-logging_level", "WARNING"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_up(proc, f"http://127.0.0.1:{port}/env_state", "visdom server", data=b"{}")
+    try:
+        wait_up(proc, f"http://127.0.0.1:{port}/env_state", "visdom server", data=b"{}")
+    except BaseException:  # never leave a server running that nobody will stop
+        stop(proc)
+        raise
     return proc
 
 
@@ -110,7 +118,11 @@ def start_tensorboard(logdir: Path, port: int, load_fast: bool) -> subprocess.Po
     proc = subprocess.Popen([exe, "--logdir", str(logdir), "--port", str(port), "--host", "127.0.0.1",
                              f"--load_fast={'true' if load_fast else 'false'}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    wait_up(proc, f"http://127.0.0.1:{port}/data/runs", "tensorboard", timeout=120)
+    try:
+        wait_up(proc, f"http://127.0.0.1:{port}/data/runs", "tensorboard", timeout=120)
+    except BaseException:  # never leave a server running that nobody will stop
+        stop(proc, group=True)
+        raise
     return proc
 
 
