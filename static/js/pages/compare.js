@@ -119,7 +119,7 @@ export function comparePage({ connect, points, notice }) {
       const mode = c.kind === "scatter" ? "markers" : "lines";
       if (list.length >= PACK_MIN) { // a sweep: one trace per (colour, dash), the run named per point
         traces = packSeries(list.map((s, i) => ({ ...s, ...styles[i] }))).map((g) => ({
-          type: "scatter", x: g.x, y: g.y, text: g.text, name: "", mode, connectgaps: false, meta: { envs: g.envs },
+          type: "scatter", x: g.x, y: g.y, name: "", mode, connectgaps: false, meta: { envs: g.envs },
           line: { width: 1.2, color: g.color, dash: g.dash }, marker: { size: 3, color: g.color }, hoverinfo: "none",
         }));
       } else {
