@@ -136,7 +136,7 @@ export function comparePage({ connect, points, notice }) {
       c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(runs, "env")}`;
     }
     c.card.dataset.grouped = c.group ? "1" : "";
-    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
+    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null && !Number.isNaN(v)).length, 0));
     const wide = (c.plot.clientWidth || 600) >= 560;
     const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
       hovermode: c.group ? (count > LEGEND_MAX ? "closest" : "x unified") : false, // run charts: run_hover.js's sorted, capped tooltip
