@@ -170,6 +170,7 @@ async function update(sc) {
   }
   await Promise.all(work);
   applyTagFilter(sc);
+  document.body.dataset.scalarsUpdated = String(sc.shown.length); // tests: the update for these runs is done
 }
 
 /** Read the chart list of the shown runs; add, keep or drop cards; new member runs of a chart are read for it. */
