@@ -96,6 +96,7 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
                    _query("by", {"type": "string"}, "group by these config keys (comma-separated, dotted for nesting)"),
                    _query("center", {"type": "string", "enum": ["mean", "median"]}),
                    _query("series", {"type": "string", "enum": ["0", "1"]}, "0: the groups alone, no series read"),
+                   _query("title", {"type": "string"}, "one chart's series (that title, or its title/trace series)"),
                    _query("band", {"type": "string", "enum": ["std", "minmax", "ci"]}),
                    _query("value", {"type": "string", "enum": ["final", "best"]})]},
     ("/api/v1/tokens", "POST"): {
