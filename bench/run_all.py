@@ -200,6 +200,16 @@ def versions() -> dict[str, str]:
     return out
 
 
+KEPT = "\n## Sweeps (bench/sweep_ui.py"  # sections other benches own: carried over when the suite rewrites the file
+
+
+def kept_sections(path: Path) -> str:
+    """The sweep bench's section of an existing RESULTS.md (it is written from bench/sweep_ui.py's figures)."""
+    text = path.read_text() if path.exists() else ""
+    at = text.find(KEPT)
+    return text[at:] if at >= 0 else ""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="1 run with small sizes (smoke test)")
@@ -250,7 +260,7 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
-    (args.out / "RESULTS.md").write_text(report_notes.markdown(results))
+    (args.out / "RESULTS.md").write_text(report_notes.markdown(results) + kept_sections(args.out / "RESULTS.md"))
     print(report.table_md(results["table"]))
     print(f"wrote {args.out / 'RESULTS.md'} and {args.out / 'results.json'} in {results['elapsed_s']:.0f} s")
 

@@ -95,11 +95,15 @@ def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
     tab.wait(f"() => {drawn}() > {before} && "
              "document.querySelector('[data-tag=\"train/loss\"]').dataset.smoothing === '0.88'")
     assert tab.js(drawn) - before <= 2
-    # Unpicking runs draws from what the page holds: no new read.
+    # Unpicking runs draws from what the page holds: no new read, and one draw (the update that follows the
+    # search finds nothing new, so it does not draw the sweep's charts a second time).
     before = len(charts)
+    drawn_before = tab.js(drawn)
     tab.page.locator("input.run-filter").fill("s00[0-9]$")
     wait_runs(tab, "train/loss", 10)
+    tab.wait("() => document.body.dataset.scalarsUpdated === '10'")
     assert len(charts) == before
+    assert tab.js(drawn) == drawn_before + 1
     # A live append to one run reads only that run's new points.
     http(server, "POST", "/api/v1/events", {"events": [{"op": "update", "env": RUNS[3], "win": "train_loss",
          "kind": "line", "mode": "append", "traces": [{"name": None, "x": [float(STEPS)], "y": [0.5]}]}]})

@@ -117,6 +117,19 @@ def test_compare_and_groups_take_more_than_the_old_caps(server):
     assert len(_get(server, "/api/v1/groups", envs=envs, points=50)["groups"]) >= 1
 
 
+def test_compare_shares_the_chart_budget_across_every_trace(server):
+    """A raw compare of 200 runs reads what a chart draws (24,000 points in all), not 2,000 points a trace."""
+    res = _get(server, "/api/v1/compare", envs=",".join(RUNS[:200]))
+    traces = [t for p in res["panes"] for t in p["traces"]]
+    assert len(traces) >= 200 and all(t["total"] >= STEPS for t in traces)
+    per = 24_000 // len(traces)
+    assert all(len(t["x"]) <= per + 2 for t in traces) and sum(len(t["x"]) for t in traces) <= 24_000 + 2 * len(traces)
+    few = _get(server, "/api/v1/compare", envs="sw001,sw002", points=100)  # few traces: ?points caps each
+    assert all(len(t["x"]) <= 102 and t["downsampled"] for p in few["panes"] for t in p["traces"])
+    code, body = _status(server, "/api/v1/compare", envs="sw001", budget="0")
+    assert code == 400 and "budget" in body["error"]
+
+
 def test_a_chart_read_equals_each_pane_read_at_its_share_of_the_budget(server):
     """The batched read of many series (one numpy pass) downsamples exactly as a pane's own read."""
     res = _get(server, "/api/v1/chart", envs=",".join(RUNS[:40]), title="val/loss", width=300, budget=1200)

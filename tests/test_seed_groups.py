@@ -210,3 +210,31 @@ def test_groups_by_rejects_bad_keys(client, query):
     client.post("/api/v1/events", json={"events": [{"op": "set_meta", "env": "a", "meta": {"seed": 1}}]})
     r = client.get(f"/api/v1/groups?{query}")
     assert r.status_code == 400 and "error" in r.get_json()
+
+
+def test_reduce_band_keeps_the_envelope_on_whole_steps():
+    x = np.arange(1000, dtype=float)
+    mid = np.sin(x / 50)
+    lo, hi = mid - 0.1, mid + 0.1
+    lo[437] = -5.0  # one seed's spike: the band must still reach it
+    nx, (m, nlo, nhi) = groups.reduce_band(x, (mid, lo, hi), 10)
+    assert 5 <= len(nx) <= 10 and np.all(nx == np.floor(nx)) and np.all(np.diff(nx) > 0)
+    assert nlo.min() == -5.0 and nhi.max() == hi.max()
+    assert np.all(nlo <= m) and np.all(m <= nhi)
+    same = groups.reduce_band(x[:20], (mid[:20], lo[:20], hi[:20]), 10)  # fits: returned as is
+    assert same[0] is not None and len(same[0]) == 20 and same[1][1] is lo[:20].base or len(same[1][1]) == 20
+
+
+def test_groups_reads_whole_series_then_fits_the_band_to_the_budget(client):
+    envs = _config_runs(client)
+    q = f"/api/v1/groups?envs={','.join(envs)}&by=optim.name&band=minmax&points=10"
+    res = client.get(q).get_json()
+    (loss,) = res["series"]
+    sgd = loss["groups"][1]
+    assert sgd["steps"] == 20 and sgd["downsampled"] and len(sgd["x"]) <= 5
+    # Exact min/max over every seed and step, kept through the reduction: step 0 of seed 2 is 0.6 + 0.02 + 1.
+    assert max(sgd["hi"]) == pytest.approx(1.62) and all(isinstance(v, int) for v in sgd["x"])
+    one = client.get(q + "&title=loss").get_json()
+    assert [s["title"] for s in one["series"]] == ["loss"] and len(one["tests"]) == 1
+    none = client.get(q + "&title=acc").get_json()
+    assert none["series"] == [] and none["tests"] == [] and len(none["groups"]) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -60,6 +61,7 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.lru_cache(maxsize=1024)
 def t_ppf(q: float, df: float) -> float:
     """The q-quantile of Student's t (bisection on t_cdf: monotone, and 200 halvings reach float precision)."""
     if not 0.0 < q < 1.0:

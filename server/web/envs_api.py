@@ -9,7 +9,8 @@ from flask import Blueprint, Response, request
 from .. import jsonio
 from ..commands.envelope import EventError
 from ..dispatch.parse import parse_event
-from .api import _budget, _env_or_404, _name, env_names_arg, render_pane
+from .api import MAX_POINTS, _budget, _env_or_404, _int_arg, _name, env_names_arg, render_pane
+from .charts_api import DEFAULT_BUDGET, MIN_PER_SERIES
 from .common import ApiError, json_response, services
 
 bp = Blueprint("envs_api", __name__, url_prefix="/api/v1")
@@ -120,12 +121,17 @@ def compare() -> Response:
     """Panes with the same title (or win id) from several envs, one trace per env trace, labelled by env."""
     names = env_names_arg()
     store = services().store
-    budget = _budget()
+    envs = [_env_or_404(name).to_json() for name in names]
+    # The chart budget, shared by every trace as /chart shares it (?budget=, default 24,000 points), each trace at
+    # most ?points: a sweep of 1,000 runs read 2,000 points a trace (6M points) where a chart draws 24,000.
+    shared = _int_arg("budget", DEFAULT_BUDGET)
+    if not 1 <= shared <= MAX_POINTS:
+        raise ApiError(400, f"budget must be between 1 and {MAX_POINTS}")
+    listed = store.chart_panes(names, COMPARE_KINDS)  # a few queries for any number of runs
+    ntraces = sum(len(traces) for panes in listed.values() for _, traces in panes)
+    budget = max(MIN_PER_SERIES, min(_budget(), shared // max(1, ntraces)))
     groups: dict[str, dict[str, Any]] = {}
-    envs = []
     for name in names:
-        summary = _env_or_404(name)
-        envs.append(summary.to_json())
         for pane in store.list_panes(name):
             if pane.kind not in COMPARE_KINDS:
                 continue

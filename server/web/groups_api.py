@@ -45,7 +45,8 @@ def _by() -> list[str] | None:
 @bp.get("/groups")
 def groups() -> Response:
     """?envs=a,b (runs), ?by=lr,optim.name (group by these config keys) or ?ignore=seed (config keys left out),
-    ?center=mean|median, ?band=std|minmax|ci, ?value=final|best; ?series=0: the groups and keys alone, no reads."""
+    ?center=mean|median, ?band=std|minmax|ci, ?value=final|best; ?title= (one chart: that series, or its
+    `title/trace` series); ?series=0: the groups and keys alone, no reads."""
     names = env_names_arg()
     ignore = _ignored()
     by = _by()
@@ -65,6 +66,14 @@ def groups() -> Response:
             "keys": seed_groups.varying_keys(configs), "groups": [g.to_json() for g in made]}
     if request.args.get("series") == "0":  # the "group these runs?" offer: no series read
         return json_response({**head, "series": [], "tests": []})
-    runs = seed_groups.read_runs(store, list(configs), budget)
-    return json_response({**head, "series": seed_groups.series_bands(made, runs, band, budget, center),
-                          "tests": seed_groups.comparisons(made, runs, value)})
+    plan = seed_groups.plan_series(store, list(configs))
+    title = request.args.get("title")
+    if title is not None:  # one chart's series (a page reads the charts in view one by one)
+        plan = {name: members for name, members in plan.items() if name == title or name.startswith(title + "/")}
+    series: list[dict] = []
+    tests: list[dict] = []
+    for name in sorted(plan):  # one series at a time: a sweep's points are held for one chart, not all at once
+        runs = {name: seed_groups.read_series(store, plan[name], budget)}
+        series += seed_groups.series_bands(made, runs, band, budget, center)
+        tests += seed_groups.comparisons(made, runs, value)
+    return json_response({**head, "series": series, "tests": tests})

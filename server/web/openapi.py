@@ -71,8 +71,10 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Correlation and random-forest importance of every varying hparam against a metric",
         "params": [{**_ENVS, "required": False}, _query("metric", {"type": "string"}, "default: the first metric")]},
     ("/api/v1/compare", "GET"): {
-        "summary": "x/y panes of several envs grouped by title, traces labelled by env",
-        "params": [{**_ENVS, "required": True}, _POINTS, _WALLS]},
+        "summary": "x/y panes of several envs grouped by title, traces labelled by env; the point budget is "
+                   "shared by every trace (each at most ?points)",
+        "params": [{**_ENVS, "required": True}, _POINTS, _query("budget", {"type": "integer"},
+                   "points shared by every trace (default 24,000)"), _WALLS]},
     ("/api/v1/charts", "GET"): {
         "summary": "The line/scatter charts of the picked runs (every visible run when envs is absent), no data: "
                    "by title (Scalars) or by (win, title) (Compare)",
@@ -94,6 +96,7 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
                    _query("by", {"type": "string"}, "group by these config keys (comma-separated, dotted for nesting)"),
                    _query("center", {"type": "string", "enum": ["mean", "median"]}),
                    _query("series", {"type": "string", "enum": ["0", "1"]}, "0: the groups alone, no series read"),
+                   _query("title", {"type": "string"}, "one chart's series (that title, or its title/trace series)"),
                    _query("band", {"type": "string", "enum": ["std", "minmax", "ci"]}),
                    _query("value", {"type": "string", "enum": ["final", "best"]})]},
     ("/api/v1/tokens", "POST"): {

@@ -1,7 +1,5 @@
-// packed_traces.js — many series drawn as few Plotly traces: one per (colour, dash), the series joined by gaps and
-// each point carrying its series' label for the tooltip. Plotly's cost grows with traces far more than with
-// points, so a sweep of 1,000 runs draws as about 30 traces.
-import { plotlyText } from "./dom.js";
+// packed_traces.js — many series drawn as few Plotly traces: one per (colour, dash), the series joined by gaps.
+// Plotly's cost grows with traces far more than with points, so a sweep of 1,000 runs draws as about 30 traces.
 
 /** Above this many series a chart is packed (its legend is off then: the run list is the legend). */
 export const PACK_MIN = 13;
@@ -14,8 +12,11 @@ export const DENSE_MIN = 100;
 export const markDense = (plot, count) => plot.classList.toggle("runs-dense", count >= DENSE_MIN);
 
 /**
- * items: [{env, label, color, dash, x, y, custom?}] (custom: one array per point, for the tooltip).
- * Returns [{color, dash, envs, x, y, text, customdata}], one per (colour, dash), in first-seen order.
+ * items: [{env, color, dash, x, y}] (null or NaN for a missing value).
+ * Returns [{color, dash, envs, x, y}], one per (colour, dash), in first-seen order. x and y are Float64Arrays with
+ * NaN between series (a gap: one run's line does not run on into the next). Typed arrays, and no per-point
+ * labels (the pages' own tooltips name the runs from their series), keep a sweep's redraw from allocating a
+ * boxed number and a string per point, which Plotly then walked again.
  */
 export function packSeries(items) {
   const groups = new Map();
@@ -23,22 +24,34 @@ export function packSeries(items) {
     const key = `${it.color}|${it.dash}`;
     let g = groups.get(key);
     if (!g) {
-      g = { color: it.color, dash: it.dash, envs: [], x: [], y: [], text: [], customdata: it.custom ? [] : null };
+      g = { color: it.color, dash: it.dash, envs: [], items: [], n: 0 };
       groups.set(key, g);
     }
-    if (g.x.length) { // a gap: the line of one series does not run on into the next
-      g.x.push(null);
-      g.y.push(null);
-      g.text.push("");
-      if (g.customdata) g.customdata.push(null);
-    }
+    g.n += (g.items.length ? 1 : 0) + it.x.length;
     g.envs.push(it.env);
-    for (let i = 0; i < it.x.length; i++) {
-      g.x.push(it.x[i]);
-      g.y.push(it.y[i]);
-      g.text.push(plotlyText(it.label)); // a run name is text: Plotly would draw its tags (links) in the tooltip
-      if (g.customdata) g.customdata.push(it.custom[i]);
-    }
+    g.items.push(it);
   }
-  return [...groups.values()];
+  const out = [];
+  for (const g of groups.values()) {
+    const x = new Float64Array(g.n);
+    const y = new Float64Array(g.n);
+    let k = 0;
+    for (const it of g.items) {
+      if (k) { // the gap
+        x[k] = NaN;
+        y[k] = NaN;
+        k += 1;
+      }
+      const xs = it.x;
+      const ys = it.y;
+      for (let i = 0; i < xs.length; i++, k++) {
+        const xv = xs[i];
+        const yv = ys[i];
+        x[k] = xv === null ? NaN : xv;
+        y[k] = yv === null ? NaN : yv;
+      }
+    }
+    out.push({ color: g.color, dash: g.dash, envs: g.envs, x, y });
+  }
+  return out;
 }

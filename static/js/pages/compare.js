@@ -119,7 +119,7 @@ export function comparePage({ connect, points, notice }) {
       const mode = c.kind === "scatter" ? "markers" : "lines";
       if (list.length >= PACK_MIN) { // a sweep: one trace per (colour, dash), the run named per point
         traces = packSeries(list.map((s, i) => ({ ...s, ...styles[i] }))).map((g) => ({
-          type: "scatter", x: g.x, y: g.y, text: g.text, name: "", mode, connectgaps: false, meta: { envs: g.envs },
+          type: "scatter", x: g.x, y: g.y, name: "", mode, connectgaps: false, meta: { envs: g.envs },
           line: { width: 1.2, color: g.color, dash: g.dash }, marker: { size: 3, color: g.color }, hoverinfo: "none",
         }));
       } else {
@@ -136,7 +136,7 @@ export function comparePage({ connect, points, notice }) {
       c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(runs, "env")}`;
     }
     c.card.dataset.grouped = c.group ? "1" : "";
-    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null).length, 0));
+    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null && !Number.isNaN(v)).length, 0));
     const wide = (c.plot.clientWidth || 600) >= 560;
     const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
       hovermode: c.group ? (count > LEGEND_MAX ? "closest" : "x unified") : false, // run charts: run_hover.js's sorted, capped tooltip

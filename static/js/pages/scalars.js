@@ -5,7 +5,7 @@ import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_r
 import { h } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
-import { applyTagFilter, chartCard, drawChart, redraw, removeCard } from "./scalars_charts.js";
+import { applyTagFilter, chartCard, drawChart, needsDraw, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
 import { readMarks, setMarks } from "./run_marks.js";
 import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
@@ -59,6 +59,7 @@ export function scalarsPage({ connect, points, notice }) {
   const reshow = () => {
     sc.shown = shownRuns(sc);
     sc.shownSet = new Set(sc.shown);
+    sc.shownSig = sc.shown.join("\n");
     if (!sc.groups.on) redraw(sc);
   };
   const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh), reshow });
@@ -140,6 +141,7 @@ async function update(sc) {
   sc.shown = shown;
   sc.shownSet = new Set(shown);
   sc.shownKey = key;
+  sc.shownSig = key;
   if (sc.groups.on) {
     sc.offerBox.replaceChildren();
     await updateGroups(sc);
@@ -160,13 +162,15 @@ async function update(sc) {
   const work = [];
   for (const chart of sc.charts.values()) {
     for (const env of chart.envs) if (dirty.has(env)) chart.pending.add(env);
-    if (pickChanged && chart.loaded) chart.stale = true; // runs left the picked set: draw without them
+    // Runs left the picked set: draw without them (unless a run search already drew these runs).
+    if (pickChanged && chart.loaded && needsDraw(sc, chart)) chart.stale = true;
     if (!chart.loaded || chart.pending.size || chart.stale) {
       if (chart.visible || sc.vis.measure(chart)) work.push(loadChart(sc, chart));
     }
   }
   await Promise.all(work);
   applyTagFilter(sc);
+  document.body.dataset.scalarsUpdated = String(sc.shown.length); // tests: the update for these runs is done
 }
 
 /** Read the chart list of the shown runs; add, keep or drop cards; new member runs of a chart are read for it. */
@@ -211,7 +215,8 @@ async function loadIndex(sc) {
 function loadChart(sc, chart) {
   if (chart.busy) return chart.busy.then(() => (chart.loaded && !chart.pending.size && !chart.stale ? null
     : loadChart(sc, chart)));
-  chart.busy = sc.read(() => fillChart(sc, chart)).then(() => drawChart(sc, chart)).catch((err) => {
+  const draw = () => (needsDraw(sc, chart) ? drawChart(sc, chart) : null);
+  chart.busy = sc.read(() => fillChart(sc, chart)).then(draw).catch((err) => {
     if (err && err.status === 404) {
       sc.needIndex = true; // a run went away meanwhile: the next update lists the charts again
       return;
@@ -235,6 +240,7 @@ async function fillChart(sc, chart) {
       for (const s of res.series) held.set(`${i}\n${seriesKey(s)}`, { ...s, part: i, suffix: p.role || p.tag });
     }));
     chart.held = held;
+    chart.version = (chart.version || 0) + 1;
     chart.loaded = true;
     return;
   }
@@ -244,6 +250,7 @@ async function fillChart(sc, chart) {
     const res = shownMembers.length ? await readChart(envsArg(sc, shownMembers), { title: chart.title, width, walls })
       : { perSeries: 0, series: [] };
     chart.held = new Map(res.series.map((s) => [seriesKey(s), s]));
+    chart.version = (chart.version || 0) + 1;
     chart.perSeries = res.perSeries;
     chart.walls = walls;
     chart.loaded = true;
@@ -253,7 +260,7 @@ async function fillChart(sc, chart) {
   chart.pending.clear();
   if (!envs.length) return;
   const res = await readChart(envs, { title: chart.title, width, walls: chart.walls, after: lastX(chart.held, envs) });
-  mergeSeries(chart.held, res.series);
+  if (mergeSeries(chart.held, res.series)) chart.version = (chart.version || 0) + 1;
   const cap = REREAD_FACTOR * Math.max(chart.perSeries || 0, 64);
   if ([...chart.held.values()].some((s) => s.x.length > cap)) chart.loaded = false; // next time in view: afresh
 }

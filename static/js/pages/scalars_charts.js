@@ -101,7 +101,6 @@ function tracesOf(sc, chart) {
     unit = relUnit(span);
   }
   const packed = series.length >= PACK_MIN;
-  const raws = [];
   const smooths = [];
   const tips = []; // what the tooltip and the highlight read: the drawn x and smoothed y, the raw value and step
   for (const t of series) {
@@ -114,8 +113,7 @@ function tracesOf(sc, chart) {
     const sm = smooth(ys, state.smoothing);
     tips.push({ env: t.env, label: t.label, color: t.color, x: xs, y: sm, raw: ys, step: t.x, wall: w });
     if (packed) {
-      for (const v of ys) raws.push(v);
-      smooths.push({ ...t, x: xs, y: sm });
+      smooths.push({ env: t.env, color: t.color, dash: t.dash, x: xs, y: sm });
       continue;
     }
     // A single point (an hparams metric, a final score) is invisible as a line: give it a marker.
@@ -136,17 +134,28 @@ function tracesOf(sc, chart) {
     }
   }
   const points = series.reduce((n, t) => n + t.y.length, 0);
-  return { traces: out, unit, noWalls, count: series.length, points, raw: packed ? raws : null, tips };
+  // The raw values the y range is taken from (read only when the range must be computed again).
+  const raw = () => series.flatMap((t) => t.y);
+  return { traces: out, unit, noWalls, count: series.length, points, raw, tips };
 }
 
-function layoutOf(state, traces, unit, { count, width, raw = null, bands = false }) {
+/**
+ * The outlier-robust y range of a chart's raw values, kept while the chart's points, the runs shown and the scale
+ * stay the same: a smoothing change (the slider fires dozens) does not sort a sweep's values again.
+ */
+function yRange(sc, chart, raw) {
+  const key = `${chart.version || 0}|${sc.shownSig}|${sc.state.logY}`;
+  if (chart.rangeKey !== key) {
+    chart.range = robustRange(raw(), sc.state.logY);
+    chart.rangeKey = key;
+  }
+  return chart.range;
+}
+
+function layoutOf(state, unit, { count, width, range = null, bands = false }) {
   const yaxis = { type: state.logY ? "log" : "linear", automargin: true, gridcolor: "#eceef1" };
-  if (state.outliers) {
-    const vals = raw || traces.filter((t) => t.meta.role === "raw").flatMap((t) => t.y);
-    const r = robustRange(vals, state.logY);
-    if (r) yaxis.range = r;
-    else yaxis.autorange = true;
-  } else yaxis.autorange = true;
+  if (state.outliers && range) yaxis.range = range;
+  else yaxis.autorange = true;
   const xtitle = { step: "step", relative: `relative (${unit[1]})`, wall: "wall time" }[state.xmode];
   // The legend sits outside the plot area: at the right of a wide chart, under a narrow one.
   const legend = width >= 560 ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }
@@ -180,13 +189,14 @@ export async function drawChart(sc, chart) {
     const traces = bandTraces(sc.groupRes, chart.group, (ys) => smooth(ys, sc.state.smoothing));
     chart.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, chart.group);
     const st = { ...sc.state, xmode: "step", outliers: false };
-    drawn = { traces, layout: layoutOf(st, traces, [1, "s"], { count: chart.group.groups.length, width, bands: true }) };
+    drawn = { traces, layout: layoutOf(st, [1, "s"], { count: chart.group.groups.length, width, bands: true }) };
     chart.tipSeries = [];
   } else {
     const { traces, unit, noWalls, count, points, raw, tips } = tracesOf(sc, chart);
     chart.tipSeries = tips;
     chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
-    drawn = { traces, count, points, layout: layoutOf(sc.state, traces, unit, { count, width, raw }) };
+    const range = sc.state.outliers ? yRange(sc, chart, raw) : null;
+    drawn = { traces, count, points, layout: layoutOf(sc.state, unit, { count, width, range }) };
   }
   chart.card.dataset.smoothing = String(sc.state.smoothing);
   chart.card.dataset.grouped = chart.group ? "1" : "";
@@ -199,11 +209,23 @@ export async function drawChart(sc, chart) {
   markDense(chart.plot, chart.group ? 0 : drawn.count);
   rehighlight(chart.plot);
   chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
+  chart.drawnFor = drawKey(sc, chart);
   chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);
 }
 
+/** What a chart's last draw showed: its points, the runs shown, and the last redraw() (any option or style change). */
+const drawKey = (sc, chart) => `${chart.version || 0}|${sc.drawGen || 0}|${chart.group ? "g" : ""}|${sc.shownSig}`;
+
+/**
+ * Whether a chart must be drawn after a read: not when the read brought nothing and the chart already shows these
+ * runs (a run search draws at once from what the charts hold; the reads that follow it find nothing new, and a
+ * second draw of a sweep's charts cost as much as the first).
+ */
+export const needsDraw = (sc, chart) => chart.stale || chart.first || chart.drawnFor !== drawKey(sc, chart);
+
 /** Re-draw the charts in view from what they hold (smoothing, axis and scale changes need no read). */
 export function redraw(sc) {
+  sc.drawGen = (sc.drawGen || 0) + 1;
   // A slider drag fires dozens of changes: while one redraw runs, the others fold into one more, which draws
   // the latest state (not a queue of stale ones, each seconds long on a sweep).
   if (sc.redrawQueued) return sc.drawing;
