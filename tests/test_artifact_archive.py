@@ -13,17 +13,13 @@ import pytest
 
 import paneboard
 from helpers.archives import make_tar
+from helpers.http import request_raw
 from paneboard.server.cli.main import main as dash_server
 from paneboard.server.store import open_store
 
 
 def request(srv, method, path, data=None, ctype="application/x-tar"):
-    req = urllib.request.Request(srv.url + path, data=data, method=method, headers={"Content-Type": ctype})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
+    return request_raw(srv.url + path, method, data, {"Content-Type": ctype})
 
 
 def blob(srv, sha):
