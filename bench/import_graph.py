@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -20,29 +19,14 @@ from helpers import imports  # noqa: E402
 ASSEMBLY = {"__init__", "__main__"}
 
 
-def room_of(module: str) -> str | None:
-    parts = module.split(".")
-    if parts[:2] != ["paneboard", "server"] or len(parts) < 3:
-        return None
-    return parts[2]
-
-
 def figures(root: Path) -> dict[str, object]:
     imports.ROOT = root
     g = imports.graph()
     server = root / "server"
     loose = sorted(p.stem for p in server.glob("*.py") if p.stem not in ASSEMBLY)
-    rooms = {room_of(m) for m in g} - {None}
-    arrows: Counter[tuple[str, str]] = Counter()
-    for module, targets in g.items():
-        src = room_of(module)
-        for target in targets:
-            dst = room_of(target)
-            if src and dst and src != dst:
-                arrows[(src, dst)] += 1
-    room_graph: dict[str, set[str]] = {r: set() for r in rooms if r}
-    for src, dst in arrows:
-        room_graph[src].add(dst)
+    rooms = {imports.room_of(m) for m in g} - {None}
+    arrows = imports.room_arrows(g)
+    room_graph = imports.room_graph(g)
     on_cycle = {frozenset(c) for c in imports.cycles(room_graph)}
     up = sorted((s, d) for s, d in arrows if any(s in c and d in c for c in on_cycle))
     return {"rooms": len(rooms), "packages": len(rooms) - len(loose), "arrows": len(arrows), "arrows_back_up": len(up),

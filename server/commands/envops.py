@@ -8,7 +8,6 @@ from typing import Any
 
 from .. import jsonio
 from ..live.deltas import Deltas
-from ..runs.color import forget_copied_color
 from ..store import StoreTx
 from .envelope import Command, EnvCommand, EventError, check_name, refusing_store_errors
 
@@ -146,7 +145,6 @@ def apply_delete(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
 @refusing_store_errors
 def apply_fork(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     tx.fork_env(cmd.payload, cmd.env)
-    forget_copied_color(tx, cmd.env)
 
 
 @refusing_store_errors

@@ -7,9 +7,9 @@ from typing import Any
 
 from ..commands.envelope import EnvCommand, EventError, refusing_store_errors
 from ..live.deltas import Deltas
-from ..store import StoreTx
+from ..store import RUN_COLOR, StoreTx
 
-META_KEY = "color"
+META_KEY = RUN_COLOR
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
@@ -50,11 +50,3 @@ def apply_color(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     tx.set_env_meta(cmd.env, meta)
     deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
 
-
-def forget_copied_color(tx: StoreTx, env: str) -> None:
-    """A fork copies its source's meta; a colour chosen for the source stays the source's, so the fork is drawn
-    apart from it (in its own name's colour) on the charts that show both."""
-    meta = tx.env_meta(env)
-    if meta and META_KEY in meta:
-        meta.pop(META_KEY)
-        tx.set_env_meta(env, meta)

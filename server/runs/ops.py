@@ -22,7 +22,6 @@ from .. import jsonio
 from ..commands.envelope import Command, EnvCommand, EventError, check_name, refusing_store_errors
 from ..live.deltas import Deltas
 from ..store import CONSOLE_BASE, RunRecord, StoreTx
-from .color import forget_copied_color
 from .record import ACTIVE, run_json
 
 MAX_CONFIG_BYTES = 256 * 1024   # the env meta's size limit (envops.MAX_META_BYTES)
@@ -198,7 +197,6 @@ def apply_fork(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
     if run is not None and run.fork_from == source and run.fork_step == step:
         return  # the forked job restarted: its run goes on
     tx.fork_env(source, cmd.env)  # copy-on-write of every pane; StoreError if the target exists
-    forget_copied_color(tx, cmd.env)
     if step is not None:
         tx.rewind_env(cmd.env, step, keep=False)  # the source keeps that history: nothing to keep here
     run = tx.get_run(cmd.env) or RunRecord(env=cmd.env)

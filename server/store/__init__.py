@@ -1,7 +1,7 @@
 """Storage: the store interface, its SQLAlchemy implementation, schema management and the writer."""
 
 from .artifact_records import ArtifactRecord, RewindRecord
-from .base import CONSOLE_BASE, Store, StoreError, StoreTx
+from .base import CONSOLE_BASE, RUN_COLOR, Store, StoreError, StoreTx
 from .records import (
     AlertRuleRecord,
     ConsoleLine,
@@ -20,7 +20,7 @@ from .sqla_store import SqlStore
 
 __all__ = ["AlertRuleRecord", "ArtifactRecord", "RewindRecord", "OutboxRecord", "ConsoleLine", "EnvSummary", "PaneRecord", "RunRecord", "RunRow", "SeriesRow", "Series", "ShareTokenRecord", "StepRow",
            "Store", "StoreError", "StoreTx", "TraceRecord", "SqlStore",
-           "open_store", "CONSOLE_BASE"]
+           "open_store", "CONSOLE_BASE", "RUN_COLOR"]
 
 
 def open_store(url: str) -> Store:

@@ -28,6 +28,9 @@ from .records import (
 # Env meta key of a fork: {rank (as text): the last line number copied from its source}; the fork's own job
 # numbers its lines from 1 again, so they are stored after these (runs/console.py).
 CONSOLE_BASE = "console_base"
+# Env meta key of the colour a user chose for the env's run (runs/color.py); a fork does not copy it, so that it
+# is drawn apart from its source on the charts that show both.
+RUN_COLOR = "color"
 
 
 class StoreError(Exception):
@@ -51,7 +54,8 @@ class StoreTx(ABC):
     @abstractmethod
     def fork_env(self, source: str, target: str) -> None:
         """A new env `target` with copies of every pane, trace, point and console line of `source` (StoreError if
-        impossible); the target's meta CONSOLE_BASE holds the last copied line number of each rank."""
+        impossible); the target's meta CONSOLE_BASE holds the last copied line number of each rank, and its meta
+        has no RUN_COLOR."""
     @abstractmethod
     def rename_env(self, old: str, new: str) -> None: ...
     @abstractmethod

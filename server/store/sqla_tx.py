@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, CursorResult
 from .. import jsonio
 from . import hot_statements as hot
 from . import sqla_console, sqla_runs
-from .base import CONSOLE_BASE, StoreError, StoreTx
+from .base import CONSOLE_BASE, RUN_COLOR, StoreError, StoreTx
 from .chunks import TailState
 from .dialect import insert_ignore
 from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
@@ -136,6 +136,7 @@ class SqlTx(SqlArtifactsTx, StoreTx):
         # Points appended earlier in this transaction are still buffered: write them so the fork has them.
         self.flush()
         meta = self.conn.execute(select(env_t.c.meta).where(env_t.c.id == src_id)).scalar() or {}
+        meta = {k: v for k, v in meta.items() if k != RUN_COLOR}
         last = sqla_console.last_lines(self.conn, src_id)
         if last:
             # The fork's job numbers its lines from 1 again: they go after the copied ones (apply_console).

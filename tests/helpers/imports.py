@@ -93,3 +93,31 @@ def cycles(g: dict[str, set[str]]) -> list[list[str]]:
                 if len(comp) > 1:
                     found.append(sorted(comp))
     return found
+
+
+def room_of(module: str) -> str | None:
+    """The server's first-level package (or loose module) a module lies in; None outside the server."""
+    parts = module.split(".")
+    if parts[:2] != ["paneboard", "server"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def room_arrows(g: dict[str, set[str]]) -> dict[tuple[str, str], int]:
+    """(importing room, imported room) -> how many module imports make that arrow."""
+    arrows: dict[tuple[str, str], int] = {}
+    for module, targets in g.items():
+        src = room_of(module)
+        for target in targets:
+            dst = room_of(target)
+            if src and dst and src != dst:
+                arrows[(src, dst)] = arrows.get((src, dst), 0) + 1
+    return arrows
+
+
+def room_graph(g: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each room and the rooms it imports."""
+    rooms: dict[str, set[str]] = {r: set() for r in (room_of(m) for m in g) if r}
+    for src, dst in room_arrows(g):
+        rooms[src].add(dst)
+    return rooms
