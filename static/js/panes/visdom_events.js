@@ -1,12 +1,19 @@
 // panes/visdom_events.js — report pane interactions (KeyPress, Click, PropertyUpdate) to Visdom clients' handlers.
 
-/** POST one Visdom callback event for this pane; failures are ignored (a handler is a nicety, not state). */
+// One POST at a time: concurrent requests can reach the server in any order, and a script's handler must see a
+// checkbox ticked before the select changed after it, as Visdom's socket delivers them.
+let queue = Promise.resolve();
+
+/** POST one Visdom callback event for this pane, after those sent before it; failures are ignored (a handler is
+ * a nicety, not state). */
 export function sendEvent(ctx, fields) {
   if (document.body.classList.contains("embed")) return Promise.resolve(); // read-only: no events back to scripts
   const body = JSON.stringify({ ...fields, target: ctx.win, eid: ctx.env });
-  return fetch(ctx.url("vis_event"), { method: "POST", body, headers: { "Content-Type": "application/json" } })
+  queue = queue.then(() => fetch(ctx.url("vis_event"), { method: "POST", body,
+                                                         headers: { "Content-Type": "application/json" } }))
     .then(() => undefined)
     .catch(() => undefined);
+  return queue;
 }
 
 /** Visdom's KeyPress for a focused pane element: the key name and its legacy key code. */
