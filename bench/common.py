@@ -44,17 +44,26 @@ def free_port() -> int:
 
 
 def wait_up(proc: subprocess.Popen, url: str, what: str, data: bytes | None = None, timeout: float = 60) -> None:
-    """Poll url (GET, or POST with data) until it answers; raise if the process exits or time runs out."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode}")
+    """Poll url (GET, or POST with data) until it answers; raise if the process exits or time runs out, after
+    stopping it (and the children of a process that leads its own group): nobody else would."""
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{what} exited with {proc.returncode}")
+            try:
+                _OPENER.open(url, data=data, timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"{what} did not start in {timeout:.0f} s")
+    except BaseException:
         try:
-            _OPENER.open(url, data=data, timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"{what} did not start in {timeout:.0f} s")
+            group = os.getpgid(proc.pid) == proc.pid
+        except ProcessLookupError:
+            group = False
+        stop(proc, group=group)
+        raise
 
 
 def start_server(db: Path, port: int) -> subprocess.Popen:
@@ -62,11 +71,7 @@ def start_server(db: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--host", "127.0.0.1", "--port", str(port),
                              "--db", str(db), "--log-level", "warning"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_up(proc, f"http://127.0.0.1:{port}/api/v1/envs", "dash-server")
-    except BaseException:  # never leave a server running that nobody will stop
-        stop(proc)
-        raise
+    wait_up(proc, f"http://127.0.0.1:{port}/api/v1/envs", "dash-server")
     return proc
 
 
@@ -80,11 +85,7 @@ def start_visdom(env_path: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-c", code, "-port", str(port), "-env_path", str(env_path),
                              "-bind_local", "-logging_level", "WARNING"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_up(proc, f"http://127.0.0.1:{port}/env_state", "visdom server", data=b"{}")
-    except BaseException:  # never leave a server running that nobody will stop
-        stop(proc)
-        raise
+    wait_up(proc, f"http://127.0.0.1:{port}/env_state", "visdom server", data=b"{}")
     return proc
 
 
@@ -118,11 +119,7 @@ def start_tensorboard(logdir: Path, port: int, load_fast: bool) -> subprocess.Po
     proc = subprocess.Popen([exe, "--logdir", str(logdir), "--port", str(port), "--host", "127.0.0.1",
                              f"--load_fast={'true' if load_fast else 'false'}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        wait_up(proc, f"http://127.0.0.1:{port}/data/runs", "tensorboard", timeout=120)
-    except BaseException:  # never leave a server running that nobody will stop
-        stop(proc, group=True)
-        raise
+    wait_up(proc, f"http://127.0.0.1:{port}/data/runs", "tensorboard", timeout=120)
     return proc
 
 
