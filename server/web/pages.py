@@ -73,23 +73,24 @@ def runs_page() -> str:
     return _page("runs", None)
 
 
-@bp.get("/env/<path:name>")
-def env_page(name: str) -> str:
+def _env_page(page: str, name: str) -> str:
+    """A page about one env, its name checked as an env name (400 otherwise)."""
     try:
         check_name(name, "env")
     except EventError as exc:
         raise ApiError(400, str(exc)) from None
-    return _page("env", name)
+    return _page(page, name)
+
+
+@bp.get("/env/<path:name>")
+def env_page(name: str) -> str:
+    return _env_page("env", name)
 
 
 @bp.get("/console/<path:name>")
 def console_page(name: str) -> str:
     """A run's console: searchable, following live, with a download (static/js/pages/console.js)."""
-    try:
-        check_name(name, "env")
-    except EventError as exc:
-        raise ApiError(400, str(exc)) from None
-    return _page("console", name)
+    return _env_page("console", name)
 
 
 # Notebooks on another origin (Jupyter on :8888) frame the embed page: it alone may be framed by any page. It is
