@@ -84,6 +84,31 @@ def test_a_crashed_run_runs_again_when_its_job_reconnects_then_finishes(make_ser
     assert [y for _, y in srv.series("back", "loss")["1"]] == [1.0, 0.5]
 
 
+def test_a_job_that_came_and_went_within_one_round_of_the_watch_stays_crashed(make_server: Any):
+    """The watch's rounds are 0.5 s apart, and on a loaded machine further: a client that connected and
+    dropped between two of them must not revive the run its drop crashed."""
+    srv = make_server("blip", run_crash_grace_s=1e6)
+    c = srv.client("blip")
+    c.line(X=[0], Y=[1.0], win="loss")
+    assert c.flush(30)
+    c.transport.close(10)
+    watch, writer = srv.app.services.runs, srv.app.services.writer
+    watch.stop()  # from here the rounds are this test's own
+    cid = c.transport.client_id
+    later = time.monotonic() + 2e6
+
+    def status_after_a_round() -> str:
+        watch.check(later)
+        assert not writer.submit_wait([]).failed  # the writer has applied what that round submitted
+        return srv.get_json("/api/v1/envs/blip/run")["status"]
+
+    # Past the grace: crashed, once the server has seen the socket close.
+    assert wait_for(lambda: status_after_a_round() == "crashed")
+    watch.connected(cid)  # the next round sees it both come and go
+    watch.disconnected(cid)
+    assert status_after_a_round() == "crashed"
+
+
 @pytest.mark.parametrize("command", ["import-visdom", "import-tb", "import-envs"])
 def test_imports_start_no_crash_watch(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, command: str):
     from paneboard.server.cli.main import main

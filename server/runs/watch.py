@@ -144,24 +144,31 @@ class RunWatch:
             if now - read >= REREAD_EVERY:
                 self._reread_grace()
                 read = now
-            with self._lock:
-                expired = [cid for cid, at in self._due.items() if at <= now]
-                for cid in expired:
-                    del self._due[cid]
-                # A client another server holds (or held within the grace) is alive there.
-                gone = [cid for cid in expired if now - self._elsewhere.get(cid, -1e18) > self.grace]
-                self._elsewhere = {c: t for c, t in self._elsewhere.items() if now - t <= 2 * self.grace}
-                every = now - said >= self.grace / 3
-                tell, self._fresh = (list(self._live) if every else list(self._fresh)), set()
-                back, self._back = self._back, set()
-            if gone:
-                self._crash(gone)
-            if back:
-                self._revive(back)
+            every = now - said >= self.grace / 3
             if every:
                 said = now
-            if self.announce is not None and tell:
-                self._announce(tell)
+            self.check(now, announce_all=every)
+
+    def check(self, now: float, announce_all: bool = False) -> None:
+        """One round of the watch (`now`: monotonic): crash the runs of clients gone longer than the grace,
+        make running the crashed runs of clients connected now, and announce the clients held here."""
+        with self._lock:
+            expired = [cid for cid, at in self._due.items() if at <= now]
+            for cid in expired:
+                del self._due[cid]
+            # A client another server holds (or held within the grace) is alive there.
+            gone = [cid for cid in expired if now - self._elsewhere.get(cid, -1e18) > self.grace]
+            self._elsewhere = {c: t for c, t in self._elsewhere.items() if now - t <= 2 * self.grace}
+            tell, self._fresh = (list(self._live) if announce_all else list(self._fresh)), set()
+            # Only a client still connected is back: one that came and went again between two rounds has not
+            # come back, and reviving its run would undo the crash its drop is due.
+            back, self._back = {cid for cid in self._back if cid in self._live}, set()
+        if gone:
+            self._crash(gone)
+        if back:
+            self._revive(back)
+        if self.announce is not None and tell:
+            self._announce(tell)
 
     def _revive(self, clients: set[str]) -> None:
         try:
