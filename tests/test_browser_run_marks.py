@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.browser import Tab, http
+from helpers.browser import SMOOTHED_LINES, Tab, http
 from helpers.sweep import log_sweep
 
 RUNS = [f"keep-lr{i % 5}-s{i:03d}" for i in range(200)]
@@ -114,8 +114,8 @@ def test_a_chosen_colour_is_kept_on_the_server_for_every_browser(server, browser
     drawn(t, CARD, len(RUNS))
     t.page.locator(f'.sc-run[data-run="{run}"] .run-color').click()
     t.page.locator(f'.sc-run[data-run="{run}"] input.run-color-input').fill("#123456")
-    t.wait(f"() => document.querySelector('{CARD} .js-plotly-plot').data.some(s => (s.meta.envs || [s.meta.env])"
-           f".includes('{run}') && s.line.color === '#123456')")
+    t.wait(f"() => {SMOOTHED_LINES}(document.querySelector('{CARD} .js-plotly-plot'))"
+           f".some(([r, colour]) => r === '{run}' && colour === '#123456')")
     t.wait(f"() => fetch('/api/v1/runs/colors').then(r => r.json()).then(j => j.colors['{run}'] === '#123456')")
     # Another browser (its own storage, empty): Compare and the runs table draw the chosen colour.
     other = browser.new_context()
@@ -137,6 +137,6 @@ def test_a_chosen_colour_is_kept_on_the_server_for_every_browser(server, browser
     t.page.reload()
     drawn(t, CARD, len(RUNS))
     want = t.js("r => import('/static/js/run_colors.js').then(m => m.hashedColor(r))", run)
-    t.wait(f"() => document.querySelector('{CARD} .js-plotly-plot').data.some(s => (s.meta.envs || [s.meta.env])"
-           f".includes('{run}') && s.line.color === '{want}')")
+    t.wait(f"() => {SMOOTHED_LINES}(document.querySelector('{CARD} .js-plotly-plot'))"
+           f".some(([r, colour]) => r === '{run}' && colour === '{want}')")
     assert not t.errors, t.errors

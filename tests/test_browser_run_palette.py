@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.browser import Tab
+from helpers.browser import SMOOTHED_LINES, Tab
 from helpers.sweep import log_sweep
 
 RUNS = [f"pal-{i:03d}" for i in range(200)]
@@ -64,8 +64,7 @@ def drawn_colours(t: Tab) -> tuple[dict[str, str], str]:
     """Each run's line colour on the loss chart, and the chart's background."""
     t.wait(f"() => {{ const c = document.querySelector('[data-tag=\"train/loss\"]'); return !!c && "
            f"Number(c.dataset.series) === {len(RUNS)}; }}")
-    pairs = t.js(f"() => {CARD}.data.filter(s => s.meta.role === 'smoothed').flatMap(s => s.meta.envs.map(e => "
-                 "[e, s.line.color]))")
+    pairs = [(run, colour) for run, colour, _, _ in t.js(f"() => {SMOOTHED_LINES}({CARD})")]
     return dict(pairs), t.js(f"() => {CARD}._fullLayout.paper_bgcolor")
 
 
@@ -77,8 +76,7 @@ def test_every_palette_colour_reads_on_its_theme_and_runs_keep_their_slot(server
                     "dark: m.themePalette('dark'), base: m.PALETTE}))")
     t.page.emulate_media(color_scheme="dark")  # the theme follows the system: the charts redraw in dark colours
     t.wait(f"() => {CARD}._fullLayout.paper_bgcolor !== {light_bg!r}")
-    t.wait(f"dark => {CARD}.data.filter(s => s.meta.role === 'smoothed').every(s => dark.includes(s.line.color))",
-           palettes["dark"])
+    t.wait(f"dark => {SMOOTHED_LINES}({CARD}).every(([, colour]) => dark.includes(colour))", palettes["dark"])
     dark, dark_bg = drawn_colours(t)
     assert palettes["base"][:6] == OKABE_ITO and len(palettes["base"]) >= 20
     for theme, bg, drawn in (("light", light_bg, light), ("dark", dark_bg, dark)):

@@ -10,18 +10,20 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.browser import Tab, http
+from helpers.browser import SMOOTHED_LINES, Tab, http
 from helpers.sweep import log_sweep
 
 SHOTS = os.environ.get("PANEBOARD_SHOTS")  # a folder: save screenshots there to look at
 RUNS = [f"sweep-lr{i % 7}-s{i:03d}" for i in range(210)]
 STEPS = 400  # 84,000 points a tag: more than a chart's shared budget (24,000)
 CARD = "document.querySelector('[data-tag=\"{tag}\"] .js-plotly-plot')"
-# [run, colour, dash, name] of each smoothed line; a sweep's chart packs its runs in a trace per (colour, dash).
-SMOOTHED = ("t => { const d = document.querySelector(`[data-tag=\"${t}\"] .js-plotly-plot`); return d && d.data ? "
-            "d.data.filter(s => s.meta.role === 'smoothed').flatMap(s => s.meta.envs ? s.meta.envs.map(e => [e, "
-            "s.line.color, s.line.dash || 'solid', e]) : [[s.meta.env, s.line.color, s.line.dash || 'solid', s.name]])"
-            " : null; }")
+# [pixels painted, a checksum of where] on the lines canvas of the chart of tag t (a sweep's: canvas_lines.js).
+PAINTED = ("t => { const c = document.querySelector(`[data-tag=\"${t}\"] canvas.run-lines`); if (!c) return [0, 0];"
+           " const a = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0, sum = 0;"
+           " for (let i = 3; i < a.length; i += 4) if (a[i]) { n += 1; sum = (sum * 31 + i) % 1000000007; }"
+           " return [n, sum]; }")
+# [run, colour, dash, name] of each smoothed line of the chart of tag t.
+SMOOTHED = f"t => {SMOOTHED_LINES}(document.querySelector(`[data-tag=\"${{t}}\"] .js-plotly-plot`))"
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +82,11 @@ def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
     assert widths[0][0] == widths[1][0] and widths[0][1] > 500
     held = tab.js(f"() => Number({CARD.format(tag='train/loss')}.closest('.sc-card').dataset.points)")
     assert 0 < held <= 24_000 + 2 * len(RUNS) < len(RUNS) * STEPS
-    # Packed: a trace per (colour, dash) holding its runs, not one (or two) per run.
-    assert tab.js(f"() => {CARD.format(tag='train/loss')}.data.length") <= 30
+    # Packed: the lines painted on a canvas as a path per (colour, dash), under Plotly's axes (one invisible trace).
+    assert tab.js(f"() => {CARD.format(tag='train/loss')}.data.length") == 1
+    paths = tab.js(f"() => {CARD.format(tag='train/loss')}.data[0].meta.paths")
+    assert len(paths) <= 30 and sorted(e for p in paths for e in p["envs"]) == sorted(RUNS)
+    assert tab.js(PAINTED, "train/loss")[0] > 5_000  # pixels: hundreds of lines across the plot area
     if SHOTS:
         tab.page.screenshot(path=os.path.join(SHOTS, "sweep_scalars_light.png"))
         tab.page.emulate_media(color_scheme="dark")
@@ -90,11 +95,14 @@ def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
     # A slider drag (20 changes at once) redraws once with the last value, not 20 times.
     drawn = "() => Number(document.querySelector('[data-tag=\"train/loss\"]').dataset.drawn)"
     before = tab.js(drawn)
+    painted = tab.js(PAINTED, "train/loss")
     tab.js("() => { const s = document.querySelector('input.smoothing'); for (let i = 0; i < 20; i++) {"
            " s.value = String(0.5 + i / 50); s.dispatchEvent(new Event('input')); } }")
     tab.wait(f"() => {drawn}() > {before} && "
              "document.querySelector('[data-tag=\"train/loss\"]').dataset.smoothing === '0.88'")
     assert tab.js(drawn) - before <= 2
+    after = tab.js(PAINTED, "train/loss")
+    assert after[1] != painted[1], (painted, after)  # smoother lines cover other pixels
     # Unpicking runs draws from what the page holds: no new read, and one draw (the update that follows the
     # search finds nothing new, so it does not draw the sweep's charts a second time).
     before = len(charts)
@@ -111,6 +119,21 @@ def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
              f"s.x[s.x.length - 1] === {STEPS})")
     live = [u for u in charts[before:] if "title=train%2Floss" in u]
     assert live and all("after=" in u and f"envs={RUNS[3]}&" in u for u in live), live
+    assert tab.errors == []
+
+
+def test_a_sweep_chart_downloads_with_its_canvas_lines(server, tab):
+    from PIL import Image
+
+    tab.open(sweep_url(server))
+    wait_runs(tab, "train/loss", len(RUNS))
+    with tab.page.expect_download() as dl:
+        tab.page.locator('[data-tag="train/loss"] .sc-download').click()
+    assert dl.value.suggested_filename == "train_loss.png"
+    picture = Image.open(dl.value.path()).convert("RGB")
+    # Coloured pixels: the runs' lines (axes, grid and labels are grey); Plotly's picture alone has none.
+    coloured = sum(1 for r, g, b in picture.getdata() if max(r, g, b) - min(r, g, b) > 60)
+    assert coloured > 5_000, coloured
     assert tab.errors == []
 
 

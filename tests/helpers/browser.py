@@ -8,6 +8,11 @@ TIMEOUT_MS = 60_000  # bounds each wait for a condition: a busy 2-core machine c
 # Playwright evaluates plain expressions with eval(), which the page's CSP forbids: always pass functions.
 READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
 XY = "document.querySelector('[data-win=\"{win}\"] .js-plotly-plot')"
+# A run chart's smoothed lines as drawn, [run, colour, dash, name] each, for a Plotly div `d`: a sweep's lines are
+# painted on a canvas, named by its invisible bounds trace (meta.paths); fewer runs are Plotly traces of their own.
+SMOOTHED_LINES = ("(d => d && d.data ? d.data.flatMap(s => s.meta.role === 'lines' ? s.meta.paths.flatMap(p => "
+                  "p.envs.map(e => [e, p.color, p.dash || 'solid', e])) : s.meta.role === 'smoothed' ? "
+                  "[[s.meta.env, s.line.color, s.line.dash || 'solid', s.name]] : []) : null)")
 
 
 @dataclass

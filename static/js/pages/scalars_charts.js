@@ -1,7 +1,8 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
 import { h, plotlyText } from "../dom.js";
-import { markDense, PACK_MIN, packSeries } from "../packed_traces.js";
+import { boundsTrace, showLines } from "../canvas_lines.js";
+import { DENSE_MIN, markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
 import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
@@ -124,19 +125,17 @@ function tracesOf(sc, chart) {
     out.push({ ...base, y: sm, name: plotlyText(String(t.label)), line: { width: 1.6, color: t.color, dash: t.dash },
       marker: { size: 7, color: t.color }, meta: { env: t.env, win: t.win, role: "smoothed" }, hoverinfo: "none" });
   }
+  let lines = null;
   if (packed) {
-    // A sweep: one trace per (colour, dash) holding all its runs, the run named per point in the tooltip.
-    const base = { type: "scatter", mode: "lines", connectgaps: false, showlegend: false };
-    // No faded raw underlay: under hundreds of runs it is noise, and it would double what Plotly draws.
-    for (const g of packSeries(smooths)) {
-      out.push({ ...base, x: g.x, y: g.y, name: "", hoverinfo: "none",
-        line: { width: 1.2, color: g.color, dash: g.dash }, meta: { envs: g.envs, role: "smoothed" } });
-    }
+    // A sweep: its lines are painted on a canvas (canvas_lines.js), one path per (colour, dash); Plotly draws the
+    // axes around one invisible trace spanning them. No faded raw underlay: under hundreds of runs it is noise.
+    lines = packSeries(smooths);
+    out.push(boundsTrace(lines, state.logY));
   }
   const points = series.reduce((n, t) => n + t.y.length, 0);
   // The raw values the y range is taken from (read only when the range must be computed again).
   const raw = () => series.flatMap((t) => t.y);
-  return { traces: out, unit, noWalls, count: series.length, points, raw, tips };
+  return { traces: out, lines, unit, noWalls, count: series.length, points, raw, tips };
 }
 
 /**
@@ -184,30 +183,34 @@ export async function drawChart(sc, chart) {
   const Plotly = await loadPlotly();
   let drawn;
   const width = chart.plot.clientWidth || 600;
+  const { smoothing } = sc.state; // the one this draw uses (a slider drag may change it while Plotly draws)
   if (chart.group) {
     // Seed groups are aligned on steps: the axis is the step whatever the picker says.
-    const traces = bandTraces(sc.groupRes, chart.group, (ys) => smooth(ys, sc.state.smoothing));
+    const traces = bandTraces(sc.groupRes, chart.group, (ys) => smooth(ys, smoothing));
     chart.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, chart.group);
     const st = { ...sc.state, xmode: "step", outliers: false };
     drawn = { traces, layout: layoutOf(st, [1, "s"], { count: chart.group.groups.length, width, bands: true }) };
     chart.tipSeries = [];
   } else {
-    const { traces, unit, noWalls, count, points, raw, tips } = tracesOf(sc, chart);
+    const { traces, lines, unit, noWalls, count, points, raw, tips } = tracesOf(sc, chart);
     chart.tipSeries = tips;
     chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
     const range = sc.state.outliers ? yRange(sc, chart, raw) : null;
-    drawn = { traces, count, points, layout: layoutOf(sc.state, unit, { count, width, range }) };
+    drawn = { traces, lines, count, points, layout: layoutOf(sc.state, unit, { count, width, range }) };
   }
-  chart.card.dataset.smoothing = String(sc.state.smoothing);
-  chart.card.dataset.grouped = chart.group ? "1" : "";
-  // Points drawn (a series' raw and smoothed lines count once): tests and the bench read it.
-  chart.card.dataset.points = String(drawn.points ?? drawn.traces.reduce((n, t) => n + t.x.length, 0));
-  const config = { responsive: true, displaylogo: false };
+  // Plotly's camera button would picture the axes without a sweep's canvas lines: the card's own button does both.
+  const config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["toImage"] };
   if (chart.first) await Plotly.newPlot(chart.plot, drawn.traces, drawn.layout, config);
   else await Plotly.react(chart.plot, drawn.traces, drawn.layout, config);
   chart.first = false;
+  showLines(chart.plot, drawn.lines || null, { dense: (drawn.count || 0) >= DENSE_MIN });
   markDense(chart.plot, chart.group ? 0 : drawn.count);
   rehighlight(chart.plot);
+  // What this draw shows, set once it is on screen: tests and the bench wait for these.
+  chart.card.dataset.smoothing = String(smoothing);
+  chart.card.dataset.grouped = chart.group ? "1" : "";
+  // Points drawn (a series' raw and smoothed lines count once).
+  chart.card.dataset.points = String(drawn.points ?? drawn.traces.reduce((n, t) => n + t.x.length, 0));
   chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
   chart.drawnFor = drawKey(sc, chart);
   chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);
