@@ -122,11 +122,16 @@ def test_scalars_draws_every_run_of_a_sweep_in_one_read_per_chart(server, tab):
     assert tab.errors == []
 
 
-def test_a_sweep_chart_downloads_with_its_canvas_lines(server, tab):
+def test_a_sweep_chart_zooms_and_downloads_with_its_canvas_lines(server, tab):
     from PIL import Image
 
     tab.open(sweep_url(server))
     wait_runs(tab, "train/loss", len(RUNS))
+    # A zoom is Plotly's own redraw: the canvas follows its new axes, clipped to the plot area.
+    whole = tab.js(PAINTED, "train/loss")
+    tab.js(f"() => window.Plotly.relayout({CARD.format(tag='train/loss')}, {{'xaxis.range': [100, 150]}})")
+    tab.wait(f"([t, sum]) => ({PAINTED})(t)[1] !== sum", ["train/loss", whole[1]])
+    assert tab.js(PAINTED, "train/loss")[0] > 5_000
     with tab.page.expect_download() as dl:
         tab.page.locator('[data-tag="train/loss"] .sc-download').click()
     assert dl.value.suggested_filename == "train_loss.png"
