@@ -5,7 +5,7 @@
 const layers = new WeakMap(); // plot element -> {canvas, groups, dense, listening}
 
 /** The plot area's axes of a drawn Plotly chart, or null before its first draw. */
-function axesOf(plot) {
+export function axesOf(plot) {
   const fl = plot._fullLayout;
   return fl && fl.xaxis && fl.yaxis && fl._size ? { xa: fl.xaxis, ya: fl.yaxis, size: fl._size } : null;
 }

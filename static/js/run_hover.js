@@ -3,6 +3,7 @@
 //
 // Our own tooltip rather than Plotly's: Plotly's hover walks every point of every trace and cannot sort or cap its
 // list, which on a sweep of 1,000 runs is slow and unreadable. Here a hover is one binary search per series.
+import { axesOf } from "./canvas_lines.js";
 
 export const TIP_MAX = 5; // runs listed besides pinned ones and the baseline (TensorBoard 2.21 shows the 5 nearest)
 const NEAR_PX = 24; // a series whose points end this far left/right of the cursor is not at the hovered x
@@ -22,12 +23,6 @@ export function nearestIndex(xs, v) {
     else hi = mid;
   }
   return Math.abs(xs[lo] - v) <= Math.abs(xs[hi] - v) ? lo : hi;
-}
-
-/** The plot area's axes of a drawn Plotly chart, or null before its first draw. */
-function axesOf(plot) {
-  const fl = plot._fullLayout;
-  return fl && fl.xaxis && fl.yaxis && fl._size ? { xa: fl.xaxis, ya: fl.yaxis, size: fl._size } : null;
 }
 
 /**
