@@ -110,18 +110,24 @@ def test_compare_pins_and_baseline_survive_a_reload(server, tab: Tab):
 def test_a_chosen_colour_is_kept_on_the_server_for_every_browser(server, browser, tab: Tab):
     t = tab
     run = RUNS[7]
-    t.open(f"{server.url}/scalars")
-    drawn(t, CARD, len(RUNS))
-    t.page.locator(f'.sc-run[data-run="{run}"] .run-color').click()
-    t.page.locator(f'.sc-run[data-run="{run}"] input.run-color-input').fill("#123456")
-    t.wait(f"() => {SMOOTHED_LINES}(document.querySelector('{CARD} .js-plotly-plot'))"
-           f".some(([r, colour]) => r === '{run}' && colour === '#123456')")
-    t.wait(f"() => fetch('/api/v1/runs/colors').then(r => r.json()).then(j => j.colors['{run}'] === '#123456')")
-    # Another browser (its own storage, empty): Compare and the runs table draw the chosen colour.
+    drawn_in = f"() => {SMOOTHED_LINES}(document.querySelector('{CARD} .js-plotly-plot'))" \
+               f".some(([r, colour]) => r === '{run}' && colour === '#123456')"
+    # Another browser (its own storage, empty) has the sweep open already: the colour reaches it live.
     other = browser.new_context()
     try:
-        page = other.new_page()
-        o = Tab(page)
+        o = Tab(other.new_page())
+        o.open(f"{server.url}/scalars")
+        drawn(o, CARD, len(RUNS))
+        t.open(f"{server.url}/scalars")
+        drawn(t, CARD, len(RUNS))
+        t.page.locator(f'.sc-run[data-run="{run}"] .run-color').click()
+        t.page.locator(f'.sc-run[data-run="{run}"] input.run-color-input').fill("#123456")
+        t.wait(drawn_in)
+        t.wait(f"() => fetch('/api/v1/runs/colors').then(r => r.json()).then(j => j.colors['{run}'] === '#123456')")
+        o.wait(drawn_in)
+        assert o.js(f"() => document.querySelector('.sc-run[data-run=\"{run}\"] .run-color').style.background")\
+            .replace(" ", "") == "rgb(18,52,86)"
+        # Pages opened later (Compare, the runs table) draw it from the server.
         o.open(f"{server.url}/compare?envs={run},{RUNS[8]}")
         o.wait("() => { const d = document.querySelector('.compare-grid [data-title=\"train/loss\"] .js-plotly-plot');"
                f" return !!(d && d.data && d.data.some(s => s.meta.env === '{run}' && s.line.color === '#123456')); }}")

@@ -10,7 +10,7 @@ from typing import Any
 log = logging.getLogger("paneboard.live")
 
 MAX_PENDING = 20_000  # messages buffered for one slow browser before it is told to resync
-ENV_LIST_TYPES = ("env", "env_deleted")
+ENV_LIST_TYPES = ("env", "env_deleted", "run_color")
 
 
 class Subscriber:
@@ -35,7 +35,7 @@ class Subscriber:
 
 
 def env_of(msg: dict[str, Any]) -> str:
-    """The env an env-list message is about ({"type": "env", "env": {summary}} or {"type": "env_deleted", "env": name})."""
+    """The env an env-list message is about ({"type": "env", "env": {summary}}, or a name: env_deleted, run_color)."""
     env = msg.get("env")
     return str(env.get("name", "")) if isinstance(env, dict) else str(env)
 

@@ -49,4 +49,6 @@ def apply_color(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
         meta[META_KEY] = cmd.payload
     tx.set_env_meta(cmd.env, meta)
     deltas.messages.append({"type": "meta", "env": cmd.env, "meta": meta})
+    # Every page that draws runs follows the env list, not each run: it hears of the colour there.
+    deltas.messages.append({"type": "run_color", "env": cmd.env, "color": cmd.payload})
 

@@ -14,7 +14,7 @@ from .. import __version__, jsonio
 from ..commands.envelope import EventError, check_name
 from ..commands.jobs import Job, JobResult, Stream
 from ..dispatch.parse import parse_batch
-from ..live.hub import Producer
+from ..live.hub import ENV_LIST_TYPES, Producer
 from ..services import Services
 from .frames import Decoded, decode_frame
 
@@ -228,7 +228,7 @@ async def live(ws: WebSocket, services: Services) -> None:
                 except EventError as exc:
                     await ws.send(jsonio.dumps([{"type": "error", "error": str(exc)}]))
                     continue
-                sub.pending = [m for m in sub.pending if m["type"] in ("env", "env_deleted")]
+                sub.pending = [m for m in sub.pending if m["type"] in ENV_LIST_TYPES]
                 if sub.env is not None:
                     hub.subscribed(sub.env)
                 await ws.send(jsonio.dumps([{"type": "subscribed", "env": sub.env}]))

@@ -70,6 +70,13 @@ export function runColor(name) {
   return shown.get(key) || localOnly().get(key) || chosen.get(key) || hashedColor(key);
 }
 
+/** A colour another browser (or this one) kept on the server for a run (null: forgotten), heard live. */
+export function heardRunColor(name, color) {
+  const key = String(name);
+  if (typeof color === "string" && HEX.test(color)) chosen.set(key, color.toLowerCase());
+  else chosen.delete(key);
+}
+
 /** Show a colour for a run on this page while the user is still picking it (not saved). */
 export function previewRunColor(name, color) {
   if (color && HEX.test(color)) shown.set(String(name), String(color).toLowerCase());

@@ -7,7 +7,7 @@ import { pool, visibility } from "../lazy.js";
 import { markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { attachHover, rehighlight } from "../run_hover.js";
-import { runColor, styleSeries } from "../run_colors.js";
+import { heardRunColor, runColor, styleSeries } from "../run_colors.js";
 import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
@@ -306,6 +306,10 @@ export function comparePage({ connect, points, notice }) {
       dirty.add(m.env.name);
       if (paneCounts.get(m.env.name) !== m.env.panes) needIndex = true;
       refresh();
+    } else if (m.type === "run_color" && envSet.has(m.env)) { // kept on the server, maybe by another browser
+      heardRunColor(m.env, m.color);
+      drawList(sel);
+      redrawAll();
     } else if (m.type === "env_deleted" && envSet.has(m.env)) {
       envSet.delete(m.env);
       envs = envs.filter((e) => e !== m.env);

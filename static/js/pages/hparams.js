@@ -92,7 +92,7 @@ export function hparamsPage({ connect, notice }) {
   const slowRefresh = throttled(reload, REFRESH_MS * 10);
   connect(null, load, (m) => {
     const name = m.type === "env" ? m.env && m.env.name : m.env;
-    if (!["env", "env_deleted", "meta", "resync"].includes(m.type)) return;
+    if (!["env", "env_deleted", "meta", "run_color", "resync"].includes(m.type)) return;
     if (envs === null || envs.includes(name)) (hp.res.sessions.length > 200 ? slowRefresh : refresh)();
   });
 }

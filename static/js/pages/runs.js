@@ -96,7 +96,7 @@ export function runsPage({ connect, notice }) {
   const refresh = throttled(() => t.load(), REFRESH_MS);
   connect(null, load, (m, reload) => {
     if (m.type === "resync" && reload) reload();
-    else if (["env", "env_deleted", "run", "meta"].includes(m.type)) refresh();
+    else if (["env", "env_deleted", "run", "meta", "run_color"].includes(m.type)) refresh();
   });
 }
 

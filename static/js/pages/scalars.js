@@ -8,6 +8,7 @@ import { customCharts } from "./custom_scalars.js";
 import { applyTagFilter, chartCard, drawChart, needsDraw, redraw, removeCard } from "./scalars_charts.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
 import { readMarks, setMarks } from "./run_marks.js";
+import { heardRunColor } from "../run_colors.js";
 import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
 import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
 
@@ -98,6 +99,10 @@ export function scalarsPage({ connect, points, notice }) {
         if (sc.paneCounts.get(name) !== m.env.panes) sc.needIndex = true;
         refresh();
       }
+    } else if (m.type === "run_color") { // kept on the server, maybe by another browser: drawn here at once
+      heardRunColor(m.env, m.color);
+      drawRuns(sc);
+      if (sc.shownSet.has(m.env)) redraw(sc);
     } else if (m.type === "env_deleted") {
       sc.runs = sc.runs.filter((r) => r !== m.env);
       sc.picked.delete(m.env);
