@@ -8,8 +8,10 @@ export function cardTools(plot, tag) {
   const download = h("button", { type: "button", class: "card-tool sc-download", title: "download PNG",
     "aria-label": `download ${tag} as PNG`, onclick: async () => {
       if (!window.Plotly) return;
-      const a = h("a", { href: await pictureOf(window.Plotly, plot), download: `${file}.png` });
+      const a = h("a", { href: await pictureOf(window.Plotly, plot), download: `${file}.png`, hidden: true });
+      document.body.append(a); // some browsers follow a download link only from the document
       a.click();
+      a.remove();
     } }, "\u2913");
   const expand = h("button", { type: "button", class: "card-tool sc-expand", title: "expand", "aria-pressed": "false",
     "aria-label": `expand ${tag}`, onclick: () => {
