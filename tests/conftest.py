@@ -285,10 +285,33 @@ class InProcessServer(ServerHelpers):
         return self._log.getvalue()
 
 
+def _worker_port() -> int:
+    """The port this worker's `server` fixture listens on, the same test after test: Chromium keeps compiled
+    scripts per URL, port included, so pages of a port seen before skip compiling Plotly again."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
+    return 29400 + (int(worker[2:]) + 1 if worker[2:].isdigit() else 0)
+
+
+def _stop_clients_left_on(port: int) -> None:
+    """Stop the SDK clients earlier tests left open on `port`: they reconnect to whatever listens there, and
+    would deliver into the next test's server. What they still held goes to their (temp) spools."""
+    from paneboard.transport.transport import live_transports
+
+    for transport in live_transports():
+        if urllib.parse.urlsplit(transport.url).port == port:
+            transport.close(timeout=0, unreachable_grace=0)
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[InProcessServer]:
-    """A fresh in-process server (real HTTP and websockets) on an ephemeral port with its own temp SQLite file."""
-    srv = InProcessServer(db=tmp_path / "paneboard.db").start()
+    """A fresh in-process server (real HTTP and websockets) with its own temp SQLite file, on the worker's
+    port (an ephemeral one where another run holds it)."""
+    port = _worker_port()
+    _stop_clients_left_on(port)
+    try:
+        srv = InProcessServer(db=tmp_path / "paneboard.db", port=port).start()
+    except OSError:
+        srv = InProcessServer(db=tmp_path / "paneboard.db").start()
     try:
         yield srv
     finally:
@@ -418,7 +441,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
-        if "chromium" in fixtures:
+        if fixtures & {"chromium", "warm_chromium"}:
             item.add_marker(pytest.mark.browser)
         callspec = getattr(item, "callspec", None)
         if "postgres" in fixtures or (callspec is not None and "postgresql" in callspec.params.values()):
@@ -475,17 +498,73 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 @pytest.fixture(scope="session")
-def chromium():
-    """One headless Debian Chromium for the run; each test opens its own context. Playwright is a dev
-    dependency: a missing browser stack fails the run, never skips it."""
+def playwright() -> Iterator[Any]:
+    """The worker's Playwright driver (one per process: its sync API runs an event loop of its own). It is a
+    dev dependency: a missing browser stack fails the run, never skips it."""
     import playwright.sync_api as sync_api
 
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield p
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright: Any) -> Iterator[Any]:
+    """One headless Debian Chromium for the run, for tests that open contexts of their own."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def warm_chromium(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A second Chromium for the tabs and pages of most browser tests, with an on-disk profile. A fresh
+    context has no code cache, so every page compiled Plotly's 4.8 MB again (1.3-1.8 s a page here); this
+    profile's cache keeps it compiled for each port (see `_worker_port`). Tests share it one page at a time:
+    `warm_page` clears the storage its page used."""
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
+        args=CHROMIUM_ARGS)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+# Everything a site keeps except the HTTP cache, which holds the compiled scripts the warm profile is for.
+_CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,shader_cache,websql,service_workers,"
+                    "cache_storage,interest_groups,shared_storage,storage_buckets")
+
+
+@contextlib.contextmanager
+def warm_page(warm: Any, width: int, height: int, scheme: str = "light") -> Iterator[Any]:
+    """A new page of the warm profile, as a fresh context would give it: the cookies and the storage of every
+    origin it visited are cleared when it closes (its sessionStorage goes with the page)."""
+    page = warm.new_page()
+    origins: set[str] = set()
+
+    def visited(frame: Any) -> None:
+        parts = urllib.parse.urlsplit(frame.url)
+        if parts.scheme in ("http", "https"):
+            origins.add(f"{parts.scheme}://{parts.netloc}")
+
+    page.on("framenavigated", visited)
+    page.set_viewport_size({"width": width, "height": height})
+    page.emulate_media(color_scheme=scheme)
+    try:
+        yield page
+    finally:
+        with contextlib.suppress(Exception):  # a page the test closed or crashed: clear through a new one
+            page.close()
+        cleaner = warm.new_page()
         try:
-            yield browser
+            cdp = warm.new_cdp_session(cleaner)
+            for origin in origins:
+                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _CLEARED_STORAGE})
         finally:
-            browser.close()
+            cleaner.close()
+        warm.clear_cookies()
 
 
 # ---------------------------------------------------------------------------------------------- browser suites
@@ -498,38 +577,30 @@ def browser(chromium) -> Iterator[object]:
 
 
 @pytest.fixture
-def open_tab(browser) -> Iterator[Any]:
-    """open_tab(url, width=1280, scheme="light") -> a ready Tab in a fresh context; all closed at the end."""
-    contexts: list[Any] = []
+def open_tab(warm_chromium) -> Iterator[Any]:
+    """open_tab(url, width=1280, scheme="light") -> a ready Tab in a fresh page; all closed at the end."""
+    with contextlib.ExitStack() as pages:
 
-    def make(url: str, width: int = 1280, scheme: str = "light") -> browser_helpers.Tab:
-        ctx = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.set_default_timeout(browser_helpers.TIMEOUT_MS)
-        t = browser_helpers.Tab(page)
-        page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: t.errors.append(str(e)))
-        return t.open(url)
+        def make(url: str, width: int = 1280, scheme: str = "light") -> browser_helpers.Tab:
+            page = pages.enter_context(warm_page(warm_chromium, width, 800, scheme))
+            page.set_default_timeout(browser_helpers.TIMEOUT_MS)
+            t = browser_helpers.Tab(page)
+            page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: t.errors.append(str(e)))
+            return t.open(url)
 
-    yield make
-    for ctx in contexts:
-        ctx.close()
+        yield make
 
 
 @pytest.fixture
-def tab(browser) -> Iterator[browser_helpers.Tab]:
-    """A fresh context and page in Chromium, recording console errors and uncaught exceptions."""
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
-    page = context.new_page()
-    page.set_default_timeout(browser_helpers.TIMEOUT_MS)
-    t = browser_helpers.Tab(page)
-    page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: t.errors.append(f"pageerror: {e}"))
-    try:
+def tab(warm_chromium) -> Iterator[browser_helpers.Tab]:
+    """A fresh page in Chromium, recording console errors and uncaught exceptions."""
+    with warm_page(warm_chromium, 1280, 860) as page:
+        page.set_default_timeout(browser_helpers.TIMEOUT_MS)
+        t = browser_helpers.Tab(page)
+        page.on("console", lambda m: t.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: t.errors.append(f"pageerror: {e}"))
         yield t
-    finally:
-        context.close()
 
 
 @pytest.fixture
@@ -550,18 +621,14 @@ def sdk(server):
 
 
 @pytest.fixture
-def page(server, chromium) -> Iterator[tuple[object, list[str]]]:
+def page(server, warm_chromium) -> Iterator[tuple[object, list[str]]]:
     """A Chromium page for the visdom-client browser tests, with the console errors it produced."""
     errors: list[str] = []
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        pg = context.new_page()
+    with warm_page(warm_chromium, 1400, 1000) as pg:
         pg.set_default_timeout(visdom_page.TIMEOUT_MS)
         pg.on("console", lambda m: errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
         yield pg, errors
-    finally:
-        context.close()
 
 
 @pytest.fixture

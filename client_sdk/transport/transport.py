@@ -32,6 +32,11 @@ def _after_fork_in_child() -> None:
         t._reinit_after_fork()
 
 
+def live_transports() -> list[Transport]:
+    """Every Transport of this process not yet garbage-collected, closed or not."""
+    return list(_LIVE)
+
+
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
