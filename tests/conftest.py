@@ -520,9 +520,9 @@ def chromium(playwright: Any) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def warm_chromium(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A second Chromium for the tabs and pages of most browser tests, with an on-disk profile. A fresh
-    context has no code cache, so every page compiled Plotly's 4.8 MB again (1.3-1.8 s a page here); this
-    profile's cache keeps it compiled for each port (see `_worker_port`). Tests share it one page at a time:
-    `warm_page` clears the storage its page used."""
+    context has no code cache, so every page compiled Plotly's 4.8 MB again, most of a browser test's time;
+    this profile's cache keeps it compiled for each port (see `_worker_port`). Tests share it one page at a
+    time: `warm_page` clears the storage its page used."""
     context = playwright.chromium.launch_persistent_context(
         str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
         args=CHROMIUM_ARGS)
