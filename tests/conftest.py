@@ -170,6 +170,27 @@ class _ThreadServer(uvicorn.Server):
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), 1.0)
 
+    async def shutdown(self, sockets: Any = None) -> None:
+        """uvicorn's shutdown, except that it waits for open connections as long as they stay open rather
+        than a fixed 0.1 s first, which most test servers, with none open, spent for nothing."""
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.timeout_graceful_shutdown
+        state = self.server_state
+        while (state.connections or state.tasks) and not self.force_exit and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        for task in state.tasks:
+            task.cancel(msg="Task cancelled, timeout graceful shutdown exceeded")
+        for server in self.servers:
+            await server.wait_closed()
+        if not self.force_exit:
+            await self.lifespan.shutdown()
+
     def exit(self) -> None:
         """Ask the server to shut down now (from any thread)."""
         self.should_exit = True
