@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import paneboard
+from helpers.waiting import wait_for
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -162,7 +163,9 @@ def test_a_full_disk_acknowledges_nothing_unstored_and_loses_nothing_once_freed(
         for i in range(0, n, per_call):  # random y: chunks do not compress, so they outgrow the free space
             client.line(X=list(range(i, i + per_call)), Y=[rng.random() for _ in range(per_call)], win="w",
                         update="append")
-        assert client.flush(timeout=10) is False  # the disk is full: not everything can be acknowledged
+        # The disk is full: the server refuses to acknowledge what it could not store, and still has not later.
+        assert wait_for(lambda: "database or disk is full" in srv.log(), timeout=60), srv.log()
+        assert client.flush(timeout=1) is False
         filler.unlink()
         assert client.flush(timeout=60)
         assert client.transport.dropped == 0
