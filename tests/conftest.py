@@ -561,8 +561,10 @@ _CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,shader_cache,w
 @contextlib.contextmanager
 def warm_page(warm: Any, width: int, height: int, scheme: str = "light") -> Iterator[Any]:
     """A new page of the warm profile, as a fresh context would give it: the cookies and the storage of every
-    origin it visited are cleared when it closes (its sessionStorage goes with the page)."""
+    origin it visited are cleared when it closes, and the windows it opened close with it (its sessionStorage
+    goes with the page)."""
     page = warm.new_page()
+    pages = [page]
     origins: set[str] = set()
 
     def visited(frame: Any) -> None:
@@ -570,14 +572,21 @@ def warm_page(warm: Any, width: int, height: int, scheme: str = "light") -> Iter
         if parts.scheme in ("http", "https"):
             origins.add(f"{parts.scheme}://{parts.netloc}")
 
+    def opened(popup: Any) -> None:
+        pages.append(popup)
+        popup.on("framenavigated", visited)
+        popup.on("popup", opened)
+
     page.on("framenavigated", visited)
+    page.on("popup", opened)
     page.set_viewport_size({"width": width, "height": height})
     page.emulate_media(color_scheme=scheme)
     try:
         yield page
     finally:
-        with contextlib.suppress(Exception):  # a page the test closed or crashed: clear through a new one
-            page.close()
+        for each in pages:
+            with contextlib.suppress(Exception):  # a page the test closed or crashed: clear through a new one
+                each.close()
         cleaner = warm.new_page()
         try:
             cdp = warm.new_cdp_session(cleaner)
