@@ -543,7 +543,8 @@ def warm_chromium(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> 
     """A second Chromium for the tabs and pages of most browser tests, with an on-disk profile. A fresh
     context has no code cache, so every page compiled Plotly's 4.8 MB again, most of a browser test's time;
     this profile's cache keeps it compiled for each port (see `_worker_port`). Tests share it one page at a
-    time: `warm_page` clears the storage its page used."""
+    time: `warm_page` clears the storage its page used, through the blank page the profile opens with, which
+    stays open for that."""
     context = playwright.chromium.launch_persistent_context(
         str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
         args=CHROMIUM_ARGS)
@@ -553,8 +554,9 @@ def warm_chromium(playwright: Any, tmp_path_factory: pytest.TempPathFactory) -> 
         context.close()
 
 
-# Everything a site keeps except the HTTP cache, which holds the compiled scripts the warm profile is for.
-_CLEARED_STORAGE = ("cookies,file_systems,indexeddb,local_storage,shader_cache,websql,service_workers,"
+# Everything a site keeps except the HTTP cache, which holds the compiled scripts the warm profile is for, and
+# cookies, which clear_cookies() clears for every site at once.
+_CLEARED_STORAGE = ("file_systems,indexeddb,local_storage,shader_cache,websql,service_workers,"
                     "cache_storage,interest_groups,shared_storage,storage_buckets")
 
 
@@ -585,15 +587,14 @@ def warm_page(warm: Any, width: int, height: int, scheme: str = "light") -> Iter
         yield page
     finally:
         for each in pages:
-            with contextlib.suppress(Exception):  # a page the test closed or crashed: clear through a new one
+            with contextlib.suppress(Exception):  # a page the test closed itself, or that crashed
                 each.close()
-        cleaner = warm.new_page()
+        cdp = warm.new_cdp_session(warm.pages[0])  # the profile's own blank page: storage is browser-wide
         try:
-            cdp = warm.new_cdp_session(cleaner)
             for origin in origins:
                 cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _CLEARED_STORAGE})
         finally:
-            cleaner.close()
+            cdp.detach()
         warm.clear_cookies()
 
 

@@ -27,14 +27,14 @@ log = logging.getLogger("paneboard")
 _LIVE: weakref.WeakSet[Transport] = weakref.WeakSet()
 
 
-def _after_fork_in_child() -> None:
-    for t in list(_LIVE):
-        t._reinit_after_fork()
-
-
 def live_transports() -> list[Transport]:
     """Every Transport of this process not yet garbage-collected, closed or not."""
     return list(_LIVE)
+
+
+def _after_fork_in_child() -> None:
+    for t in live_transports():
+        t._reinit_after_fork()
 
 
 if hasattr(os, "register_at_fork"):
