@@ -60,8 +60,9 @@ def test_a_frozen_job_raises_the_stall_alert(stall_server):
     from websockets.sync.client import connect
 
     # A browser follows the run, so the SDK sends a frame per 20 ms (unwatched: one a second, and the rhythm
-    # of 10 batches the alert needs would take 10 s to learn).
-    browser = connect(f"ws://127.0.0.1:{stall_server.port}/ws", open_timeout=10).__enter__()
+    # of 10 batches the alert needs would take 10 s to learn). It reads nothing, so its queue is unbounded:
+    # a full one stops reading the socket, and closing would wait 10 s for a reply stuck behind the updates.
+    browser = connect(f"ws://127.0.0.1:{stall_server.port}/ws", open_timeout=10, max_queue=None).__enter__()
     browser.send('{"subscribe": "frozen"}')
     job = start_job(stall_server, "frozen", 60)
     try:
