@@ -210,6 +210,10 @@ export function attachHover(plot, series, opts = () => ({})) {
     if (!frame) frame = requestAnimationFrame(move);
   });
   plot.addEventListener("mouseleave", () => {
+    // A move still waiting for its frame would bring back the run under the old position, after whatever the
+    // cursor reached next (a row of the run list) has highlighted its own.
+    if (frame) cancelAnimationFrame(frame);
+    frame = 0;
     hideTip();
     highlightRun(null);
   });
