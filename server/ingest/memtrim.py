@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import time
 from collections.abc import Callable
 
@@ -13,12 +14,17 @@ TRIM_EVERY = 0.25  # seconds between trims at most: one costs about 1 ms after a
 TRIM_AFTER_BYTES = 1 << 20
 
 
+@functools.cache
 def _libc_trim() -> Callable[[int], int] | None:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim
-    except (OSError, AttributeError):  # musl, macOS, Windows: nothing to do
-        return None
+        # glibc's soname first: find_library runs `ldconfig -p` in a subprocess, a fork of the whole server.
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        except (OSError, TypeError):  # musl, macOS, Windows: nothing to do
+            return None
+    return getattr(libc, "malloc_trim", None)
 
 
 class Trimmer:
