@@ -7,46 +7,19 @@ from typing import Any
 
 import pytest
 
-torch = pytest.importorskip("torch")
-pl = pytest.importorskip("lightning.pytorch")
 
-from paneboard.integrations.lightning import PaneboardHooks, PaneboardLogger  # noqa: E402
+@pytest.fixture(scope="module")
+def lt() -> Any:
+    """helpers.lightning_models, imported here rather than at collection."""
+    pytest.importorskip("lightning.pytorch")
+    from helpers import lightning_models
 
-
-class Tiny(pl.LightningModule):
-    def __init__(self, lr: float = 0.05, width: int = 8) -> None:
-        super().__init__()
-        self.save_hyperparameters()
-        self.net = torch.nn.Sequential(torch.nn.Linear(4, width), torch.nn.ReLU(), torch.nn.Linear(width, 1))
-
-    def training_step(self, batch: Any, batch_idx: int) -> Any:
-        x, y = batch
-        loss = torch.nn.functional.mse_loss(self.net(x), y)
-        self.log("train_loss", loss)
-        return loss
-
-    def configure_optimizers(self) -> Any:
-        return torch.optim.SGD(self.parameters(), lr=self.hparams.lr)
+    return lightning_models
 
 
-def loader() -> Any:
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(64, 4, generator=g)
-    data = torch.utils.data.TensorDataset(x, x.sum(1, keepdim=True))
-    return torch.utils.data.DataLoader(data, batch_size=8)
-
-
-def fit(logger: PaneboardLogger, epochs: int = 2, callbacks: list | None = None, data: Any = None) -> Any:
-    trainer = pl.Trainer(max_epochs=epochs, limit_train_batches=8, logger=logger, log_every_n_steps=1,
-                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
-                         accelerator="cpu", callbacks=callbacks or [])
-    trainer.fit(Tiny(), data if data is not None else loader())
-    return trainer
-
-
-def test_every_step_and_the_hparams_arrive(server: Any):
-    logger = PaneboardLogger(env="pl-run", server="http://127.0.0.1", port=server.port)
-    fit(logger)
+def test_every_step_and_the_hparams_arrive(lt: Any, server: Any):
+    logger = lt.PaneboardLogger(env="pl-run", server="http://127.0.0.1", port=server.port)
+    lt.fit(logger)
     assert logger.writer.flush(timeout=30)
     assert list(server.series("pl-run", "train_loss")) == ["train_loss"]  # one trace: no hparams session point
     loss = server.series("pl-run", "train_loss")["train_loss"]
@@ -59,21 +32,21 @@ def test_every_step_and_the_hparams_arrive(server: Any):
     assert session["metrics"]["train_loss"] == pytest.approx(loss[-1][1])
 
 
-def test_resuming_with_the_same_version_appends_to_the_same_env(server: Any):
+def test_resuming_with_the_same_version_appends_to_the_same_env(lt: Any, server: Any):
     for _ in range(2):
-        fit(PaneboardLogger(name="resume", version=3, server="http://127.0.0.1", port=server.port), epochs=1)
+        lt.fit(lt.PaneboardLogger(name="resume", version=3, server="http://127.0.0.1", port=server.port), epochs=1)
     loss = server.series("resume/3", "train_loss")["train_loss"]
     assert len(loss) == 16
 
 
-def test_experiment_takes_client_calls_and_hooks_write_model_and_system_panes(server: Any):
-    logger = PaneboardLogger(env="pl-hooks", server="http://127.0.0.1", port=server.port)
+def test_experiment_takes_client_calls_and_hooks_write_model_and_system_panes(lt: Any, server: Any):
+    logger = lt.PaneboardLogger(env="pl-hooks", server="http://127.0.0.1", port=server.port)
     assert logger.experiment is logger.writer and logger.experiment.client is logger.writer.client
     logger.experiment.text("from the module", win="note")
     import paneboard
 
-    watched = paneboard.watch_dataloader(loader(), logger.experiment, every=2)  # Lightning takes any iterable
-    fit(logger, epochs=1, callbacks=[PaneboardHooks(every=2, monitor_interval=0.2)], data=watched)
+    watched = paneboard.watch_dataloader(lt.loader(), logger.experiment, every=2)  # Lightning takes any iterable
+    lt.fit(logger, epochs=1, callbacks=[lt.PaneboardHooks(every=2, monitor_interval=0.2)], data=watched)
     assert logger.writer.flush(timeout=30)
     wins = {p["win"] for p in server.get_json("/api/v1/envs/pl-hooks")["panes"]}
     assert {"note", "train_loss"} <= wins
@@ -85,64 +58,41 @@ def test_experiment_takes_client_calls_and_hooks_write_model_and_system_panes(se
     assert "note" not in {p["win"] for p in server.get_json("/api/v1/envs/pl-hooks")["panes"]}
 
 
-class CliTiny(Tiny):
-    def train_dataloader(self) -> Any:
-        return loader()
-
-
-def test_lightning_cli_takes_the_logger_by_class_path(server: Any, tmp_path: Any):
+def test_lightning_cli_takes_the_logger_by_class_path(lt: Any, server: Any, tmp_path: Any):
     from lightning.pytorch.cli import LightningCLI
 
-    LightningCLI(CliTiny, args=["fit", "--trainer.max_epochs=1", "--trainer.limit_train_batches=4",
-                                "--trainer.log_every_n_steps=1", "--trainer.enable_checkpointing=false",
-                                "--trainer.enable_progress_bar=false", "--trainer.accelerator=cpu",
-                                "--trainer.logger=paneboard.integrations.lightning.PaneboardLogger",
-                                "--trainer.logger.env=cli-run", "--trainer.logger.server=http://127.0.0.1",
-                                f"--trainer.logger.port={server.port}", f"--trainer.logger.save_dir={tmp_path}"],
+    LightningCLI(lt.CliTiny, args=["fit", "--trainer.max_epochs=1", "--trainer.limit_train_batches=4",
+                                   "--trainer.log_every_n_steps=1", "--trainer.enable_checkpointing=false",
+                                   "--trainer.enable_progress_bar=false", "--trainer.accelerator=cpu",
+                                   "--trainer.logger=paneboard.integrations.lightning.PaneboardLogger",
+                                   "--trainer.logger.env=cli-run", "--trainer.logger.server=http://127.0.0.1",
+                                   f"--trainer.logger.port={server.port}", f"--trainer.logger.save_dir={tmp_path}"],
                  save_config_kwargs={"overwrite": True})
     assert len(server.series("cli-run", "train_loss")["train_loss"]) == 4
     assert list(tmp_path.rglob("config.yaml")), "LightningCLI saves its config under the logger's log_dir"
 
 
-class Gan(Tiny):
-    """Logs as Lightning's GAN example does at each epoch's end: `logger.experiment.add_image(...)`, and the other
-    SummaryWriter calls TensorBoardLogger users make there."""
-
-    def on_train_epoch_end(self) -> None:
-        samples = torch.sigmoid(self.net[0].weight.detach()).reshape(1, 8, 4)
-        for logger in self.loggers:
-            logger.experiment.add_image("generated_images", samples, self.current_epoch)
-            logger.experiment.add_histogram("first_layer", self.net[0].weight, self.current_epoch)
-
-
-def test_experiment_is_a_summary_writer_like_tensorboard_loggers(server: Any):
+def test_experiment_is_a_summary_writer_like_tensorboard_loggers(lt: Any, server: Any):
     import paneboard
     from helpers.tensorboard import records
 
-    logger = PaneboardLogger(env="pl-gan", server="http://127.0.0.1", port=server.port)
+    logger = lt.PaneboardLogger(env="pl-gan", server="http://127.0.0.1", port=server.port)
     assert isinstance(logger.experiment, paneboard.SummaryWriter)
-    trainer = pl.Trainer(max_epochs=2, limit_train_batches=4, logger=logger, enable_checkpointing=False,
-                         enable_progress_bar=False, enable_model_summary=False, accelerator="cpu")
-    trainer.fit(Gan(), loader())
+    trainer = lt.pl.Trainer(max_epochs=2, limit_train_batches=4, logger=logger, enable_checkpointing=False,
+                            enable_progress_bar=False, enable_model_summary=False, accelerator="cpu")
+    trainer.fit(lt.Gan(), lt.loader())
     assert logger.experiment.flush(30)
     images = records(server, "pl-gan", "generated_images")
     assert [(r["step"], r["type"], r["width"], r["height"]) for r in images] == [(0, "image", 4, 8), (1, "image", 4, 8)]
     assert [r["step"] for r in records(server, "pl-gan", "first_layer")] == [0, 1]
 
 
-class Failing(Tiny):
-    def training_step(self, batch: Any, batch_idx: int) -> Any:
-        if batch_idx == 2:
-            raise RuntimeError("boom at batch 2")
-        return super().training_step(batch, batch_idx)
-
-
-def test_a_fit_that_raises_ends_the_run_failed_with_its_traceback(server: Any):
-    logger = PaneboardLogger(env="pl-fail", server="http://127.0.0.1", port=server.port)
+def test_a_fit_that_raises_ends_the_run_failed_with_its_traceback(lt: Any, server: Any):
+    logger = lt.PaneboardLogger(env="pl-fail", server="http://127.0.0.1", port=server.port)
     with pytest.raises(RuntimeError, match="boom"):
-        pl.Trainer(max_epochs=1, limit_train_batches=4, logger=logger, log_every_n_steps=1,
-                   enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
-                   accelerator="cpu").fit(Failing(), loader())
+        lt.pl.Trainer(max_epochs=1, limit_train_batches=4, logger=logger, log_every_n_steps=1,
+                      enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
+                      accelerator="cpu").fit(lt.Failing(), lt.loader())
     assert logger.writer.flush(30)
     run = server.get_json("/api/v1/envs/pl-fail/run")
     assert run["status"] == "failed", run
@@ -150,16 +100,16 @@ def test_a_fit_that_raises_ends_the_run_failed_with_its_traceback(server: Any):
 
 
 @pytest.mark.parametrize("log_model", [True, "all"])
-def test_log_model_uploads_the_checkpoints_as_artifacts(server: Any, tmp_path: Any, log_model: Any):
+def test_log_model_uploads_the_checkpoints_as_artifacts(lt: Any, server: Any, tmp_path: Any, log_model: Any):
     from lightning.pytorch.callbacks import ModelCheckpoint
 
-    logger = PaneboardLogger(env="pl-ckpt", server="http://127.0.0.1", port=server.port, log_model=log_model)
+    logger = lt.PaneboardLogger(env="pl-ckpt", server="http://127.0.0.1", port=server.port, log_model=log_model)
     checkpoint = ModelCheckpoint(dirpath=tmp_path / "ckpt", monitor="train_loss", save_top_k=1, save_last=True,
                                  every_n_train_steps=4)
-    trainer = pl.Trainer(max_epochs=2, limit_train_batches=8, logger=logger, log_every_n_steps=1,
-                         enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
-                         callbacks=[checkpoint])
-    trainer.fit(Tiny(), loader())
+    trainer = lt.pl.Trainer(max_epochs=2, limit_train_batches=8, logger=logger, log_every_n_steps=1,
+                            enable_progress_bar=False, enable_model_summary=False, accelerator="cpu",
+                            callbacks=[checkpoint])
+    trainer.fit(lt.Tiny(), lt.loader())
     refs = [ref.wait(30) for ref in logger.artifacts]
     assert None not in refs and logger.writer.flush(timeout=30)
     versions = server.get_json("/api/v1/artifacts/model-pl-ckpt/versions")["versions"]
@@ -173,5 +123,5 @@ def test_log_model_uploads_the_checkpoints_as_artifacts(server: Any, tmp_path: A
     client = logger.writer.client
     path = client.use_artifact("model-pl-ckpt:best", root=tmp_path / "cache")
     assert open(path, "rb").read() == open(checkpoint.best_model_path, "rb").read()
-    assert torch.load(path, weights_only=False)["global_step"] == best["step"]
+    assert lt.torch.load(path, weights_only=False)["global_step"] == best["step"]
     assert client.close_connection(10)
