@@ -15,7 +15,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -89,25 +88,28 @@ class ServerHelpers:
 
 @dataclass
 class ServerProcess(ServerHelpers):
-    """A dash-server started as a subprocess; restartable on the same port and database.
+    """A dash-server in a process of its own; restartable on the same port and database.
 
     Only for tests where the process boundary is the point: kill -9, SIGTERM, restarts on the same
     database, CLI flags, several servers on one PostgreSQL database. Everything else uses InProcessServer.
+    The process is forked from the worker's zygote (tests/server_zygote.py), which imported the server once,
+    and runs the CLI's main() as `dash-server ARGS` would.
     """
 
     db: Path                      # the SQLite file (its folder also holds the server log)
     port: int = field(default_factory=free_port)
     db_url: str | None = None     # a database URL to use instead of the SQLite file
     extra_args: list[str] = field(default_factory=list)
-    proc: subprocess.Popen | None = None
+    proc: Any = None              # a helpers.zygote.ForkedServer while started
     log_path: Path | None = None
 
     def start(self, timeout: float = 30.0) -> ServerProcess:
+        from helpers.zygote import Zygote
+
         self.log_path = self.db.with_suffix(".log")
-        log = open(self.log_path, "ab")
-        cmd = [sys.executable, "-m", "paneboard.server", "--host", "127.0.0.1", "--port", str(self.port),
-               "--db", self.db_url or str(self.db), *self.extra_args]
-        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        argv = ["--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_url or str(self.db), *self.extra_args]
+        _spawned_servers.append(" ".join(["dash-server", *argv])[:200])
+        self.proc = Zygote.get().spawn(argv, self.log_path)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
