@@ -27,7 +27,7 @@ def srv(tmp_path_factory: pytest.TempPathFactory, server_types) -> Iterator:
     os.environ.update(PANEBOARD_TSNE_POINTS=str(BUDGET), PANEBOARD_UMAP_POINTS=str(BUDGET),
                       NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     try:
-        # A subprocess: the budgets are read from the environment when the projection module is imported.
+        # A process of its own, with the budgets in its environment.
         proc = server_types.ServerProcess(db=tmp_path_factory.mktemp("projector") / "paneboard.db").start()
     finally:
         os.environ.clear()

@@ -189,6 +189,5 @@ def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: fl
             "has_metadata": bool(c.get("metadata")), "has_sprite": bool(c.get("sprite")),
             "sprite": f"api/v1/blobs/{c['sprite']}" if c.get("sprite") else None,
             "single_image_dim": c.get("single_image_dim"), "sprite_size": c.get("sprite_size"),
-            "budgets": {"pca": projection.PCA_POINTS, "pca_fit": projection.PCA_FIT_POINTS,
-                        "tsne": projection.TSNE_POINTS, "umap": projection.UMAP_POINTS},
+            "budgets": {kind: projection.budget(kind) for kind in ("pca", "pca_fit", "tsne", "umap")},
             "components": min(projection.PCA_COMPONENTS, c.get("n") or 0, c.get("d") or 0)}

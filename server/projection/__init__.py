@@ -4,12 +4,9 @@ from .jobs import Busy, cached_or_run, matrix, partial
 from .methods import (
     MAX_NEIGHBORS,
     PCA_COMPONENTS,
-    PCA_FIT_POINTS,
-    PCA_POINTS,
-    TSNE_POINTS,
-    UMAP_POINTS,
     MissingDependency,
     ProjectionError,
+    budget,
     default_perplexity,
     fit_pca,
     neighbors,
@@ -18,6 +15,5 @@ from .methods import (
     umap,
 )
 
-__all__ = ["MAX_NEIGHBORS", "PCA_COMPONENTS", "PCA_FIT_POINTS", "PCA_POINTS", "TSNE_POINTS", "UMAP_POINTS", "Busy",
-           "MissingDependency", "ProjectionError", "cached_or_run", "default_perplexity", "fit_pca", "matrix",
-           "neighbors", "partial", "pca", "tsne", "umap"]
+__all__ = ["MAX_NEIGHBORS", "PCA_COMPONENTS", "Busy", "MissingDependency", "ProjectionError", "budget", "cached_or_run",
+           "default_perplexity", "fit_pca", "matrix", "neighbors", "partial", "pca", "tsne", "umap"]

@@ -8,13 +8,20 @@ from collections.abc import Callable
 import numpy as np
 
 # Point budgets (TensorBoard's are 50k/200 dims for PCA, 10k for t-SNE, 5k for UMAP, all in the browser). Ours run
-# on the server: PCA fits on at most PCA_FIT_POINTS rows (exactly, or by a randomized SVD when big: no dims are
-# dropped) and projects at most PCA_POINTS rows; a 5,000-point t-SNE takes 6-25 s in 2-D, 30-130 s in 3-D on one
-# busy core here (background job, the browser polls), UMAP about 5 s.
-PCA_FIT_POINTS = int(os.environ.get("PANEBOARD_PCA_FIT_POINTS", 50_000))  # the environment may tune each budget
-PCA_POINTS = int(os.environ.get("PANEBOARD_PCA_POINTS", 100_000))
-TSNE_POINTS = int(os.environ.get("PANEBOARD_TSNE_POINTS", 5_000))
-UMAP_POINTS = int(os.environ.get("PANEBOARD_UMAP_POINTS", 5_000))
+# on the server: PCA fits on at most budget("pca_fit") rows (exactly, or by a randomized SVD when big: no dims are
+# dropped) and projects at most budget("pca") rows; a 5,000-point t-SNE takes 6-25 s in 2-D, 30-130 s in 3-D on one
+# busy core here (background job, the browser polls), UMAP about 5 s. The environment may tune each.
+BUDGETS = {"pca_fit": ("PANEBOARD_PCA_FIT_POINTS", 50_000), "pca": ("PANEBOARD_PCA_POINTS", 100_000),
+           "tsne": ("PANEBOARD_TSNE_POINTS", 5_000), "umap": ("PANEBOARD_UMAP_POINTS", 5_000)}
+
+
+def budget(kind: str) -> int:
+    """The point budget of a projection kind (pca_fit, pca, tsne, umap): its variable in the environment when
+    the projection is asked for (not when this module was imported), else the default."""
+    env, default = BUDGETS[kind]
+    return int(os.environ.get(env, default))
+
+
 PCA_COMPONENTS = 10
 PRE_PCA_DIMS = 50       # t-SNE and UMAP run on the top 50 principal components (the usual speed-up; keeps structure)
 MIN_POINTS = 5          # fewer points than this have no neighbourhood to embed
@@ -83,10 +90,10 @@ def pca(x: np.ndarray, use_sphereize: bool) -> dict:
     """Top components fitted on a sample, every budgeted point projected on all of them."""
     n = len(x)
     centroid = x.mean(axis=0, dtype=np.float64)
-    fit_idx = sample_indices(n, PCA_FIT_POINTS)
+    fit_idx = sample_indices(n, budget("pca_fit"))
     fit_rows = sphereize(x[fit_idx], centroid) if use_sphereize else x[fit_idx]
     mean, vt, ratio, approximate = fit_pca(fit_rows, PCA_COMPONENTS)
-    idx = sample_indices(n, PCA_POINTS)
+    idx = sample_indices(n, budget("pca"))
     rows = sphereize(x[idx], centroid) if use_sphereize else x[idx].astype(np.float64)
     coords = ((rows - mean) @ vt.T).astype(np.float32)
     return {"coords": coords, "indices": idx, "variance": ratio.tolist(), "fit_points": len(fit_idx),
@@ -116,7 +123,7 @@ def tsne(x: np.ndarray, dims: int, perplexity: float, iterations: int,
         from openTSNE import TSNE
     except ImportError as exc:
         raise MissingDependency(f"t-SNE needs openTSNE: pip install 'paneboard[projector]' ({exc})") from None
-    idx = sample_indices(len(x), TSNE_POINTS)
+    idx = sample_indices(len(x), budget("tsne"))
     if len(idx) < MIN_POINTS:
         raise ProjectionError(f"t-SNE needs at least {MIN_POINTS} points")
     if not 0 < perplexity < len(idx) / 3:
@@ -141,7 +148,7 @@ def tsne(x: np.ndarray, dims: int, perplexity: float, iterations: int,
 
 def umap(x: np.ndarray, dims: int, n_neighbors: int, min_dist: float, epochs: int) -> dict:
     """umap-learn when installed (the reference implementation), else our numpy/scipy version of it."""
-    idx = sample_indices(len(x), UMAP_POINTS)
+    idx = sample_indices(len(x), budget("umap"))
     if len(idx) < MIN_POINTS:
         raise ProjectionError(f"UMAP needs at least {MIN_POINTS} points")
     rows = reduce_dims(x[idx])

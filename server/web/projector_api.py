@@ -98,8 +98,7 @@ def get_projection(env: str, win: str) -> Response:
     c = pane.content
     n, sha = int(c["n"]), c["matrix"]
     x = _matrix(pane)
-    budget = {"pca": projection.PCA_POINTS, "tsne": projection.TSNE_POINTS, "umap": projection.UMAP_POINTS}[method]
-    used = min(n, budget)
+    used = min(n, projection.budget(method))
     extra: dict = {}
     if method == "pca":
         sphere = request.args.get("sphereize", "0") in ("1", "true")
