@@ -28,6 +28,7 @@ def lines(srv: Any, env: str, query: str = "") -> list[dict]:
 KILLED_JOB = textwrap.dedent("""
     import sys, time, paneboard
     c = paneboard.Client(port=int(sys.argv[1]), env="killed")
+    c.flush(60)  # as in a training job, the run has started and its connection is up before the prints
     for i in range(3000):
         print(f"line {i}")
     for k in range(101):  # what tqdm writes: the bar redrawn after a carriage return
