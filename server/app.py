@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from typing import Any
 
 from a2wsgi import WSGIMiddleware
 from flask import Flask, Response, request
@@ -227,31 +225,3 @@ class AsgiApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-
-def uvicorn_server(config: Any) -> Any:
-    """A uvicorn.Server whose housekeeping tick (Date header, exit check) runs once a second, not ten times, so an
-    idle dashboard beside a training job wakes a tenth as often; a signal wakes the tick at once to stop."""
-    import uvicorn
-
-    class QuietServer(uvicorn.Server):
-        _loop: asyncio.AbstractEventLoop | None = None
-        _wake: asyncio.Event | None = None
-
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            super().handle_exit(sig, frame)
-            # The handler runs between two bytecodes of the loop's thread, which may sit in its selector for
-            # the rest of the tick: only the loop's self-pipe wakes it.
-            if self._loop is not None and self._wake is not None:
-                self._loop.call_soon_threadsafe(self._wake.set)
-
-        async def main_loop(self) -> None:
-            self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
-            counter = 0
-            should_exit = await self.on_tick(counter)
-            while not should_exit:
-                counter = (counter + 10) % 864000  # on_tick refreshes the Date header when counter % 10 == 0
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), 1.0)
-                should_exit = await self.on_tick(counter)
-
-    return QuietServer(config)

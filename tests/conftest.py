@@ -32,6 +32,7 @@ import uvicorn
 
 from helpers import browser as browser_helpers
 from helpers import visdom_page
+from paneboard.server.web.quiet_server import QuietServer
 
 
 def free_port() -> int:
@@ -145,12 +146,9 @@ _SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-w
 _SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's default executor
 
 
-class _ThreadServer(uvicorn.Server):
-    """uvicorn's Server without signal handlers (those belong to the main thread, pytest's, never to ours),
-    woken by exit() instead of noticing should_exit at its next 0.1 s tick: hundreds of servers stop per run."""
-
-    _loop: asyncio.AbstractEventLoop | None = None
-    _wake: asyncio.Event | None = None
+class _ThreadServer(QuietServer):
+    """dash-server's uvicorn Server without signal handlers (those belong to the main thread, pytest's, never to
+    ours), stopped by exit(), which wakes its tick at once: hundreds of servers stop per run."""
 
     @contextlib.contextmanager
     def capture_signals(self):  # uvicorn also skips them off the main thread; we do not rely on that
@@ -159,18 +157,9 @@ class _ThreadServer(uvicorn.Server):
     async def serve(self, sockets: Any = None) -> None:
         # The loop's default executor gets a name of its own: other loops in the test process (Playwright's)
         # start "asyncio_" threads too, and those are not this server's to stop.
-        self._loop = asyncio.get_running_loop()
-        self._wake = asyncio.Event()
-        self._loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop"))
+        asyncio.get_running_loop().set_default_executor(
+            concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop"))
         await super().serve(sockets=sockets)
-
-    async def main_loop(self) -> None:
-        assert self._wake is not None
-        counter = 0
-        while not await self.on_tick(counter):
-            counter = (counter + 10) % 864000  # every wait is up to a second: on_tick's once-a-second work
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), 1.0)
 
     async def shutdown(self, sockets: Any = None) -> None:
         """uvicorn's shutdown, except that it waits for open connections as long as they stay open rather
@@ -196,9 +185,7 @@ class _ThreadServer(uvicorn.Server):
     def exit(self) -> None:
         """Ask the server to shut down now (from any thread)."""
         self.should_exit = True
-        if self._loop is not None and self._wake is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already closed: it has stopped
-                self._loop.call_soon_threadsafe(self._wake.set)
+        self.wake()
 
 
 _MIGRATED: Path | None = None

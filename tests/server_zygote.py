@@ -28,6 +28,7 @@ import paneboard.server.app  # noqa: F401
 import paneboard.server.store.instance_lock  # noqa: F401
 import paneboard.server.store.schema  # noqa: F401
 import paneboard.server.web.guard  # noqa: F401
+import paneboard.server.web.quiet_server  # noqa: F401
 from paneboard.server.cli.main import main
 
 

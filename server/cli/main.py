@@ -96,10 +96,11 @@ def db_command(argv: list[str]) -> int:
 def serve(settings: Settings) -> int:
     import uvicorn
 
-    from ..app import create_asgi, uvicorn_server
+    from ..app import create_asgi
     from ..store.instance_lock import AlreadyRunning, lock_database
     from ..store.schema import SchemaError
     from ..web.guard import guarded_protocol
+    from ..web.quiet_server import QuietServer
     from ..web.sockets import frame_limit
 
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -129,7 +130,7 @@ def serve(settings: Settings) -> int:
                             access_log=False, lifespan="on", ws="auto", ws_per_message_deflate=False,
                             ws_max_size=frame_limit(settings.max_request_bytes),
                             http=guarded_protocol(settings.header_deadline_s, settings.max_connections_per_address))
-    uvicorn_server(config).run()
+    QuietServer(config).run()
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -38,8 +39,6 @@ class ForkedServer:
             os.kill(self.pid, sig)
 
     def kill(self) -> None:
-        import signal
-
         self.send_signal(signal.SIGKILL)
 
 
