@@ -56,7 +56,7 @@ QUICK = {"runs": 1, "call_n": 2000, "sw_n": 1000, "tb_n": 2000, "visdom_n": 50, 
          "bulk_total": 100_000, "bulk_per_call": 10_000, "visdom_bulk": [5, 1000], "tb_points": 10_000,
          "live_rates": [100, 1000, 10_000], "live_s": 0.3, "visdom_live": [100, 0.5],
          "open_sizes": [20_000, 100_000], "open_reps": 2, "mem": [4, 10_000, 10_000],
-         "conc": [4, 500, 2.0, 1], "conc_runs": 1, "profile_s": 3.0,
+         "conc": [2, 500, 1.0, 1], "conc_runs": 1, "profile_s": 3.0,
          "console": [10_000, 10_000, 0.3, 0.5], "tb_serve": False}
 HAVE_VISDOM = has_module("visdom")
 NO_VISDOM = {"na": "visdom is not installed"}

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from helpers.browser import Tab, flushed
+from helpers.browser import POLL_MS, Tab, flushed
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def open_offline(tab: Tab, path) -> list[str]:
     tab.page.on("request", lambda r: tried.append(r.url))
     tab.page.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
     tab.page.goto(path.as_uri())
-    tab.page.wait_for_function("() => document.body.dataset.drawn !== undefined", timeout=30_000)
+    tab.page.wait_for_function("() => document.body.dataset.drawn !== undefined", timeout=30_000, polling=POLL_MS)
     return [u for u in tried if not u.startswith(("file:", "data:"))]
 
 

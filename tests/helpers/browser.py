@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Waits poll every 50 ms: Playwright's default polls on every animation frame, which keeps Chromium
+# compositing 60 frames a second for as long as a test waits, CPU the other worker needs.
+POLL_MS = 50
 TIMEOUT_MS = 60_000  # bounds each wait for a condition: a busy 2-core machine can take many seconds to draw
 # Playwright evaluates plain expressions with eval(), which the page's CSP forbids: always pass functions.
 READY = "() => document.body.dataset.ready === '1' && document.body.dataset.live === '1'"
@@ -25,14 +28,14 @@ class Tab:
 
     def open(self, url: str) -> Tab:
         self.response = self.page.goto(url)
-        self.page.wait_for_function(READY, timeout=TIMEOUT_MS)
+        self.page.wait_for_function(READY, timeout=TIMEOUT_MS, polling=POLL_MS)
         return self
 
     def js(self, expr: str, arg=None):
         return self.page.evaluate(expr, arg)
 
     def wait(self, expr: str, arg=None) -> None:
-        self.page.wait_for_function(expr, arg=arg, timeout=TIMEOUT_MS)
+        self.page.wait_for_function(expr, arg=arg, timeout=TIMEOUT_MS, polling=POLL_MS)
 
     def points(self, win: str, trace: int = 0) -> int:
         return self.js(f"() => {{ const d = {XY.format(win=win)}; return d && d.data ? d.data[{trace}].x.length : -1; }}")
