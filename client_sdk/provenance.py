@@ -42,10 +42,27 @@ def _user() -> str | None:
 
 @lru_cache(maxsize=1)
 def _static() -> dict[str, Any]:
-    packages = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
-                       if d.metadata and d.metadata["Name"]}, key=str.lower)
+    packages = sorted({f"{name}=={version}" for name, version in map(_name_version, metadata.distributions())
+                       if name}, key=str.lower)
     return {"python": platform.python_version(), "platform": platform.platform(), "executable": sys.executable,
             "packages": packages[:MAX_PACKAGES], "packages_total": len(packages)}
+
+
+def _name_version(dist: metadata.Distribution) -> tuple[str | None, str | None]:
+    """A distribution's Name and Version, read off the head of its metadata file. `dist.metadata` parses
+    the whole file, long description included, as an email: 0.25 s for a venv of 200 packages."""
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    name = version = None
+    for line in text.splitlines():
+        if not line:  # the headers end here; what follows is the description
+            break
+        if line.startswith("Name:"):
+            name = line[5:].strip()
+        elif line.startswith("Version:"):
+            version = line[8:].strip()
+        if name and version:
+            break
+    return name, version
 
 
 def _torch() -> dict[str, Any]:
