@@ -31,6 +31,8 @@ import paneboard.server.web.guard  # noqa: F401
 import paneboard.server.web.quiet_server  # noqa: F401
 from paneboard.server.cli.main import main
 
+paneboard.server.store.schema.head_revision("sqlite://")  # read once here, for every child
+
 
 def child(req: dict) -> None:
     """In the forked child: become `dash-server ARGS`, and never return into the zygote's loop."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -24,7 +26,13 @@ def alembic_config(url: str) -> Config:
 
 
 def head_revision(url: str) -> str | None:
-    return ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    return _head()
+
+
+@lru_cache(maxsize=1)
+def _head() -> str | None:
+    # Reading the head executes every revision file: once per process, for every server it opens.
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
 
 
 def current_revision(url: str) -> str | None:
