@@ -408,6 +408,15 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     os.environ.pop("PANEBOARD_URL", None)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _tempfiles_under_basetemp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    # What this process makes with tempfile goes under the run's basetemp, which pytest prunes, not into /tmp
+    # for good: each worker's template database, and the .wav files visdom's audio() writes and never deletes.
+    tempfile.tempdir = str(tmp_path_factory.mktemp("tempfile"))
+    yield
+    tempfile.tempdir = None
+
+
 @pytest.fixture(autouse=True)
 def _spool_in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # SDK clients in tests (and their subprocesses) spool under the test's temp dir, never in ~/.paneboard.

@@ -27,7 +27,8 @@ def _pg_bin() -> Path:
 class TempPostgres:
     def __init__(self) -> None:
         self.bin = _pg_bin()
-        self.root = Path(tempfile.mkdtemp(prefix="pb-pg-"))
+        # In the system's temp dir, not pytest's basetemp: the cluster's user could not enter root's 0700 one.
+        self.root = Path(tempfile.mkdtemp(prefix="pb-pg-", dir=os.environ.get("TMPDIR") or "/tmp"))
         self.data = self.root / "data"
         self.port = 5432 + (os.getpid() % 1000) + 100
         # initdb refuses to run as root; the Debian package creates the `postgres` user for this.
