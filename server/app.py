@@ -37,6 +37,7 @@ from .web import (
     share_api,
     snapshot_api,
     sockets,
+    static_assets,
 )
 from .web.common import ApiError, json_response
 
@@ -74,6 +75,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
     app.register_blueprint(import_api.bp)  # dash-server import --server: stored counts, binary frames
     app.register_blueprint(openapi.bp)
+    app.register_blueprint(static_assets.bp)  # the UI's scripts under a fingerprint, cached until they change
     app.register_blueprint(auth.bp)
 
     @app.before_request

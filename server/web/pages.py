@@ -13,6 +13,7 @@ from flask import Blueprint, Response, g, render_template, request
 from .. import __version__
 from ..commands.envelope import EventError, check_name
 from .common import ApiError, env_visible, services
+from .static_assets import static_base
 
 bp = Blueprint("pages", __name__)
 
@@ -30,8 +31,8 @@ def _page(page: str, env: str | None, embed: bool = False, win: str | None = Non
     boot = {"page": page, "env": env, "base": base, "version": __version__,
             "points": services().settings.default_points, "embed": embed, "win": win,
             "readonly": shared or embed}  # an embed page writes nothing, whoever frames it
-    return render_template("app.html", base=base, boot_json=_boot_json(boot), page=page, env=env, embed=embed,
-                           win=win, shared=shared)
+    return render_template("app.html", base=base, static=static_base(base), boot_json=_boot_json(boot), page=page,
+                           env=env, embed=embed, win=win, shared=shared)
 
 
 def not_found_page() -> Response | None:
@@ -41,7 +42,7 @@ def not_found_page() -> Response | None:
     if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
         return None  # SDKs, curl and the Visdom client send */* (or JSON): they keep the JSON error
     base = request.script_root.rstrip("/") + "/"
-    return Response(render_template("not_found.html", base=base, path=request.path), 404, mimetype="text/html")
+    return Response(render_template("not_found.html", base=base, static=static_base(base), path=request.path), 404, mimetype="text/html")
 
 
 @bp.get("/")
