@@ -11,16 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Integer, delete, func, insert, literal, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, CursorResult
 
 from .. import jsonio
 from . import hot_statements as hot
-from . import sqla_console, sqla_runs
+from . import sqla_console, sqla_fork, sqla_runs
 from .base import CONSOLE_BASE, RUN_COLOR, StoreError, StoreTx
 from .chunks import TailState
 from .dialect import insert_ignore
-from .models import blob_t, chunk_t, client_t, env_t, pane_t, step_t, trace_t
+from .models import blob_t, client_t, env_t, pane_t, step_t, trace_t
 from .records import PaneRecord, RunRecord, TraceRecord
 from .sqla_artifacts import SqlArtifactsTx
 from .sqla_points import PointBuffer
@@ -148,29 +148,12 @@ class SqlTx(SqlArtifactsTx, StoreTx):
         self._touched_envs.add(target)
         sqla_runs.copy_run(self.conn, src_id, dst_id, target)
         sqla_console.copy_lines(self.conn, src_id, dst_id)
-        c = chunk_t.c
-        for p in self.conn.execute(select(pane_t).where(pane_t.c.env_id == src_id).order_by(pane_t.c.position)).all():
-            new_pane = inserted_id(self.conn.execute(insert(pane_t).values(
-                env_id=dst_id, win=p.win, kind=p.kind, title=p.title, opts=p.opts, content=p.content, layout=p.layout,
-                position=p.position, version=p.version, created=p.created, updated=p.updated)))
-            self.cache.traces.pop(new_pane, None)  # SQLite may reuse the id of a deleted pane
-            st = step_t.c
-            self.conn.execute(insert(step_t).from_select(
-                ["pane_id", "idx", "step", "wall", "blob", "data"],
-                select(literal(new_pane, Integer), st.idx, st.step, st.wall, st.blob, st.data)
-                .where(st.pane_id == p.id)))
-            for t in self.conn.execute(select(trace_t).where(trace_t.c.pane_id == p.id)).all():
-                new_trace = inserted_id(self.conn.execute(insert(trace_t).values(
-                    pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints,
-                    **{k: getattr(t, k) for k in sqla_runs.SUMMARY_COLUMNS})))
-                self.cache.tails.pop(new_trace, None)
-                self.cache.summaries.pop(new_trace, None)
-                # Chunk rows are copied inside the database (no decode): the fork owns its rows, so the
-                # tail merge of either trace can never rewrite the other's points.
-                cols = [c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax, c.xs, c.ys, c.walls]
-                self.conn.execute(insert(chunk_t).from_select(
-                    ["trace_id"] + [col.name for col in cols],
-                    select(literal(new_trace, Integer), *cols).where(c.trace_id == t.id)))
+        panes, traces = sqla_fork.copy_panes(self.conn, src_id, dst_id)
+        for pane_id in panes:
+            self.cache.traces.pop(pane_id, None)
+        for trace_id in traces:
+            self.cache.tails.pop(trace_id, None)
+            self.cache.summaries.pop(trace_id, None)
 
     def rename_env(self, old: str, new: str) -> None:
         env_id = self._env_id(old)
