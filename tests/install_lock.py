@@ -13,6 +13,7 @@ LOCK = TESTS / "requirements.lock"
 # pip installs one package after another on one core, most of the time in its own Python (reading each
 # package's index page, unpacking wheels). The lock pins every package, so with --no-deps its lines install
 # independently: a share of them per core, each share its own pip, in one venv.
+MAX_PIPS = 4  # a many-core machine should not open dozens of pips on the index at once
 PIP = ["-m", "pip", "install", "--quiet", "--no-deps",
        "--no-compile"]  # bytecode is written at first import: most installed modules are never imported
 
@@ -35,7 +36,7 @@ def main() -> int:
     env = {**os.environ, "PIP_CONSTRAINT": str(TESTS / "build-constraints.txt")}
     with tempfile.TemporaryDirectory() as tmp:
         procs = []
-        for i, share in enumerate(shares(requirements, max(1, os.cpu_count() or 1))):
+        for i, share in enumerate(shares(requirements, min(MAX_PIPS, os.cpu_count() or 1))):
             part = Path(tmp) / f"share-{i}.txt"
             part.write_text("\n".join(share) + "\n")
             editable = ["-e", str(TESTS.parent)] if i == 0 else []
