@@ -1,4 +1,4 @@
-"""The only place that knows SQL dialects apart: engine setup and conflict-tolerant inserts."""
+"""The only place that knows SQL dialects apart: engine setup, conflict-tolerant inserts, inserted ids."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Table, event
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Connection, CursorResult, Engine, make_url
 
 if TYPE_CHECKING:
     from sqlalchemy.dialects.postgresql import Insert as PgInsert
@@ -97,3 +97,10 @@ def listen_peers(engine: Engine, on_payload: Callable[[str], None], stop: thread
         except Exception:
             log.exception("lost the PostgreSQL LISTEN connection; retrying")
             stop.wait(1.0)
+
+
+def inserted_id(res: CursorResult[Any]) -> int:
+    """The id of the row an INSERT ... VALUES just wrote (SQLAlchemy types the key optional for other statements)."""
+    key = res.inserted_primary_key
+    assert key is not None
+    return key[0]

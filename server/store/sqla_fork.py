@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Integer, insert, literal, select
-from sqlalchemy.engine import Connection, CursorResult
+from sqlalchemy.engine import Connection
 
 from . import sqla_runs
+from .dialect import inserted_id
 from .models import chunk_t, pane_t, step_t, trace_t
-
-
-def _new_id(res: CursorResult[Any]) -> int:
-    key = res.inserted_primary_key
-    assert key is not None
-    return key[0]
 
 
 def copy_panes(conn: Connection, src_id: int, dst_id: int) -> tuple[list[int], list[int]]:
@@ -24,7 +17,7 @@ def copy_panes(conn: Connection, src_id: int, dst_id: int) -> tuple[list[int], l
     traces: list[int] = []
     c, st = chunk_t.c, step_t.c
     for p in conn.execute(select(pane_t).where(pane_t.c.env_id == src_id).order_by(pane_t.c.position)).all():
-        new_pane = _new_id(conn.execute(insert(pane_t).values(
+        new_pane = inserted_id(conn.execute(insert(pane_t).values(
             env_id=dst_id, win=p.win, kind=p.kind, title=p.title, opts=p.opts, content=p.content, layout=p.layout,
             position=p.position, version=p.version, created=p.created, updated=p.updated)))
         panes.append(new_pane)
@@ -32,7 +25,7 @@ def copy_panes(conn: Connection, src_id: int, dst_id: int) -> tuple[list[int], l
             ["pane_id", "idx", "step", "wall", "blob", "data"],
             select(literal(new_pane, Integer), st.idx, st.step, st.wall, st.blob, st.data).where(st.pane_id == p.id)))
         for t in conn.execute(select(trace_t).where(trace_t.c.pane_id == p.id)).all():
-            new_trace = _new_id(conn.execute(insert(trace_t).values(
+            new_trace = inserted_id(conn.execute(insert(trace_t).values(
                 pane_id=new_pane, idx=t.idx, name=t.name, style=t.style, npoints=t.npoints,
                 **{k: getattr(t, k) for k in sqla_runs.SUMMARY_COLUMNS})))
             traces.append(new_trace)

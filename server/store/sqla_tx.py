@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.engine import Connection, CursorResult
+from sqlalchemy.engine import Connection
 
 from .. import jsonio
 from . import hot_statements as hot
 from . import sqla_console, sqla_fork, sqla_runs
 from .base import CONSOLE_BASE, RUN_COLOR, StoreError, StoreTx
 from .chunks import TailState
-from .dialect import insert_ignore
+from .dialect import insert_ignore, inserted_id
 from .models import blob_t, client_t, env_t, pane_t, step_t, trace_t
 from .records import PaneRecord, RunRecord, TraceRecord
 from .sqla_artifacts import SqlArtifactsTx
@@ -50,13 +50,6 @@ class WriterCache:
     def clear(self) -> None:
         for d in (self.env_ids, self.panes, self.traces, self.tails, self.client_seqs, self.summaries):
             d.clear()
-
-
-def inserted_id(res: CursorResult[Any]) -> int:
-    """The id of the row an INSERT ... VALUES just wrote (SQLAlchemy types the key optional for other statements)."""
-    key = res.inserted_primary_key
-    assert key is not None
-    return key[0]
 
 
 def pane_from_row(row: Any, env: str) -> PaneRecord:

@@ -42,7 +42,8 @@ def not_found_page() -> Response | None:
     if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
         return None  # SDKs, curl and the Visdom client send */* (or JSON): they keep the JSON error
     base = request.script_root.rstrip("/") + "/"
-    return Response(render_template("not_found.html", base=base, static=static_base(base), path=request.path), 404, mimetype="text/html")
+    page = render_template("not_found.html", base=base, static=static_base(base), path=request.path)
+    return Response(page, 404, mimetype="text/html")
 
 
 @bp.get("/")
