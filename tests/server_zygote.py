@@ -31,7 +31,7 @@ import paneboard.server.web.guard  # noqa: F401
 import paneboard.server.web.quiet_server  # noqa: F401
 from paneboard.server.cli.main import main
 
-paneboard.server.store.schema.head_revision("sqlite://")  # read once here, for every child
+paneboard.server.store.schema.head_revision()  # read once here, for every child
 
 
 def child(req: dict) -> None:

@@ -56,7 +56,7 @@ def all_points(store, trace):
 
 def test_fresh_database_is_at_the_single_head_and_matches_the_models(url):
     assert len(ScriptDirectory.from_config(alembic_config(url)).get_heads()) == 1
-    assert current_revision(url) == head_revision(url)
+    assert current_revision(url) == head_revision()
     s = SqlStore(url)
     with s.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), Base.metadata)

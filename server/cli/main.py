@@ -87,7 +87,7 @@ def db_command(argv: list[str]) -> int:
     settings = Settings(db=args.db)
     if args.action == "upgrade":
         schema.upgrade(settings.db_url)
-    current, head = schema.current_revision(settings.db_url), schema.head_revision(settings.db_url)
+    current, head = schema.current_revision(settings.db_url), schema.head_revision()
     state = "up to date" if current == head else f"behind head {head}: run dash-server db upgrade"
     print(f"{settings.db_hint}: schema revision {current or '(empty)'} ({state})")
     return 0

@@ -25,13 +25,10 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
-def head_revision(url: str) -> str | None:
-    return _head()
-
-
 @lru_cache(maxsize=1)
-def _head() -> str | None:
-    # Reading the head executes every revision file: once per process, for every server it opens.
+def head_revision() -> str | None:
+    """The revision this paneboard's migrations end at (any database's; read once per process, since reading it
+    executes every revision file)."""
     return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
 
 
@@ -66,7 +63,7 @@ def ensure_schema(url: str, db_hint: str) -> None:
     if not tables:
         upgrade(url)
         return
-    current, head = current_revision(url), head_revision(url)
+    current, head = current_revision(url), head_revision()
     if current != head:
         raise SchemaError(
             f"database {db_hint} is at schema revision {current or '(none)'}, this paneboard needs {head}; "
