@@ -139,11 +139,17 @@ class ServerProcess(ServerHelpers):
         return self.log_path.read_text(errors="replace") if self.log_path and self.log_path.exists() else ""
 
 
-# Threads the server starts (writer, stall watch, TensorBoard watcher, a2wsgi's pool, the loop's executor and
-# our uvicorn thread): none may outlive stop(), or tests would leak work and open databases into each other.
+# Threads the server starts (writer, stall watch, TensorBoard watcher, our uvicorn thread) and its pools' threads
+# (a2wsgi's, the loop's executor): none may outlive stop(), or tests would leak work and open databases into each
+# other.
 _SERVER_THREADS = {"paneboard-writer", "paneboard-stall-watch", "paneboard-run-watch", "paneboard-tb-watch",
                    "paneboard-share-sweep", "inproc-uvicorn"}
-_SERVER_POOLS = ("WSGI", "inproc-loop")  # a2wsgi's pool and the event loop's default executor
+
+
+def _pool_threads(pool: concurrent.futures.ThreadPoolExecutor | None) -> list[threading.Thread]:
+    """A pool's own threads, known by the pool rather than by name: pools start threads lazily, so another
+    server's pool may start one with the same name after this server started (a2wsgi names every pool's "WSGI_n")."""
+    return list(getattr(pool, "_threads", ()))
 
 
 class _ThreadServer(QuietServer):
@@ -157,8 +163,8 @@ class _ThreadServer(QuietServer):
     async def serve(self, sockets: Any = None) -> None:
         # The loop's default executor gets a name of its own: other loops in the test process (Playwright's)
         # start "asyncio_" threads too, and those are not this server's to stop.
-        asyncio.get_running_loop().set_default_executor(
-            concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop"))
+        self.loop_executor = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="inproc-loop")
+        asyncio.get_running_loop().set_default_executor(self.loop_executor)
         await super().serve(sockets=sockets)
 
     async def shutdown(self, sockets: Any = None) -> None:
@@ -265,6 +271,7 @@ class InProcessServer(ServerHelpers):
         self._server.exit()  # uvicorn's own shutdown: close sockets, lifespan (services.stop)
         self._thread.join(timeout)
         alive = self._thread.is_alive()
+        pools = _pool_threads(self.app.wsgi.executor) + _pool_threads(getattr(self._server, "loop_executor", None))
         self.app.wsgi.executor.shutdown(wait=True)  # a2wsgi's pool is not part of the lifespan
         self._sock.close()
         self._thread = None
@@ -273,8 +280,8 @@ class InProcessServer(ServerHelpers):
         assert not alive, f"in-process server still running {timeout}s after stop():\n{self.log()}"
         assert not self.app.services.started, "lifespan shutdown did not stop the services"
         leaked = [t.name for t in threading.enumerate()
-                  if t.ident not in self._threads_before
-                  and (t.name in _SERVER_THREADS or t.name.startswith(_SERVER_POOLS))]
+                  if t.ident not in self._threads_before and t.name in _SERVER_THREADS]
+        leaked += [t.name for t in pools if t.is_alive()]
         assert not leaked, f"server threads outlived stop(): {leaked}"
         with socket.socket() as s:  # the port is free again: nothing accepts there
             assert s.connect_ex(("127.0.0.1", self.port)) != 0, f"port {self.port} still accepts after stop()"
