@@ -78,6 +78,53 @@ def test_overload_while_connected_spills_to_disk_instead_of_dropping(tmp_path, m
         srv.stop()
 
 
+def test_overflow_while_the_sender_takes_queued_events_keeps_seq_order(tmp_path):
+    """The server skips any seq at or below the highest it stored, so events must leave in seq order. Calls
+    that overflow the queue while the sender takes a batch move its oldest events to the spool: the batch must
+    not leave before them (it did, and a kill -9 run lost those events although every one was acked)."""
+    from paneboard.transport.outbox import Outbox
+    from paneboard.transport.spool import Spool
+
+    spool = Spool(tmp_path / "c.spool", "ws://127.0.0.1:9/ingest", "c", 1 << 30)
+    ob = Outbox(10, spool, batch_events=100, batch_bytes=1 << 20, window=8)
+    seqs = iter(range(1, 1000))
+
+    def call() -> None:  # a training loop's call, as Transport._enqueue makes it
+        with ob.lock:
+            ob.put_locked(b'{"op":"noop","n":%d}' % next(seqs))
+
+    sent: list[int] = []
+
+    def send_all() -> None:  # the sender's loop: spill the overflow first, then take batches until none
+        while True:
+            if ob.to_spill:
+                ob.spill()
+            batch = ob.take_batch()
+            if batch is None and not ob.to_spill:
+                return
+            if batch is not None:
+                sent.extend(s for s, _ in batch.items)
+
+    for _ in range(12):
+        call()  # two over max_queue: seqs 1 and 2 go to the spool, 3 to 12 fill the queue
+    ob.spill()
+    first = ob.take_batch()
+    assert first is not None and [s for s, _ in first.items] == [1, 2]
+    sent += [1, 2]
+    read_after = spool.read_after
+
+    def read_while_calls_overflow(*args: Any) -> list:
+        got = read_after(*args)
+        spool.read_after = read_after  # type: ignore[method-assign]
+        for _ in range(3):
+            call()  # the caller runs between the sender's look at the spool and its look at the queue
+        return got
+
+    spool.read_after = read_while_calls_overflow  # type: ignore[method-assign]
+    send_all()
+    assert sent == list(range(1, len(sent) + 1)) and len(sent) == 15, sent
+
+
 def test_drops_when_memory_and_spool_are_full_show_as_an_alert_in_the_env(tmp_path, make_server_process):
     srv = make_server_process("drops")  # away: the tiny memory bound overflows, no spool to spill to
     client = paneboard.Client(server="http://127.0.0.1", port=srv.port, env="drops", max_queue=20,

@@ -144,7 +144,9 @@ class Outbox:
 
     def _take_queued_locked(self) -> Batch | None:
         q = self.queue
-        if not q or len(self.inflight) >= self.window:
+        # Calls may have moved the queue's oldest events to to_spill since take_batch looked: they must reach the
+        # spool, and go out, before the rest of the queue does.
+        if not q or len(self.inflight) >= self.window or self.to_spill:
             return None
         items: list[Item] = []
         total = 0
