@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import io
 import json
 import logging
@@ -451,15 +452,18 @@ subprocess.Popen.__init__ = _recording_popen_init  # type: ignore[method-assign]
 
 def _starts_a_server_process(fixturedefs: Any) -> bool:
     """A fixture of a module that starts a ServerProcess itself (a module-scoped server for its tests)."""
+    return any(_source_starts_a_server_process(fixturedef.func) for fixturedef in fixturedefs or ())
+
+
+@functools.cache
+def _source_starts_a_server_process(func: Any) -> bool:
+    # Each fixture is asked about once per test that uses it (thousands of times a collection): read it once.
     import inspect
 
-    for fixturedef in fixturedefs or ():
-        try:
-            if "ServerProcess(" in inspect.getsource(fixturedef.func):
-                return True
-        except (OSError, TypeError):
-            continue
-    return False
+    try:
+        return "ServerProcess(" in inspect.getsource(func)
+    except (OSError, TypeError):
+        return False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -16,6 +16,9 @@ LOCK = TESTS / "requirements.lock"
 MAX_PIPS = 4  # a many-core machine should not open dozens of pips on the index at once
 PIP = ["-m", "pip", "install", "--quiet", "--no-deps",
        "--no-compile"]  # bytecode is written at first import: most installed modules are never imported
+# The pip a new venv brings (Python 3.11's ensurepip: 23.2) spends most of an install checking every link of every
+# index page against the platform's tags; this one does the same work in about half the time. Pinned, like the lock.
+PIP_VERSION = "26.3"
 
 
 def pinned(lock: Path) -> list[str]:
@@ -34,6 +37,9 @@ def main() -> int:
         return 2
     requirements = pinned(LOCK)
     env = {**os.environ, "PIP_CONSTRAINT": str(TESTS / "build-constraints.txt")}
+    if subprocess.run([sys.executable, *PIP, f"pip=={PIP_VERSION}"], env=env).returncode != 0:
+        print(f"install_lock: could not install pip=={PIP_VERSION}", file=sys.stderr)
+        return 1
     with tempfile.TemporaryDirectory() as tmp:
         procs = []
         for i, share in enumerate(shares(requirements, min(MAX_PIPS, os.cpu_count() or 1))):
