@@ -51,7 +51,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';
 def create_app(settings: Settings, services: Services | None = None) -> Flask:
     """The Flask app. Without `services` it opens its own (the caller starts and stops them)."""
     app = SharedRulesFlask("paneboard.server", static_folder=str(STATIC_DIR), static_url_path="/static",
-                template_folder=str(TEMPLATES_DIR))
+                           template_folder=str(TEMPLATES_DIR))
     app.extensions["paneboard"] = svc = services or Services.open(settings)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes  # bigger bodies get a 413 JSON error
     app.config["PANEBOARD_TOKEN"] = settings.token

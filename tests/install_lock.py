@@ -17,7 +17,7 @@ MAX_PIPS = 4  # a many-core machine should not open dozens of pips on the index 
 PIP = ["-m", "pip", "install", "--quiet", "--no-deps",
        "--no-compile"]  # bytecode is written at first import: most installed modules are never imported
 # The pip a new venv brings (Python 3.11's ensurepip: 23.2) spends most of an install checking every link of every
-# index page against the platform's tags; this one does the same work in about half the time. Pinned, like the lock.
+# index page against the platform's tags, which later releases do much faster. Pinned, like the lock.
 PIP_VERSION = "26.3"
 
 
