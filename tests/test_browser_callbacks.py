@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import paneboard
-from helpers.visdom_page import POLL_MS, TIMEOUT_MS, open_env
+from helpers.visdom_page import open_env, wait
 
 
 def test_key_and_click_events_reach_sdk_handlers(server, page):
@@ -21,8 +21,8 @@ def test_key_and_click_events_reach_sdk_handlers(server, page):
     open_env(pg, server, "cb")
     pg.locator('[data-win="keys"] .text-pane').focus()
     pg.keyboard.press("ArrowLeft")
-    pg.wait_for_function("() => { const i = document.querySelector('[data-win=\"clickme\"] img');"
-                         " return i && i.complete && i.naturalWidth === 20; }", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const i = document.querySelector('[data-win=\"clickme\"] img');"
+             " return i && i.complete && i.naturalWidth === 20; }")
     img = pg.locator('[data-win="clickme"] img')
     box = img.bounding_box()
     # The picture fills its card with its aspect kept (object-fit: contain): aim at the middle of pixel (5, 7).

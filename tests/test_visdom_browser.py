@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.visdom_page import POLL_MS, TIMEOUT_MS, open_env, plotted
+from helpers.visdom_page import open_env, plotted, wait
 
 XSS = ('<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
        '<svg onload="window.__xss=3"><circle r="4"/></svg><a href="javascript:window.__xss=4" id="jslink">link</a>'
@@ -33,8 +33,8 @@ def test_visdom_figures_render(server, viz, page):
     assert pg.evaluate("() => document.querySelector('[data-win=\"hm\"]').dataset.kind") == "figure"
     # a live update of a figure (a new row) re-renders it without a reload
     viz.heatmap(np.zeros((1, 4)), win="hm", update="appendRow")
-    pg.wait_for_function("() => { const d = document.querySelector('[data-win=\"hm\"] .js-plotly-plot');"
-                         " return d && d.data && d.data[0].z.length === 5; }", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const d = document.querySelector('[data-win=\"hm\"] .js-plotly-plot');"
+             " return d && d.data && d.data[0].z.length === 5; }")
     assert pg.evaluate("() => window.__xss") is None
     assert errors == []
 
@@ -44,8 +44,8 @@ def test_visdom_text_pane_with_xss_payloads_executes_nothing(server, viz, page):
     viz.text(XSS, win="note", opts={"title": '<img src=x onerror="window.__xss=6">'})
     viz.text(XSS, win="note", append=True)
     open_env(pg, server, "vb")
-    pg.wait_for_function("() => { const b = document.querySelector('[data-win=\"note\"] .text-pane b');"
-                         " return b && b.textContent === 'bold text'; }", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const b = document.querySelector('[data-win=\"note\"] .text-pane b');"
+             " return b && b.textContent === 'bold text'; }")
     html = pg.evaluate("() => document.querySelector('[data-win=\"note\"] .text-pane').innerHTML")
     assert "onerror" not in html and "javascript:" not in html and "<script" not in html and "<iframe" not in html
     pg.evaluate("() => { const a = document.querySelector('#jslink, [data-win=\"note\"] a'); if (a) a.click(); }")
@@ -60,16 +60,15 @@ def test_image_history_slider(server, viz, page):
         viz.image(np.full((3, 8, 8), shade), win="ih", opts={"store_history": True, "caption": f"c{shade}"})
     open_env(pg, server, "vb")
     sel = '[data-win="ih"]'
-    pg.wait_for_function("s => { const r = document.querySelector(s + ' input.image-history');"
-                         " return r && !r.hidden && r.max === '2' && r.value === '2'; }", arg=sel, timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "s => { const r = document.querySelector(s + ' input.image-history');"
+             " return r && !r.hidden && r.max === '2' && r.value === '2'; }", sel)
     newest = pg.evaluate("s => document.querySelector(s + ' img').getAttribute('src')", sel)
     pg.evaluate("s => { const r = document.querySelector(s + ' input.image-history'); r.value = '0';"
                 " r.dispatchEvent(new Event('input')); }", sel)
     first = pg.evaluate("s => document.querySelector(s + ' img').getAttribute('src')", sel)
     assert first != newest and "api/v1/blobs/" in first
     assert pg.evaluate("s => document.querySelector(s + ' figcaption').textContent", sel) == "c0.0"
-    pg.wait_for_function("s => { const i = document.querySelector(s + ' img'); return i.complete && i.naturalWidth === 8; }",
-                         arg=sel, timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "s => { const i = document.querySelector(s + ' img'); return i.complete && i.naturalWidth === 8; }", sel)
     assert errors == []
 
 
@@ -84,8 +83,7 @@ def test_browser_interactions_reach_visdom_event_handlers(server, viz, page):
     for win in ("props", "keys", "clickme"):
         viz.register_event_handler(got.append, win)
     open_env(pg, server, "vb")
-    pg.wait_for_function("() => document.querySelectorAll('[data-win=\"props\"] .properties-pane tr').length === 3",
-                         timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => document.querySelectorAll('[data-win=\"props\"] .properties-pane tr').length === 3")
     props = pg.locator('[data-win="props"] .properties-pane')
     props.locator("input[type=text]").fill("0.01")
     props.locator("input[type=text]").press("Enter")  # change fires on commit
@@ -94,8 +92,8 @@ def test_browser_interactions_reach_visdom_event_handlers(server, viz, page):
     pg.locator('[data-win="keys"] .text-pane').focus()
     pg.keyboard.press("ArrowRight")
     img = pg.locator('[data-win="clickme"] img')
-    pg.wait_for_function("() => { const i = document.querySelector('[data-win=\"clickme\"] img');"
-                         " return i.complete && i.naturalWidth === 20; }", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const i = document.querySelector('[data-win=\"clickme\"] img');"
+             " return i.complete && i.naturalWidth === 20; }")
     box = img.bounding_box()
     img.click(position={"x": box["width"] * 0.75, "y": box["height"] * 0.25})
     for _ in range(200):  # the events come back over the client's /vis_socket thread
@@ -122,16 +120,15 @@ def test_visdom_svg_and_audio_panes_render_sanitized(server, viz, page):
     viz.svg(svgstr=svg, win="svg")
     viz.audio(tensor=np.sin(np.linspace(0, 440 * 2 * np.pi, 8000)), win="snd", opts={"sample_frequency": 8000})
     open_env(pg, server, "vb")
-    pg.wait_for_function("() => { const r = document.querySelector('[data-win=\"svg\"] svg rect');"
-                         " return r && r.getBBox().width === 30; }", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const r = document.querySelector('[data-win=\"svg\"] svg rect');"
+             " return r && r.getBBox().width === 30; }")
     html = pg.evaluate("() => document.querySelector('[data-win=\"svg\"] .text-pane').innerHTML")
     assert "onload" not in html and "javascript:" not in html
     pg.evaluate("() => { const a = document.querySelector('[data-win=\"svg\"] a'); if (a) a.dispatchEvent("
                 "new MouseEvent('click', {bubbles: true})); }")
     # the <audio> keeps its data: URI and loads it (a CSP media-src violation would be a console error)
-    pg.wait_for_function("() => { const a = document.querySelector('[data-win=\"snd\"] audio');"
-                         " return a && a.currentSrc.startsWith('data:audio/wav;base64,') && a.readyState >= 1; }",
-                         timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const a = document.querySelector('[data-win=\"snd\"] audio');"
+             " return a && a.currentSrc.startsWith('data:audio/wav;base64,') && a.readyState >= 1; }")
     pg.wait_for_timeout(200)
     assert pg.evaluate("() => window.__xss") is None
     assert errors == []

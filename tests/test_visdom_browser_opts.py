@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.visdom_page import POLL_MS, TIMEOUT_MS, open_env, plotted
+from helpers.visdom_page import open_env, plotted, wait
 
 
 def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, page):
@@ -17,12 +17,11 @@ def test_update_window_opts_renames_traces_and_applies_the_layout(server, viz, p
            "return [d.layout.yaxis.type, d.layout.xaxis.range]; }"
     assert pg.evaluate(axes) == ["log", [0, 5]]  # the Visdom layout (log axis, tick range) is applied
     viz.update_window_opts(win="ln", opts={"legend": ["train", "val"], "xtickmin": 0, "xtickmax": 9})
-    pg.wait_for_function("() => { const d = document.querySelector('[data-win=\"ln\"] .js-plotly-plot');"
-                         " return d && d.data.map(t => t.name).join() === 'train,val'"
-                         " && d.layout.xaxis.range[1] === 9; }", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => { const d = document.querySelector('[data-win=\"ln\"] .js-plotly-plot');"
+             " return d && d.data.map(t => t.name).join() === 'train,val'"
+             " && d.layout.xaxis.range[1] === 9; }")
     viz.line(Y=np.array([3.0]), X=np.array([2]), win="ln", update="append", name="val")  # the new name pairs
-    pg.wait_for_function("() => document.querySelector('[data-win=\"ln\"] .js-plotly-plot').data[1].y.length === 3",
-                         timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => document.querySelector('[data-win=\"ln\"] .js-plotly-plot').data[1].y.length === 3")
     assert [t["n"] for t in plotted(pg, "ln")] == [2, 3]
     assert errors == []
 
@@ -34,11 +33,11 @@ def test_closing_a_pane_in_the_browser_sends_visdoms_close_event(server, viz, pa
     viz.text("stays", win="kept")
     viz.register_event_handler(got.append, "doomed")
     open_env(pg, server, "vb")
-    pg.wait_for_function("() => !!document.querySelector('[data-win=\"doomed\"] .text-pane')", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => !!document.querySelector('[data-win=\"doomed\"] .text-pane')")
     pg.once("dialog", lambda d: d.accept())
     pg.locator('[data-win="doomed"] .pane-menu-btn').click()
     pg.locator('[data-win="doomed"] .m-close').click()
-    pg.wait_for_function("() => !document.querySelector('[data-win=\"doomed\"]')", timeout=TIMEOUT_MS, polling=POLL_MS)
+    wait(pg, "() => !document.querySelector('[data-win=\"doomed\"]')")
     for _ in range(200):  # delivered over the client's /vis_socket thread
         if got:
             break

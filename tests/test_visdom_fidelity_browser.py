@@ -27,7 +27,7 @@ from helpers.visdom_fidelity import (
     run_demos,
     window_facts,
 )
-from helpers.visdom_page import POLL_MS, TIMEOUT_MS, open_env
+from helpers.visdom_page import TIMEOUT_MS, open_env, wait
 
 pytestmark = pytest.mark.long  # one module fixture runs every Visdom demo: start it first
 
@@ -57,11 +57,10 @@ def drawn(tmp_path_factory, server_types, chromium):
                 if not wins:
                     continue
                 open_env(pg, srv, env)
-                pg.wait_for_function(ALL_DRAWN_JS, timeout=TIMEOUT_MS, polling=POLL_MS)
+                wait(pg, ALL_DRAWN_JS)
                 if any("$" in json.dumps(w.get("content", ""))[:100000] for w in wins.values()):
                     try:  # TeX is typeset after the first draw, once MathJax has loaded
-                        pg.wait_for_function("() => document.querySelector('g[class*=\"math-group\"] svg')",
-                                             timeout=10_000, polling=POLL_MS)
+                        wait(pg, "() => document.querySelector('g[class*=\"math-group\"] svg')", timeout=10_000)
                     except PlaywrightTimeout:
                         errors.append(f"{env}: no TeX label was typeset")
                 for win in wins:
