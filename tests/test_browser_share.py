@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from helpers.browser import POLL_MS, READY, Tab
+from helpers.browser import Tab
 
 ADMIN = "admin-token-for-browser"
 SHOTS = os.environ.get("PANEBOARD_SHOTS")
@@ -47,8 +47,7 @@ def test_share_link_opens_a_read_only_view(guarded, tab: Tab) -> None:
     admin(guarded, "POST", "/api/v1/events", {"events": [line("pub", [0.0, 1.0, 2.0], [3.0, 2.0, 1.5]),
                                                          line("secret", [0.0, 1.0], [9.0, 8.0])]})
     share = admin(guarded, "POST", "/api/v1/tokens", {"envs": ["pub"], "name": "browser"})["token"]
-    tab.page.goto(f"{guarded.url}/share/{share}")
-    tab.page.wait_for_function(READY, polling=POLL_MS)
+    tab.open(f"{guarded.url}/share/{share}")
     assert tab.page.url.endswith("/env/pub")
     assert tab.js("() => document.getElementById('share-badge').textContent") == "read-only"
     assert tab.js("() => ['.act-fork', '.act-delete', '.act-save-view'].every((s) => document.querySelector(s)"
@@ -70,8 +69,7 @@ def test_share_link_opens_a_read_only_view(guarded, tab: Tab) -> None:
     # A write from the page is refused by the server, whatever the UI shows.
     status = tab.js("""async () => (await fetch('/api/v1/envs/pub', {method: 'DELETE'})).status""")
     assert status == 403
-    tab.page.goto(f"{guarded.url}/")
-    tab.page.wait_for_function(READY, polling=POLL_MS)
+    tab.open(f"{guarded.url}/")
     tab.wait("() => document.querySelectorAll('[data-env]').length > 0 || document.body.textContent.includes('pub')")
     names = tab.js("() => [...document.querySelectorAll('tr[data-env]')].map((r) => r.dataset.env)")
     assert names == ["pub"]
