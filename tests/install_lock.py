@@ -36,7 +36,10 @@ def main() -> int:
         print("install_lock: activate a virtual environment first (README: python3 -m venv .venv)", file=sys.stderr)
         return 2
     requirements = pinned(LOCK)
-    env = {**os.environ, "PIP_CONSTRAINT": str(TESTS / "build-constraints.txt")}
+    # pip 26 no longer applies PIP_CONSTRAINT inside build environments (visdom's sdist is built in one): the
+    # same file goes in as a build constraint too.
+    constraints = str(TESTS / "build-constraints.txt")
+    env = {**os.environ, "PIP_CONSTRAINT": constraints, "PIP_BUILD_CONSTRAINT": constraints}
     if subprocess.run([sys.executable, *PIP, f"pip=={PIP_VERSION}"], env=env).returncode != 0:
         print(f"install_lock: could not install pip=={PIP_VERSION}", file=sys.stderr)
         return 1
