@@ -84,7 +84,7 @@ class Console:
 
     def _feed(self, stream: str, text: str, t_a: float, t_b: float, cols: _Columns) -> None:
         """Split one stream's consecutive writes into lines; the last part, without its newline, stays open."""
-        screen = self.screens.get(stream)
+        screen: Screen | None = self.screens.get(stream)
         if screen is not None and screen.at_bottom() and not has_cursor_moves(text):
             del self.screens[stream]  # back at the bottom row: the plain way again, on the line the cursor is on
             line = screen.cursor_line()
@@ -159,10 +159,10 @@ class Console:
                     self.touched.setdefault(line.n, (stream, line))
         for n in sorted(self.touched):
             stream, line = self.touched[n]
-            screen = self.screens.get(stream)
-            is_open = not final and screen is not None and screen.is_open(line)
-            if screen is not None:
-                (screen.sent_open.add if is_open else screen.sent_open.discard)(n)
+            owner = self.screens.get(stream)
+            is_open = not final and owner is not None and owner.is_open(line)
+            if owner is not None:
+                (owner.sent_open.add if is_open else owner.sent_open.discard)(n)
             cols.add(n, line.t, stream, line.text.rstrip("\r"), is_open)
         self.touched.clear()
         if final:

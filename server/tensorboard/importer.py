@@ -23,10 +23,14 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult, Submit
 from ..dispatch.parse import parse_event
+
+if TYPE_CHECKING:  # tensorboard's protos load only when a logdir is imported
+    from .decode import RunState, Skip
 
 log = logging.getLogger("paneboard.tb")
 
@@ -82,7 +86,7 @@ class _File:
 
 @dataclass
 class _Run:
-    state: object                               # decode.RunState
+    state: RunState
     files: dict[str, _File] = field(default_factory=dict)
     embeddings: dict[str, int] = field(default_factory=dict)  # client id -> seq imported (or found committed)
 
@@ -307,7 +311,12 @@ class TbImporter:
     def _wait_job(self, job: Job) -> JobResult:
         box: list[JobResult] = []
         ready = threading.Event()
-        job.done = lambda r: (box.append(r), ready.set())
+
+        def done(result: JobResult) -> None:
+            box.append(result)
+            ready.set()
+
+        job.done = done
         self.writer.submit(job)
         ready.wait()
         return box[0]
@@ -318,7 +327,7 @@ class TbImporter:
             self._idle.wait_for(lambda: self._in_flight == 0)
 
 
-def skipped_alert(store, env: str, count: int, named: list) -> dict:
+def skipped_alert(store, env: str, count: int, named: list[Skip]) -> dict:
     """The alerts-pane row (an append event) that counts a pass's skipped records and names the first few."""
     fresh = store.get_pane(env, ALERTS_WIN) is None
     head = "<b>alerts</b> (time · step · rule: message)<br>" if fresh else ""
