@@ -11,6 +11,8 @@ from operator import itemgetter
 from time import time as _now
 from typing import Any
 
+from .console_screen import Line as _Line
+from .console_screen import Screen, collapse, has_cursor_moves
 from .console_tee import Capture
 from .protocol import MAX_CONSOLE_LINE, MAX_CONSOLE_LINES
 
@@ -19,25 +21,7 @@ EVENT_CHARS = 1 << 20   # text per console event, so that a burst never makes on
 
 _lock = threading.Lock()
 _active: Console | None = None  # one capture per process: the first Client that asks owns it
-
-
-class _Line:
-    __slots__ = ("n", "t", "text")
-
-    def __init__(self, n: int, t: float) -> None:
-        self.n, self.t, self.text = n, t, ""
-
-
-def collapse(text: str) -> str:
-    """A carriage return starts the line over (a progress bar redraws itself): keep what the terminal shows.
-    A trailing one is kept, so that the next write replaces the text rather than extends it."""
-    if "\r" not in text:
-        return text
-    parts = text.split("\r")
-    if parts[-1]:
-        return parts[-1]
-    shown = next((p for p in reversed(parts) if p), "")
-    return shown + "\r"
+__all__ = ["Console", "active", "collapse", "start", "stop"]
 
 
 class Console:
@@ -53,6 +37,8 @@ class Console:
         self.n = 0
         self.open: dict[str, _Line] = {}
         self.dirty: set[str] = set()
+        self.screens: dict[str, Screen] = {}     # streams that moved their cursor up (nested progress bars)
+        self.touched: dict[int, tuple[str, _Line]] = {}  # lines the screens changed since the last collection
         self.collected = _now()  # when collect() last ran: the earliest time a line written since can have
 
     def install(self) -> None:
@@ -85,6 +71,8 @@ class Console:
                 done += 1
                 self._feed(stream, text, t_a, t0 + span * done / total, cols)
         self.collected = now
+        if self.touched or (final and self.screens):
+            self._screen_lines(cols, final)
         for stream in sorted(self.dirty):
             line = self.open.get(stream)
             if line is not None and line.text.rstrip("\r"):
@@ -96,6 +84,27 @@ class Console:
 
     def _feed(self, stream: str, text: str, t_a: float, t_b: float, cols: _Columns) -> None:
         """Split one stream's consecutive writes into lines; the last part, without its newline, stays open."""
+        screen: Screen | None = self.screens.get(stream)
+        if screen is not None and screen.at_bottom() and not has_cursor_moves(text):
+            del self.screens[stream]  # back at the bottom row: the plain way again, on the line the cursor is on
+            line = screen.cursor_line()
+            for row in screen.rows:  # the rows above are done: sent closed with this collection's lines
+                if row is not line and row.n in screen.sent_open:
+                    self.touched.setdefault(row.n, (stream, row))
+            if line is not None:
+                self.touched.pop(line.n, None)  # the plain way sends it (once)
+                self.open[stream] = line
+                self.dirty.add(stream)
+            screen = None
+        if screen is None and has_cursor_moves(text):
+            line = self.open.pop(stream, None)
+            self.dirty.discard(stream)
+            screen = self.screens[stream] = Screen([line] if line is not None else [], 0)
+            if line is not None:
+                self.touched[line.n] = (stream, line)  # it may have gone out open: the screen sends it from now on
+        if screen is not None:
+            self._feed_screen(stream, screen, text, t_a)
+            return
         parts = text.split("\n")
         m = len(parts)
         step = (t_b - t_a) / m
@@ -130,6 +139,34 @@ class Console:
             self.dirty.add(stream)
         else:
             self.dirty.discard(stream)
+
+    def _feed_screen(self, stream: str, screen: Screen, text: str, t: float) -> None:
+        touched: dict[int, _Line] = {}
+
+        def new_line() -> _Line:
+            self.n += 1
+            return _Line(self.n, t)
+
+        screen.feed(text, new_line, touched)
+        for n, line in touched.items():
+            self.touched[n] = (stream, line)
+
+    def _screen_lines(self, cols: _Columns, final: bool) -> None:
+        """The lines the screens changed, each once, and any line sent open that is done now."""
+        for stream, screen in self.screens.items():
+            for line in screen.rows:
+                if line.n in screen.sent_open and (final or not screen.is_open(line)):
+                    self.touched.setdefault(line.n, (stream, line))
+        for n in sorted(self.touched):
+            stream, line = self.touched[n]
+            owner = self.screens.get(stream)
+            is_open = not final and owner is not None and owner.is_open(line)
+            if owner is not None:
+                (owner.sent_open.add if is_open else owner.sent_open.discard)(n)
+            cols.add(n, line.t, stream, line.text.rstrip("\r"), is_open)
+        self.touched.clear()
+        if final:
+            self.screens.clear()
 
     def _ship(self, cols: _Columns) -> None:
         i, total = 0, len(cols.n)

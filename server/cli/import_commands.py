@@ -14,6 +14,7 @@ from ..settings import Settings, default_db_path
 from ..visdom.importer import env_files, import_file
 
 TB_BAR = VISDOM_BAR = 30
+MAX_SKIPS_PRINTED = 50  # skipped records named after the import's summary line
 
 
 def _tb_progress(done: int, total: int, label: str) -> None:
@@ -59,6 +60,10 @@ def import_tb(argv: list[str]) -> int:
     print(f"imported {counted(stats.events, 'TensorBoard event')} ({counted(stats.points, 'scalar point')}, "
           f"{counted(stats.steps, 'step record')}, {stats.bytes / 1e6:.1f} MB) from {counted(len(runs), 'run')} in "
           f"{time.perf_counter() - t0:.2f} s ({counted(stats.problems, 'problem')})")
+    for line in stats.skipped[:MAX_SKIPS_PRINTED]:
+        print(f"  skipped {line}")
+    if len(stats.skipped) > MAX_SKIPS_PRINTED:
+        print(f"  ... and {len(stats.skipped) - MAX_SKIPS_PRINTED} more skipped records (the env's alerts pane counts them)")
     return 0
 
 

@@ -20,6 +20,7 @@ from tensorboard.util import tensor_util
 
 from paneboard.protocol import PR_FIELDS, TB_XLABEL
 
+from ..panes.gif_screen import fit_to_screen
 from .records import Frames, fast_scalars
 
 log = logging.getLogger("paneboard.tb")
@@ -27,8 +28,22 @@ log = logging.getLogger("paneboard.tb")
 MAX_RECORDS = 10_000        # stepped records per event (the wire's limit)
 MAX_MEDIA_RECORDS = 64      # images/audio per event: keeps one event's JSON-free payload in the tens of MB
 TEXT_SUFFIX = "/text_summary"
+MAX_SKIPS_KEPT = 1000       # skipped records named per run (the count goes on)
 _MESH_KEYS = {mesh_pb2.MeshPluginData.VERTEX: "vertex", mesh_pb2.MeshPluginData.FACE: "face",
               mesh_pb2.MeshPluginData.COLOR: "color"}
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One record the import could not keep, named for the import's output and the env's alerts pane."""
+
+    tag: str
+    step: int | None
+    reason: str
+
+    def describe(self) -> str:
+        at = "" if self.step is None else f" step {self.step}"
+        return f"tag {self.tag!r}{at}: {self.reason}"
 
 
 @dataclass
@@ -42,6 +57,15 @@ class RunState:
     hparams: dict | None = None           # the run's session: {"hparams", "domains", "metric_tags"}
     restored: bool = False                # earlier bytes of this run were replayed into this state
     warned: set[str] = field(default_factory=set)
+    skipped: list[Skip] = field(default_factory=list)   # named skips, oldest first (at most MAX_SKIPS_KEPT)
+    skip_count: int = 0
+
+    def skip(self, tag: str, step: int | None, reason: str) -> None:
+        """A record not imported: logged (once per tag and reason), named and counted."""
+        self.skip_count += 1
+        if len(self.skipped) < MAX_SKIPS_KEPT:
+            self.skipped.append(Skip(tag, step, reason))
+        self.warn_once(f"skip:{tag}:{reason}", "skipped %s", Skip(tag, step, reason).describe())
 
     def warn_once(self, key: str, msg: str, *args: Any) -> None:
         if key not in self.warned and len(self.warned) < 1000:
@@ -195,8 +219,7 @@ class Batch:
                 try:
                     self._value(i, ev, v)
                 except (ValueError, TypeError, IndexError, DecodeError) as exc:
-                    self.state.warn_once(f"bad:{v.tag}", "skipped a malformed value of tag %r at step %d (%s)",
-                                         v.tag, ev.step, exc)
+                    self.state.skip(v.tag, ev.step, f"malformed value ({exc})")
         elif what == "graph_def" and self.emit:
             self._graph(ev)
         # session_log (purge_step's START, STOP, CHECKPOINT), file_version, tagged_run_metadata: not shown.
@@ -214,7 +237,7 @@ class Batch:
         elif kind == "histo":
             h = v.histo
             if len(h.bucket_limit) == 0 or len(h.bucket_limit) != len(h.bucket):
-                self.state.warn_once(f"histo:{tag}", "skipped histograms of %r without buckets", tag)
+                self.state.skip(tag, step, "a histogram without buckets")
                 return
             self._record("histogram", tag, {"step": step, "wall": wall, "min": h.min, "max": h.max, "num": h.num,
                                             "sum": h.sum, "sum_squares": h.sum_squares,
@@ -223,8 +246,14 @@ class Batch:
             data = v.image.encoded_image_string
             mime = _mime(data)
             if mime is None:
-                self.state.warn_once(f"img:{tag}", "skipped images of %r in an unknown format", tag)
+                self.state.skip(tag, step, "an image in an unknown format (not PNG, JPEG, GIF or WebP)")
                 return
+            if mime == "image/gif" and self.emit:
+                try:  # torch's add_video GIFs may place frames off their screen: clip them as browsers do
+                    data = fit_to_screen(data)
+                except ValueError as exc:
+                    self.state.skip(tag, step, f"an unreadable GIF ({exc})")
+                    return
             if self.emit:
                 self._record("media", tag, {"step": step, "wall": wall, "type": "image", "data": _b64(data),
                                             "mime": mime})
@@ -240,7 +269,7 @@ class Batch:
             self._hparams(content)
         elif kind is None:
             # add_video with moviepy >= 2 writes a value without payload (torch issue 147317).
-            self.state.warn_once(f"empty:{tag}", "tag %r has values without data (skipped)", tag)
+            self.state.skip(tag, step, "a value without data (torch's add_video with moviepy >= 2 writes these)")
 
     def _tensor(self, i: int, tag: str, plugin: str, content: bytes, ev: event_pb2.Event, t) -> None:
         if not plugin:  # records written without plugin metadata (old writers): infer it

@@ -16,21 +16,28 @@ backwards is kept as a new point; purge_step's SessionLog START purges nothing.
 from __future__ import annotations
 
 import hashlib
+import html
 import logging
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult, Submit
 from ..dispatch.parse import parse_event
+
+if TYPE_CHECKING:  # tensorboard's protos load only when a logdir is imported
+    from .decode import RunState, Skip
 
 log = logging.getLogger("paneboard.tb")
 
 BATCH_BYTES = 64 << 20     # file bytes per writer job (a job is one transaction)
 MAX_IN_FLIGHT = 3          # jobs queued at the writer: parse the next batch while it commits this one
 POLL_SECONDS = 1.5
+ALERTS_WIN = "alerts"      # the env's alerts pane (the env page's banner reads it): skipped records are counted there
 
 
 def client_id(path: str) -> str:
@@ -66,6 +73,7 @@ class Stats:
     points: int = 0        # scalar points stored
     steps: int = 0         # step records stored (histograms, images, PR curves ... per step)
     problems: int = 0
+    skipped: list[str] = field(default_factory=list)  # "env: tag 'x' step 3: reason", one per skipped record
 
 
 @dataclass
@@ -78,7 +86,7 @@ class _File:
 
 @dataclass
 class _Run:
-    state: object                               # decode.RunState
+    state: RunState
     files: dict[str, _File] = field(default_factory=dict)
     embeddings: dict[str, int] = field(default_factory=dict)  # client id -> seq imported (or found committed)
 
@@ -130,7 +138,7 @@ class TbImporter:
     # -- importing ---------------------------------------------------------------------------------------------
     def import_pass(self, progress=None) -> Stats:
         """One pass over the logdir: new runs, new files and new bytes; returns once everything is committed."""
-        before = Stats(**vars(self.stats))
+        before = Stats(**{**vars(self.stats), "skipped": list(self.stats.skipped)})
         runs, _ = self.pending()
         for run_dir, files in runs.items():
             try:
@@ -139,12 +147,21 @@ class TbImporter:
                 log.exception("%s: import failed", run_dir)
                 self.stats.problems += 1
         self.wait()
-        return Stats(*(getattr(self.stats, k) - getattr(before, k) for k in vars(before)))
+        counts = {k: getattr(self.stats, k) - getattr(before, k) for k in vars(before) if k != "skipped"}
+        return Stats(**counts, skipped=self.stats.skipped[len(before.skipped):])
 
     def _import_run(self, run_dir: Path, files: list[Path], progress) -> None:
+        run = self._run(run_dir)
+        skips_before = (run.state.skip_count, len(run.state.skipped))
+        try:
+            self._import_files(run, files, progress)
+            self._projector(run_dir, run)
+        finally:
+            self._report_skips(run, *skips_before)
+
+    def _import_files(self, run: _Run, files: list[Path], progress) -> None:
         from .records import read_frames
 
-        run = self._run(run_dir)
         sizes = {}
         for path in files:
             f = self._file(run, path)
@@ -182,7 +199,23 @@ class TbImporter:
                 self._submit(run, f, frames)
                 if progress is not None:
                     progress(frames.end - frames.base)
-        self._projector(run_dir, run)
+
+    def _report_skips(self, run: _Run, count_before: int, named_before: int) -> None:
+        """This pass's skipped records: named in the stats (the command prints them) and counted in a row of
+        the env's alerts pane, so a user who never saw the import's output still learns that records are missing."""
+        count = run.state.skip_count - count_before
+        if count <= 0:
+            return
+        self.wait()  # the row goes after the records that were stored
+        named = run.state.skipped[named_before:]
+        self.stats.problems += count
+        self.stats.skipped += [f"{run.state.env}: {s.describe()}" for s in named]
+        if count > len(named):
+            self.stats.skipped.append(f"{run.state.env}: {count - len(named)} more skipped records")
+        try:
+            self._wait_job(Job([parse_event(skipped_alert(self.store, run.state.env, count, named))]))
+        except EventError as exc:
+            log.warning("%s: the alerts pane could not be updated: %s", run.state.env, exc)
 
     def _restore(self, run: _Run, files: list[Path]) -> None:
         """Replay the run's already imported bytes into its state (plugin metadata, hparams, last scalars)
@@ -191,6 +224,7 @@ class TbImporter:
         from .records import read_frames
 
         run.state.restored = True
+        skips = (run.state.skip_count, len(run.state.skipped))
         for path in files:
             f = run.files[str(path)]
             off = 0
@@ -202,6 +236,9 @@ class TbImporter:
                 batch.add_frames(frames)
                 batch.events()
                 off = frames.end
+        # What the replay skips was reported when those bytes were imported.
+        run.state.skip_count = skips[0]
+        del run.state.skipped[skips[1]:]
 
     def _submit(self, run: _Run, f: _File, frames) -> None:
         from .decode import Batch
@@ -246,9 +283,9 @@ class TbImporter:
             records = raw.get("records")
             if isinstance(records, list) and len(records) > 1:  # keep the good records of a chunk
                 return [c for rec in records for c in self._parse(run, {**raw, "records": [rec]})]
-            run.state.warn_once(f"parse:{raw.get('kind') or raw.get('op')}:{exc}", "%s %r skipped: %s",
-                                raw.get("kind") or raw.get("op"), raw.get("win"), exc)
-            self.stats.problems += 1
+            step = records[0].get("step") if isinstance(records, list) and isinstance(records[0], dict) else None
+            run.state.skip(str(raw.get("win") or raw.get("op")), step if isinstance(step, int) else None,
+                           f"{raw.get('kind') or raw.get('op')} refused: {exc}")
             return []
 
     def _projector(self, run_dir: Path, run: _Run) -> None:
@@ -274,7 +311,12 @@ class TbImporter:
     def _wait_job(self, job: Job) -> JobResult:
         box: list[JobResult] = []
         ready = threading.Event()
-        job.done = lambda r: (box.append(r), ready.set())
+
+        def done(result: JobResult) -> None:
+            box.append(result)
+            ready.set()
+
+        job.done = done
         self.writer.submit(job)
         ready.wait()
         return box[0]
@@ -283,6 +325,17 @@ class TbImporter:
         """Until every submitted job is committed (or failed)."""
         with self._idle:
             self._idle.wait_for(lambda: self._in_flight == 0)
+
+
+def skipped_alert(store, env: str, count: int, named: list[Skip]) -> dict:
+    """The alerts-pane row (an append event) that counts a pass's skipped records and names the first few."""
+    fresh = store.get_pane(env, ALERTS_WIN) is None
+    head = "<b>alerts</b> (time · step · rule: message)<br>" if fresh else ""
+    names = "; ".join(s.describe() for s in named[:5]) + ("; …" if count > 5 else "")
+    row = (f"{time.strftime('%Y-%m-%d %H:%M:%S')} · import · <b>skipped records</b>: {count} TensorBoard "
+           f"record{'s' if count != 1 else ''} not imported ({html.escape(names)})")
+    return {"op": "update", "kind": "text", "mode": "append", "env": env, "win": ALERTS_WIN,
+            "opts": {"title": "alerts"}, "content": head + row}
 
 
 class TbWatcher:

@@ -1,4 +1,4 @@
-// smoothing.js — pure math of the Scalars view: TensorBoard's debiased EMA, percentiles and the outlier-robust y range.
+// smoothing.js — pure math of the Scalars view: TensorBoard's debiased EMA, percentiles and the y ranges (outlier-robust, flat).
 
 /**
  * TensorBoard's classic smoothing (webapp line_chart_v2 classicSmoothing), kept identical so users see the curves
@@ -61,14 +61,37 @@ export function robustRange(values, log = false) {
   while (ok[j] > hi + reach) j -= 1;
   lo = Math.min(lo, ok[i]);
   hi = Math.max(hi, ok[j]);
-  if (hi === lo) {
-    // A flat series would get an empty range: open it by 1 around the value (or by a tenth of its size).
-    const d = Math.abs(lo) > 0 ? Math.abs(lo) * 0.1 : 1;
-    lo -= d;
-    hi += d;
-  }
+  if (isFlat(lo, hi)) return aroundValue(lo, hi);
   const pad = (hi - lo) * 0.05;
   return [lo - pad, hi + pad];
+}
+
+// Spans below a millionth of the value are float noise (float32's step is 1.2e-7): the series is constant.
+const NEAR_FLAT = 1e-6;
+const isFlat = (lo, hi) => hi - lo <= Math.abs((lo + hi) / 2) * NEAR_FLAT;
+
+/** A tenth of the value either side of it (1 around zero), plus the 5% padding every range gets. */
+function aroundValue(lo, hi) {
+  const mid = (lo + hi) / 2;
+  const d = mid !== 0 ? Math.abs(mid) * 0.1 : 1;
+  return [mid - d * 1.05, mid + d * 1.05];
+}
+
+/**
+ * The y range of a constant or near-constant series, centred on its value as TensorBoard draws it; null when the
+ * values vary (Plotly autoscales then). Plotly opens an equal-valued axis by ±1, so a learning rate of 3e-4 at every
+ * step would read as a line on zero. Same units as robustRange (log10 on a log axis).
+ */
+export function flatRange(values, log = false) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (typeof v !== "number" || !Number.isFinite(v) || (log && v <= 0)) continue;
+    const u = log ? Math.log10(v) : v;
+    if (u < lo) lo = u;
+    if (u > hi) hi = u;
+  }
+  return lo <= hi && isFlat(lo, hi) ? aroundValue(lo, hi) : null;
 }
 
 /** Case-insensitive, unanchored regex test as TensorBoard's filters: empty matches all, an invalid regex nothing. */

@@ -5,7 +5,7 @@ import { boundsTrace, showLines } from "../canvas_lines.js";
 import { DENSE_MIN, markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
-import { regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
+import { flatRange, regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
 import { cardTools } from "./scalars_card_tools.js";
 import { attachHover, rehighlight } from "../run_hover.js";
 import { bandInfo, bandTraces } from "./seed_groups.js";
@@ -143,9 +143,10 @@ function tracesOf(sc, chart) {
  * stay the same: a smoothing change (the slider fires dozens) does not sort a sweep's values again.
  */
 function yRange(sc, chart, raw) {
-  const key = `${chart.version || 0}|${sc.shownSig}|${sc.state.logY}`;
+  const key = `${chart.version || 0}|${sc.shownSig}|${sc.state.logY}|${sc.state.outliers}`;
   if (chart.rangeKey !== key) {
-    chart.range = robustRange(raw(), sc.state.logY);
+    // Without outlier scaling Plotly autoscales, except a flat chart: it is centred on its value (flatRange).
+    chart.range = (sc.state.outliers ? robustRange : flatRange)(raw(), sc.state.logY);
     chart.rangeKey = key;
   }
   return chart.range;
@@ -153,7 +154,7 @@ function yRange(sc, chart, raw) {
 
 function layoutOf(state, unit, { count, width, range = null, bands = false }) {
   const yaxis = { type: state.logY ? "log" : "linear", automargin: true, gridcolor: "#eceef1" };
-  if (state.outliers && range) yaxis.range = range;
+  if (range) yaxis.range = range;
   else yaxis.autorange = true;
   const xtitle = { step: "step", relative: `relative (${unit[1]})`, wall: "wall time" }[state.xmode];
   // The legend sits outside the plot area: at the right of a wide chart, under a narrow one.
@@ -195,7 +196,7 @@ export async function drawChart(sc, chart) {
     const { traces, lines, unit, noWalls, count, points, raw, tips } = tracesOf(sc, chart);
     chart.tipSeries = tips;
     chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
-    const range = sc.state.outliers ? yRange(sc, chart, raw) : null;
+    const range = yRange(sc, chart, raw);
     drawn = { traces, lines, count, points, layout: layoutOf(sc.state, unit, { count, width, range }) };
   }
   // Plotly's camera button would picture the axes without a sweep's canvas lines: the card's own button does both.

@@ -5,6 +5,7 @@ import { loadPlotly } from "../plotly_loader.js";
 import { defaultMode, mathReady, normalizeLayout, normalizeTrace } from "./plotly_compat.js";
 import { counted } from "../dom.js";
 import { checkpointShapes, onCheckpoints } from "../checkpoints.js";
+import { flatRange } from "../smoothing.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const GRID = "#eceef1";
@@ -89,6 +90,8 @@ function plotlyLayout(pane, ntraces) {
   return layout;
 }
 
+const sameRange = (a, b) => !!a && !!b && a[0] === b[0] && a[1] === b[1];
+
 export function render(el, pane, ctx) {
   const div = document.createElement("div");
   div.className = "xy-plot";
@@ -100,6 +103,7 @@ export function render(el, pane, ctx) {
   let zoom = null; // [x0, x1] while zoomed in: the pane shows the server's full-budget read of that range
   let zoomSeq = 0; // discards detail reads overtaken by a newer zoom
   let xMap = null; // {map(x), label}: another x axis (e.g. epoch for a step-indexed metric), or null for x as stored
+  let flat = null; // the y range a constant series is drawn on, or null while Plotly autoscales
 
   /** Zoom-aware detail: a new x-range refetches that range at the full point budget; autoscale restores the overview. */
   function onRelayout(ev) {
@@ -148,6 +152,11 @@ export function render(el, pane, ctx) {
     await mathReady({ x: o.xlabel, y: o.ylabel, layout: o.plotly_layout }, traces);
     if (destroyed) return;
     const layout = plotlyLayout(p, traces.length);
+    // A constant series is drawn around its value (TensorBoard's axis), unless the window fixes its own y range.
+    const own = isObj(o.plotly_layout) && isObj(o.plotly_layout.yaxis) && o.plotly_layout.yaxis.range !== undefined;
+    flat = own ? null : flatRange(traces.flatMap((t) => t.y), layout.yaxis.type === "log");
+    if (flat) layout.yaxis.range = flat;
+    div.dataset.flatY = flat ? "1" : "";
     if (xMap) layout.xaxis.title.text = xMap.label;
     else layout.shapes = withCheckpoints(layout.shapes);
     const h = Number(p.opts && p.opts.height); // Visdom's opts.height, in pixels
@@ -182,6 +191,11 @@ export function render(el, pane, ctx) {
     if (!pos.length) return;
     await Plotly.extendTraces(div, { x: xs, y: ys }, pos);
     report();
+    // A constant series that stops being constant is drawn again, autoscaled (or centred on its new value).
+    if (flat && !sameRange(flatRange(div.data.flatMap((d) => d.y || []), div.layout.yaxis.type === "log"), flat)) {
+      ctx.refetch();
+      return;
+    }
     // Keep the browser bounded: past ~4x the budget, refetch the pane downsampled by the server.
     const longest = div.data.reduce((n, d) => Math.max(n, d.x ? d.x.length : 0), 0);
     if (longest > 4 * ctx.points) ctx.refetch();
