@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, Response, g, request, send_file
+from werkzeug.exceptions import RequestedRangeNotSatisfiable
 
 from ..artifacts.blobs import BlobError, BlobStore
 from ..artifacts.compare import compare
@@ -101,8 +102,20 @@ def get_blob(sha: str) -> Response:
     limit = share_limit()
     if limit is not None and not limit & services().store.artifact_blob_envs(sha):
         raise ApiError(404, "no such blob")  # a share token reads only the files of its envs' versions
-    return send_file(blobs.open(sha), mimetype="application/octet-stream", conditional=True, max_age=0,
+    size = blobs.size(sha) or 0
+    f = blobs.open(sha)
+    resp = send_file(f, mimetype="application/octet-stream", max_age=0, etag=sha,
                      download_name=request.args.get("name") or sha)
+    resp.content_length = size
+    # send_file takes ranges only with the size, which it cannot learn from an open file: given here, a
+    # download resumes (206), and a range past the end is a 416 naming the size.
+    try:
+        return resp.make_conditional(request.environ, accept_ranges=True, complete_length=size)
+    except RequestedRangeNotSatisfiable:
+        f.close()
+        refused = json_response({"error": f"range not satisfiable: the file holds {size} bytes"}, 416)
+        refused.headers["Content-Range"] = f"bytes */{size}"
+        return refused
 
 
 @bp.get("/artifact-blobs/<sha>/upload")
