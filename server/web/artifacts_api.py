@@ -110,12 +110,13 @@ def get_blob(sha: str) -> Response:
     # send_file takes ranges only with the size, which it cannot learn from an open file: given here, a
     # download resumes (206), and a range past the end is a 416 naming the size.
     try:
-        return resp.make_conditional(request.environ, accept_ranges=True, complete_length=size)
+        resp.make_conditional(request.environ, accept_ranges=True, complete_length=size)  # in place
     except RequestedRangeNotSatisfiable:
         f.close()
         refused = json_response({"error": f"range not satisfiable: the file holds {size} bytes"}, 416)
         refused.headers["Content-Range"] = f"bytes */{size}"
         return refused
+    return resp
 
 
 @bp.get("/artifact-blobs/<sha>/upload")
