@@ -28,9 +28,12 @@ def call(srv, path, token=ADMIN, method="GET", body=None):
 
 @pytest.fixture
 def world(make_server, tmp_path):
+    return populate(make_server(token=ADMIN), tmp_path)
+
+
+def populate(srv, tmp_path):
     """Envs `pub` and `secret`, each with an image and an artifact; `pub` also uses secret's `dataset`; a share
     token for `pub` alone (srv.share) and one for every env (srv.share_all)."""
-    srv = make_server(token=ADMIN)
     files = {}
     for env, names in (("secret", ("dataset", "private")), ("pub", ("model",))):
         c = paneboard.Client(port=srv.port, env=env, token=ADMIN, spool_dir=False)
@@ -63,6 +66,19 @@ def test_a_share_token_reads_images_only_of_its_envs(world):
     assert call(world, f"/api/v1/blobs/{'0' * 64}", world.share) == (404, {"error": "blob not found"})
     assert call(world, f"/api/v1/blobs/{world.images['secret']}")[0] == 200  # the admin reads every one
     assert call(world, f"/api/v1/blobs/{world.images['secret']}", world.share_all)[0] == 200
+
+
+def test_blob_references_are_found_on_postgresql_too(postgres, server_types, tmp_path):
+    srv = server_types.InProcessServer(db=postgres.new_database(),
+                                       options={"token": ADMIN, "artifacts_dir": str(tmp_path / "artifacts")})
+    try:
+        world = populate(srv.start(), tmp_path)
+        assert call(world, f"/api/v1/blobs/{world.images['pub']}", world.share)[0] == 200
+        assert call(world, f"/api/v1/blobs/{world.images['secret']}", world.share)[0] == 404
+        for name, expected in (("model", 200), ("dataset", 200), ("private", 404)):
+            assert call(world, f"/api/v1/artifact-blobs/{world.files[name]}", world.share)[0] == expected, name
+    finally:
+        srv.stop()
 
 
 def test_a_share_token_reads_artifact_files_logged_or_used_by_its_envs(world):
