@@ -17,6 +17,7 @@ MAX_ALIASES = 32
 _UID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 _TYPE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: never in a file path we keep
 
 
 def _only(raw: dict, op: str, allowed: set[str]) -> None:
@@ -34,6 +35,9 @@ def check_files(value: Any) -> list[dict]:
         if not isinstance(path, str) or not path or len(path) > 1024 or path.startswith("/") or \
                 ".." in path.split("/") or "\\" in path or path in seen:
             raise EventError("artifact: each file needs a distinct relative path without '..' (/ separated)")
+        if _CONTROL.search(path):
+            # A NUL cannot name a file, and the others would reach terminals and headers with the path.
+            raise EventError(f"artifact: file path {path!r} holds a control character (U+0000..U+001F, U+007F..U+009F)")
         if not isinstance(sha, str) or not _SHA.match(sha):
             raise EventError("artifact: each file needs its sha256 (64 lowercase hex digits)")
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:

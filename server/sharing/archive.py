@@ -23,7 +23,7 @@ from ..panes import kind_module
 from ..store import PaneRecord, Store
 from . import artifact_archive
 from .archive_console import export_console, read_console
-from .archive_limits import ArchiveLimits, spool_checked
+from .archive_limits import ArchiveLimits, check_members, is_plain, spool_checked
 from .import_checks import check_meta, check_pane
 from .sniff import ATTACHMENT, sniff
 
@@ -167,11 +167,11 @@ def _member(tar: tarfile.TarFile, name: str) -> bytes:
         info = tar.getmember(name)
     except KeyError:
         raise _bad(f"{name} is missing") from None
-    if not info.isfile() or info.size > MAX_MEMBER_BYTES:
-        raise _bad(f"{name} is not a file of at most {MAX_MEMBER_BYTES} bytes")
+    if not is_plain(info) or info.size > MAX_MEMBER_BYTES:
+        raise _bad(f"{name} is not a plain file of at most {MAX_MEMBER_BYTES} bytes")
     f = tar.extractfile(info)
     assert f is not None  # a regular file
-    return f.read()
+    return f.read(info.size)
 
 
 def _json(data: bytes, what: str) -> Any:
@@ -253,6 +253,7 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None,
         raise _bad(f"not a tar file ({exc})") from None
     with plain, tar:
         try:
+            check_members(tar, limits or ArchiveLimits())
             manifest = _obj(_json(_member(tar, "manifest.json"), "manifest.json"), "manifest.json") or {}
             if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
                 raise _bad(f"manifest.json must say format {FORMAT!r}, version {VERSION}")
@@ -293,7 +294,8 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None,
                 env.blobs = {sha: blobs[sha] for sha in _env_blob_refs(env) if sha in blobs}
                 envs.append(env)
             if len({e.name for e in envs}) == len(envs):
-                artifact_archive.read(tar, manifest, envs, artifact_blobs, _member)
+                artifact_archive.read(tar, manifest, envs, artifact_blobs, _member,
+                                      (limits or ArchiveLimits()).member_bytes)
         except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
             if isinstance(exc, EventError):
                 raise

@@ -22,6 +22,7 @@ from ..artifacts.ops import MAX_ALIASES, MAX_METADATA_BYTES, check_files
 from ..commands.envelope import EventError, check_name
 from ..store import Store
 from ..store.artifact_records import ArtifactRecord
+from .archive_limits import ArchiveLimitError, ArchiveLimits, is_plain
 
 if TYPE_CHECKING:
     from .archive import EnvData
@@ -110,8 +111,9 @@ def _version(raw: Any, where: str) -> ArtifactImport:
         raise _bad(f"{where}: {exc}") from None
 
 
-def _store_blob(tar: tarfile.TarFile, sha: str, blobs: BlobStore) -> None:
-    """Stream `artifact-blobs/<sha>` into the blob store (checked against its name, as an upload is)."""
+def _store_blob(tar: tarfile.TarFile, sha: str, blobs: BlobStore, max_bytes: int) -> None:
+    """Stream `artifact-blobs/<sha>` into the blob store (checked against its name, as an upload is), never
+    more than `max_bytes`: a plain member's size is its header's, which the import's limits checked."""
     if blobs.has(sha):
         blobs.touch(sha)
         return
@@ -119,16 +121,21 @@ def _store_blob(tar: tarfile.TarFile, sha: str, blobs: BlobStore) -> None:
         info = tar.getmember(f"{BLOB_DIR}/{sha}")
     except KeyError:
         raise _bad(f"{BLOB_DIR}/{sha} is missing") from None
-    f = tar.extractfile(info) if info.isfile() else None
+    f = tar.extractfile(info) if is_plain(info) else None
     if f is None:
-        raise _bad(f"{BLOB_DIR}/{sha} is not a file")
+        raise _bad(f"{BLOB_DIR}/{sha} is not a plain file")
+    if info.size > max_bytes:
+        raise ArchiveLimitError(f"{BLOB_DIR}/{sha} holds {info.size:,} bytes, over the per-member limit of "
+                                f"{max_bytes:,} bytes")
     try:
         partial = blobs.partial_size(sha)
         upload = blobs.open_upload(sha, partial)
         try:
             f.seek(partial)
-            while block := f.read(COPY_BLOCK):
+            left = info.size - partial
+            while left > 0 and (block := f.read(min(COPY_BLOCK, left))):
                 upload.write(block)
+                left -= len(block)
         finally:
             upload.close()
         blobs.finish(sha)
@@ -137,7 +144,7 @@ def _store_blob(tar: tarfile.TarFile, sha: str, blobs: BlobStore) -> None:
 
 
 def read(tar: tarfile.TarFile, manifest: dict, envs: list[EnvData], blobs: BlobStore | None,
-         member: Callable[[tarfile.TarFile, str], bytes]) -> None:
+         member: Callable[[tarfile.TarFile, str], bytes], max_member_bytes: int = ArchiveLimits().member_bytes) -> None:
     """Check the archive's versions, store their bytes, and hand the versions to the last env to import.
     Nothing to do without `artifacts.jsonl` (an older archive) or without a blob store here (versions skipped)."""
     if manifest.get("artifacts") is None or blobs is None:
@@ -151,5 +158,5 @@ def read(tar: tarfile.TarFile, manifest: dict, envs: list[EnvData], blobs: BlobS
             raise _bad(f"{MEMBER}: {v.name} ({v.uid}) belongs to none of the archive's envs")
         v.used_by = [e for e in v.used_by if e in exported]
     for sha in dict.fromkeys(f["sha256"] for v in versions for f in v.files):  # every version checked first
-        _store_blob(tar, sha, blobs)
+        _store_blob(tar, sha, blobs, max_member_bytes)
     envs[-1].artifacts.extend(versions)

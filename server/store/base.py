@@ -233,6 +233,12 @@ class Store(ABC):
 
     @abstractmethod
     def get_blob(self, sha256: str) -> tuple[str, bytes] | None: ...
+    @abstractmethod
+    def blob_envs(self, sha256: str) -> set[str]:
+        """The envs whose panes or step records refer to the blob (what a share token may see it through)."""
+    @abstractmethod
+    def artifact_blob_envs(self, sha256: str) -> set[str]:
+        """The envs that logged or used an artifact version holding a file with this sha256."""
 
     @abstractmethod
     def list_rewinds(self, env: str) -> list[RewindRecord]:

@@ -17,6 +17,7 @@ from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
 from .records import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, StepRow, TraceRecord
 from .sqla_artifacts import SqlArtifacts
+from .sqla_blob_refs import SqlBlobRefs
 from .sqla_charts import SqlCharts
 from .sqla_console import SqlConsole
 from .sqla_notify import SqlNotify
@@ -29,7 +30,7 @@ PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 paramet
 FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up front, in a few queries
 
 
-class SqlStore(SqlArtifacts, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, Store):
+class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_engine_for(url)

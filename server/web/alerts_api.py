@@ -6,7 +6,7 @@ import math
 import time
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, g
 
 from ..runs.query import MAX_QUERY, QueryError, compile_query
 from .common import ApiError, json_response, services
@@ -15,6 +15,14 @@ from .envs_api import _body
 bp = Blueprint("alerts_api", __name__, url_prefix="/api/v1")
 DEFAULT_COOLDOWN_S = 3600.0
 MAX_RULES = 1000
+
+
+@bp.before_request
+def _admin_only() -> None:
+    """Rules are the admin's: their queries name metrics and thresholds, their history the envs each fired for
+    (any env, not only a share token's), so a share link reads none of it."""
+    if g.get("share") is not None:
+        raise ApiError(403, "read-only share link: alert rules need the admin token")
 
 
 def _query(body: dict[str, Any], key: str, required: bool) -> str:

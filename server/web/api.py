@@ -18,7 +18,7 @@ from ..panes import kind_module
 from ..panes.contract import MALFORMED
 from ..sharing.sniff import served_type
 from ..store import PaneRecord, Store, TraceRecord
-from .common import ApiError, env_visible, json_response, services
+from .common import ApiError, env_visible, json_response, services, share_limit
 from .frames import checked
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -248,7 +248,11 @@ def get_env(env: str) -> Response:
 
 @bp.get("/blobs/<sha256>")
 def get_blob(sha256: str) -> Response:
-    found = services().store.get_blob(sha256.lower())
+    sha256 = sha256.lower()
+    limit = share_limit()
+    if limit is not None and not limit & services().store.blob_envs(sha256):
+        raise ApiError(404, "blob not found")  # as for a missing one: the sha256 must not confirm a file exists
+    found = services().store.get_blob(sha256)
     if found is None:
         raise ApiError(404, "blob not found")
     # The stored type is what a client or an archive claimed: only the bytes decide what a browser may render

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response, request, send_file
+from flask import Blueprint, Response, g, request, send_file
+from werkzeug.exceptions import RequestedRangeNotSatisfiable
 
 from ..artifacts.blobs import BlobError, BlobStore
 from ..artifacts.compare import compare
 from .api import _env_or_404
-from .common import ApiError, env_visible, json_response, services
+from .common import ApiError, env_visible, json_response, services, share_limit
 
 bp = Blueprint("artifacts_api", __name__, url_prefix="/api/v1")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -53,14 +54,16 @@ def run_artifacts(env: str) -> Response:
                           "used": _visible(store.list_artifacts(used_by=name))})
 
 
-@bp.get("/artifacts/<path:name>/versions")
-def versions(name: str) -> Response:
+# The artifact's name is <artifact>, never <name> or <env>: auth.check_shared takes those for env names, and
+# would refuse a share link every artifact not named like one of its envs.
+@bp.get("/artifacts/<path:artifact>/versions")
+def versions(artifact: str) -> Response:
     """Every version of an artifact with its lineage: the run that logged it (env) and the runs that used it."""
-    return json_response({"versions": _visible(services().store.list_artifacts(name=name))})
+    return json_response({"versions": _visible(services().store.list_artifacts(name=artifact))})
 
 
-@bp.get("/artifacts/<path:name>/compare")
-def compare_versions(name: str) -> Response:
+@bp.get("/artifacts/<path:artifact>/compare")
+def compare_versions(artifact: str) -> Response:
     """?a=vN|alias&b=vN|alias -> the two versions' differences: {"a", "b", "files": [{"path", "status":
     added|removed|changed|same, "a", "b": {"sha256", "size"} or null}], "metadata": [{"key", "status", "a", "b"}],
     "counts"}."""
@@ -70,9 +73,9 @@ def compare_versions(name: str) -> Response:
         which = request.args.get(side) or ""
         if not which:
             raise ApiError(400, "a and b name the two versions: vN or an alias")
-        version = store.find_artifact(name, which)
+        version = store.find_artifact(artifact, which)
         if version is None or (version.env is not None and not env_visible(version.env)):
-            raise ApiError(404, f"no artifact {name}:{which}")
+            raise ApiError(404, f"no artifact {artifact}:{which}")
         found.append(version)
     return json_response(compare(found[0], found[1]))
 
@@ -96,13 +99,31 @@ def get_blob(sha: str) -> Response:
     blobs = services().blobs
     if not _SHA.match(sha) or blobs is None or not blobs.has(sha):
         raise ApiError(404, "no such blob")
-    return send_file(blobs.open(sha), mimetype="application/octet-stream", conditional=True, max_age=0,
+    limit = share_limit()
+    if limit is not None and not limit & services().store.artifact_blob_envs(sha):
+        raise ApiError(404, "no such blob")  # a share token reads only the files of its envs' versions
+    size = blobs.size(sha) or 0
+    f = blobs.open(sha)
+    resp = send_file(f, mimetype="application/octet-stream", max_age=0, etag=sha,
                      download_name=request.args.get("name") or sha)
+    resp.content_length = size
+    # send_file takes ranges only with the size, which it cannot learn from an open file: given here, a
+    # download resumes (206), and a range past the end is a 416 naming the size.
+    try:
+        resp.make_conditional(request.environ, accept_ranges=True, complete_length=size)  # in place
+    except RequestedRangeNotSatisfiable:
+        f.close()
+        refused = json_response({"error": f"range not satisfiable: the file holds {size} bytes"}, 416)
+        refused.headers["Content-Range"] = f"bytes */{size}"
+        return refused
+    return resp
 
 
 @bp.get("/artifact-blobs/<sha>/upload")
 def upload_state(sha: str) -> Response:
     """Where an upload stands: {"stored": true} once the blob is kept, else {"offset": bytes received}."""
+    if g.get("share") is not None:  # the answer confirms a file exists anywhere, and touching it keeps it
+        raise ApiError(403, "read-only share link: the upload state is for writers")
     blobs = _blobs(sha)
     if blobs.has(sha):
         blobs.touch(sha)  # a client is about to reference it: not for a cleanup

@@ -32,6 +32,13 @@ def env_visible(name: str) -> bool:
     return grant is None or grant.sees(name)
 
 
+def share_limit() -> frozenset[str] | None:
+    """The envs a share token limits the caller to; None for the admin or a token that reads every env. What
+    is not an env's (a blob, an artifact file) is readable only through one of these."""
+    grant = g.get("share")
+    return None if grant is None else grant.envs
+
+
 def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
     """The query argument `name` as an integer in [low, high] (default when absent); a 400 naming it otherwise."""
     raw = request.args.get(name)

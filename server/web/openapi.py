@@ -125,7 +125,7 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Import an env archive (the tar as the body); 409 when an env exists, unless ?replace=1",
         "params": [_query("replace", {"type": "string", "enum": ["0", "1", "true"]})],
         "errors": ("400", "409", "413")},
-    ("/api/v1/artifacts/<path:name>/compare", "GET"): {
+    ("/api/v1/artifacts/<path:artifact>/compare", "GET"): {
         "summary": "Two versions of an artifact compared: files added, removed or changed (by sha256 and size) and "
                    "metadata keys",
         "params": [_query("a", {"type": "string"}, "vN or an alias", required=True),
