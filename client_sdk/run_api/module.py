@@ -111,53 +111,37 @@ def watch(models: Any, criterion: Any = None, log: str | None = "gradients", log
     """W&B's watch(model, log=, log_freq=) on the current run: norms and histograms every log_freq steps.
     paneboard.watch(model, client, ...) (a Client as second argument) is the hooks' watch, as before."""
     from ..client import Client
-    from ..hooks import watch as hooks_watch
 
     if isinstance(criterion, Client) or "client" in kw:
+        from ..hooks import watch as hooks_watch
+
         return hooks_watch(models, criterion if isinstance(criterion, Client) else kw.pop("client"), **kw)
-    run = _run("watch")
-    if run.client is None or log is None:
-        return None
-    out = [hooks_watch(m, run.client, every=max(int(log_freq), 1), histograms=4 if log in ("gradients", "all",
-                                                                                              "parameters") else 0)
-           for m in (models if isinstance(models, (list, tuple)) else [models])]
-    run._watches.extend(out)
-    return out[0] if len(out) == 1 else out
+    return _run("watch").watch(models, criterion, log, log_freq, idx, log_graph)
 
 
 def unwatch(models: Any = None) -> None:
     if current is not None:
-        current._watches.clear()
+        current.unwatch(models)
 
 
 def alert(title: str, text: str, level: Any = None, wait_duration: Any = None) -> None:
-    """A row in the run's alerts pane (and the server's notifier) with the alert's title, level and text."""
-    run = _run("alert")
-    if run.client is not None:
-        from ..hooks import alerts
-
-        lvl = getattr(level, "value", level) or "INFO"
-        alerts.get(run.client).alert(str(title), run.step, f"[{lvl}] {text}")
+    _run("alert").alert(title, text, level, wait_duration)
 
 
 def save(glob_str: str | None = None, base_path: str | None = None, policy: str = "live") -> list[str]:
-    """Not supported: says so once and returns []; files are kept with paneboard.log_artifact(path)."""
+    """Not supported: says so and returns []; files are kept with paneboard.log_artifact(path)."""
     _logger.warning("paneboard.save(%r) is not supported: keep files with paneboard.log_artifact(path, type=...)",
-                glob_str)
+                    glob_str)
     return []
 
 
 def log_artifact(artifact_or_path: Any, name: str | None = None, type: str | None = None,  # noqa: A002
                  aliases: Sequence[str] | None = None, tags: Any = None) -> Any:
-    from .artifact import log_artifact as log_it
-
-    return log_it(_run("log_artifact"), artifact_or_path, name, type, aliases)
+    return _run("log_artifact").log_artifact(artifact_or_path, name, type, aliases)
 
 
 def use_artifact(artifact_or_name: Any, type: str | None = None, aliases: Any = None) -> Any:  # noqa: A002
-    from .artifact import use_artifact as use_it
-
-    return use_it(_run("use_artifact"), artifact_or_name)
+    return _run("use_artifact").use_artifact(artifact_or_name)
 
 
 def unsupported(name: str) -> Any:

@@ -199,11 +199,17 @@ class Run:
             for key in [k for k in self._plain if fnmatch.fnmatchcase(k, name)]:
                 self._apply_metric(key, spec)
         else:
+            # A name also matched by an earlier glob keeps what the glob said unless this call says otherwise.
+            for pattern, earlier in self._patterns:
+                if fnmatch.fnmatchcase(name, pattern):
+                    spec = {k: v if v is not None else earlier[k] for k, v in spec.items()}
             self._apply_metric(name, spec)
 
     def _apply_metric(self, key: str, spec: dict[str, Any]) -> None:
         if self.client is None:
             return
+        if spec["step_metric"] is not None and (key == spec["step_metric"] or key in self._x_of.values()):
+            spec = {**spec, "step_metric": None}  # a step metric is drawn against the run's step (W&B's too)
         self._plain.pop(key, None)  # off the hot path: its x or summary needs work per point
         if spec["step_metric"]:
             self._x_of[key] = str(spec["step_metric"])
@@ -216,6 +222,47 @@ class Run:
             self.client.set_best(key, direction)
         if key not in self._x_of and key not in self._agg:
             self._plain[key] = self._prefix(key, None)
+
+    # --------------------------------------------------------------------------- hooks, files, alerts
+    def watch(self, models: Any, criterion: Any = None, log: str | None = "gradients", log_freq: int = 1000,
+              idx: int | None = None, log_graph: bool = False) -> Any:
+        """Norms (and with log="all"/"gradients"/"parameters" histograms) of the model every log_freq steps."""
+        if self.client is None or log is None:
+            return None
+        from ..hooks import watch as hooks_watch
+
+        hist = 4 if log in ("gradients", "all", "parameters") else 0
+        out = [hooks_watch(m, self.client, every=max(int(log_freq), 1), histograms=hist)
+               for m in (models if isinstance(models, (list, tuple)) else [models])]
+        self._watches.extend(out)
+        return out[0] if len(out) == 1 else out
+
+    def unwatch(self, models: Any = None) -> None:
+        self._watches.clear()
+
+    def alert(self, title: str, text: str, level: Any = None, wait_duration: Any = None) -> None:
+        """A row in the run's alerts pane with the alert's title, level and text."""
+        if self.client is not None:
+            from ..hooks import alerts
+
+            lvl = getattr(level, "value", level) or "INFO"
+            alerts.get(self.client).alert(str(title), self.step, f"[{lvl}] {text}")
+
+    def log_artifact(self, artifact_or_path: Any, name: str | None = None, type: str | None = None,  # noqa: A002
+                     aliases: Any = None, tags: Any = None) -> Any:
+        from .artifact import log_artifact
+
+        return log_artifact(self, artifact_or_path, name, type, aliases)
+
+    def use_artifact(self, artifact_or_name: Any, type: str | None = None, aliases: Any = None) -> Any:  # noqa: A002
+        from .artifact import use_artifact
+
+        return use_artifact(self, artifact_or_name)
+
+    def save(self, glob_str: str | None = None, base_path: str | None = None, policy: str = "live") -> list[str]:
+        """Not supported: says so and returns []; files are kept with log_artifact(path)."""
+        log.warning("paneboard: save(%r) is not supported: keep files with log_artifact(path, type=...)", glob_str)
+        return []
 
     # ---------------------------------------------------------------------------------------- end
     def finish(self, exit_code: int | None = None, quiet: bool | None = None) -> None:
