@@ -107,6 +107,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
                                    token=token or os.environ.get("PANEBOARD_TOKEN") or None, offline=bool(offline))
         self.transport.on_drop = _drop_reporter(self)
         self._point_prefixes = Prefixes()
+        self._append_index: dict[tuple[str, str, str | None], int] = {}  # line appends without X, per trace
         self._start_run(config, tags, capture, resume, fork_from, fork_step)
         self._start_artifacts()
         # In a script, stdout and stderr become the run's console (not in a notebook; console=False: never).
@@ -161,7 +162,20 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         mode, win = self._xy_prelude(win, opts, update, name)
         if mode == "remove":
             return self._emit_xy("line", win, env, opts, mode, name, [])
+        if mode == "append" and X is None:
+            X = self._next_indices(Y, self.env if env is None else env, win, name)
         return self._emit_xy("line", win, env, opts, mode, name, self._line_traces(Y, X, opts, mode, name))
+
+    def _next_indices(self, Y: Any, env: str, win: str, name: str | None) -> np.ndarray:
+        """X for an append without one: the trace's next indices, as Visdom's client counts them (this client's
+        appends to the pane without X, from 0), so a loop of line(Y=[v], win=w, update="append") draws a line."""
+        ya = as_float_array(Y, "Y")
+        n = 1 if ya.ndim == 0 else ya.shape[0]
+        key = (env, win, name)
+        start = self._append_index.get(key, 0)
+        self._append_index[key] = start + n
+        x = np.arange(start, start + n, dtype=np.float64)
+        return x if ya.ndim < 2 else np.repeat(x[:, None], ya.shape[1], axis=1)
 
     def scatter(self, X: Any, Y: Any = None, win: str | None = None, env: str | None = None,
                 opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:

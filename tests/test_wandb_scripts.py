@@ -35,7 +35,7 @@ def run_script(server, monkeypatch, tmp_path):
                 if isinstance(v, dict):
                     walk(key + "/", v)
                 elif isinstance(v, numbers.Number) or getattr(v, "ndim", None) == 0:
-                    flat.setdefault(key, []).append(float(v))
+                    flat.setdefault(key, []).append(float(v.item() if hasattr(v, "item") else v))
         walk("", data)
         return real_log(self, data, step=step, commit=commit, sync=sync)
 
