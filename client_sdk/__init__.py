@@ -5,8 +5,18 @@ from typing import Any
 from .api import Api
 from .client import Client
 from .run_api import Artifact, Audio, Histogram, Html, Image, Object3D, Run, Table, Video
-from .run_api.module import (alert, define_metric, finish, init, log, log_artifact, save, unwatch, use_artifact,
-                             watch)
+from .run_api.module import (
+    alert,
+    define_metric,
+    finish,
+    init,
+    log,
+    log_artifact,
+    save,
+    unwatch,
+    use_artifact,
+    watch,
+)
 from .tensorboard.writer import SummaryWriter  # torch.utils.tensorboard drop-in (no torch import)
 
 __version__ = "0.1.0"

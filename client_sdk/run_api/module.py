@@ -63,6 +63,7 @@ def init(project: str | None = None, name: str | None = None, config: Any = None
             client.note(notes)
         os.makedirs(run_dir, exist_ok=True)
     run = Run(client, env, name, project, id or name, run_dir, mode_name, cfg)
+    run.on_finish = forget
     current = run
     globals()["config"] = cfg
     return run
@@ -81,9 +82,10 @@ def _fork(fork_from: str | None, project: str | None) -> tuple[str | None, float
 
 def forget(run: Run) -> None:
     """A finished run is no longer the current one."""
-    global current
+    global current, config
     if current is run:
         current = None
+        config = Config()  # the next run starts from its own config, not this one's
 
 
 def _run(what: str) -> Run:

@@ -42,6 +42,7 @@ class Run:
         self._watches: list[Any] = []
         self._put_point = None if client is None else client.transport.put_point
         self.finished = client is None
+        self.on_finish: Any = None  # the module-level API's: a finished run is no longer the current one
 
     # ----------------------------------------------------------------------------------- W&B attributes
     @property
@@ -274,9 +275,8 @@ class Run:
         if exit_code:
             self.client.end_run(f"exit code {exit_code}")
         self.client.close_connection()
-        from . import module
-
-        module.forget(self)
+        if self.on_finish is not None:
+            self.on_finish(self)
 
     def __enter__(self) -> Run:
         return self

@@ -85,7 +85,8 @@ class Summary:
     config as "summary", where imported W&B runs keep theirs)."""
 
     def __init__(self, last: dict[str, Any], send: Any = None) -> None:
-        self._last, self._set, self._send = last, {}, send  # _last is the run's own dict, filled by log()
+        self._set: dict[str, Any] = {}
+        self._last, self._send = last, send  # _last is the run's own dict, filled by log()
 
     def _push(self) -> None:
         if self._send is not None:
