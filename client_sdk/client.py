@@ -18,7 +18,7 @@ from . import console as console_capture
 from .artifacts import ArtifactMethods
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
 from .protocol import new_win_id, visdom_text
-from .run import RunMethods
+from .run_lifecycle import RunMethods
 from .transport import Transport
 from .transport.points import Prefixes
 from .visdom_media import VisdomMediaMethods
@@ -33,7 +33,7 @@ _UPDATE_MODES: dict[str | None, str | None] = {
 # Visdom constructor arguments accepted for drop-in compatibility and ignored (HTTP/auth/socket details).
 _VISDOM_IGNORED = frozenset((
     "endpoint", "ipv6", "http_proxy_host", "http_proxy_port", "send", "raise_exceptions",
-    "use_incoming_socket", "log_to_filename", "username", "password", "proxies", "offline", "use_polling",
+    "use_incoming_socket", "log_to_filename", "username", "password", "proxies", "use_polling",
 ))
 
 
@@ -82,7 +82,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
     background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
     are its config and tags, and unless capture=False the run records this job's provenance and ends as
     finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
-    resume=True reattaches to the env's ended run (running again, same start); fork_from="a", fork_step=100
+    offline=True never connects: every event goes to the spool, for `paneboard sync` later (as Visdom's
+    offline logs to a file). resume=True reattaches to the env's ended run (running again, same start); fork_from="a", fork_step=100
     starts this env as a run sharing a's history up to step 100 (the run records where it came from).
     In a script its stdout and stderr are the run's console (console=False leaves them alone).
     """
@@ -92,7 +93,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
                  token: str | None = None, config: Mapping[str, Any] | None = None,
                  tags: list[str] | tuple[str, ...] | None = None, capture: bool = True, console: bool = True,
                  resume: bool = False, fork_from: str | None = None, fork_step: float | None = None,
-                 **visdom_kwargs: Any) -> None:
+                 offline: bool = False, **visdom_kwargs: Any) -> None:
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
             raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -103,9 +104,10 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         self.url = ingest_url(server, port, base_url)
         # spool_dir: where events go while the server is away (default ~/.paneboard/spool; False: off)
         self.transport = Transport(self.url, max_queue=max_queue, exit_timeout=exit_timeout, spool_dir=spool_dir,
-                                   token=token or os.environ.get("PANEBOARD_TOKEN") or None)
+                                   token=token or os.environ.get("PANEBOARD_TOKEN") or None, offline=bool(offline))
         self.transport.on_drop = _drop_reporter(self)
         self._point_prefixes = Prefixes()
+        self._append_index: dict[tuple[str, str, str | None], int] = {}  # line appends without X, per trace
         self._start_run(config, tags, capture, resume, fork_from, fork_step)
         self._start_artifacts()
         # In a script, stdout and stderr become the run's console (not in a notebook; console=False: never).
@@ -160,7 +162,20 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         mode, win = self._xy_prelude(win, opts, update, name)
         if mode == "remove":
             return self._emit_xy("line", win, env, opts, mode, name, [])
+        if mode == "append" and X is None:
+            X = self._next_indices(Y, self.env if env is None else env, win, name)
         return self._emit_xy("line", win, env, opts, mode, name, self._line_traces(Y, X, opts, mode, name))
+
+    def _next_indices(self, Y: Any, env: str, win: str, name: str | None) -> np.ndarray:
+        """X for an append without one: the trace's next indices, as Visdom's client counts them (this client's
+        appends to the pane without X, from 0), so a loop of line(Y=[v], win=w, update="append") draws a line."""
+        ya = as_float_array(Y, "Y")
+        n = 1 if ya.ndim == 0 else ya.shape[0]
+        key = (env, win, name)
+        start = self._append_index.get(key, 0)
+        self._append_index[key] = start + n
+        x = np.arange(start, start + n, dtype=np.float64)
+        return x if ya.ndim < 2 else np.repeat(x[:, None], ya.shape[1], axis=1)
 
     def scatter(self, X: Any, Y: Any = None, win: str | None = None, env: str | None = None,
                 opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:

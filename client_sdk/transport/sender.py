@@ -65,6 +65,7 @@ class Sender:
         self.watched = True  # a browser follows our envs (the last ack's "watched"; older servers: always)
         self.flushing = 0  # flush() calls waiting: no pacing meanwhile (changed under the outbox lock)
         self.stop = False
+        self.offline = False  # offline mode: never connect, spool everything
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
         self.server_error = False  # the server refused to store a batch: reconnect after a backoff
@@ -118,6 +119,8 @@ class Sender:
     def open(self) -> Any:
         """Connect + hello/welcome; None on failure (warns once per outage)."""
         ob = self.outbox
+        if self.offline:
+            return None
         try:
             from websockets.sync.client import connect
 

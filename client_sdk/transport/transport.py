@@ -53,7 +53,7 @@ class Transport:
                  batch_events: int = 2000, batch_bytes: int = 4 << 20, window: int = 8,
                  max_event_bytes: int = 32 << 20, linger: float = 0.002, client_id: str | None = None,
                  spool_dir: str | os.PathLike | bool | None = None, spool_path: str | os.PathLike | None = None,
-                 spool_max_bytes: int = 512 << 20, token: str | None = None) -> None:
+                 spool_max_bytes: int = 512 << 20, token: str | None = None, offline: bool = False) -> None:
         if int(max_queue) < 1:
             raise ValueError(f"max_queue must be >= 1, got {max_queue!r}")
         self.url = url
@@ -70,6 +70,7 @@ class Transport:
         self.window = window
         self.max_event_bytes = max_event_bytes
         self.linger = linger
+        self.offline = offline  # never connect: every event goes to the spool, for `paneboard sync` later
         self._local = threading.local()  # .deferred: this thread's puts do not wake the sender (see deferred())
         self._local_rejected = 0
         self.on_drop: Callable[[int], None] | None = None  # set by Client: drops become an alert in the env
@@ -94,6 +95,7 @@ class Transport:
             self.outbox.seq = spool.last_s  # a resumed spool (sync): new events, if any, come after it
         self.sender = Sender(self.outbox, self.url, self.client_id, self.token, self.linger, self._dropped_report)
         self.sender.collect = self.collect
+        self.sender.offline = self.offline
         self._closed = False
 
     @property
@@ -182,6 +184,10 @@ class Transport:
         if len(data) > limit:
             raise ValueError(f"event of {len(data) / 1e6:.1f} MB exceeds the {limit / 1e6:.1f} MB limit per event")
         return data
+
+    def reject(self, why: str) -> None:
+        """Count a call whose input cannot be stored (client.rejected) and warn once, instead of raising."""
+        self._reject_locally(why)
 
     def _reject_locally(self, why: str) -> None:
         with self.outbox.lock:

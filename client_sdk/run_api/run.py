@@ -1,0 +1,321 @@
+"""paneboard.Run: W&B's run object (log, define_metric, summary, finish) as a thin layer over one Client."""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Mapping
+from time import time as _now
+from typing import Any
+
+import numpy as np
+
+from ..protocol import TB_XLABEL
+from ..transport.points import prefix as point_prefix
+from .media import Histogram, Media, Table
+from .state import Config, Summary
+
+log = logging.getLogger("paneboard")
+_GOALS = {"minimize": "min", "min": "min", "maximize": "max", "max": "max"}
+
+
+class Run:
+    """One run: `env` is `project/name`. A step not given to log() advances by one per committed call, as
+    W&B's does; commit=False keeps the next call on the same step. Logging never raises: bad values are
+    counted in `rejected` (client.rejected) with one warning."""
+
+    def __init__(self, client: Any, env: str, name: str, project: str | None, run_id: str, run_dir: str,
+                 mode: str, config: Config) -> None:
+        self.client, self.env, self.name, self.project, self.id, self.dir = client, env, name, project, run_id, run_dir
+        self.mode = mode
+        self.config = config
+        self._step = 0
+        self._last: dict[str, Any] = {}
+        self.summary = Summary(self._last, None if client is None else client.set_config)
+        config._bind(None if client is None else client.set_config)
+        # key -> point prefix of the keys logged as plain points at the run's step (the hot path)
+        self._plain: dict[str, bytes] = {}
+        self._x_of: dict[str, str] = {}  # key -> the key whose value is its x (define_metric step_metric)
+        self._agg: dict[str, str] = {}  # key -> min/max/mean summary (define_metric summary)
+        self._counts: dict[str, int] = {}
+        self._patterns: list[tuple[str, dict[str, Any]]] = []
+        self._watches: list[Any] = []
+        self._put_point = None if client is None else client.transport.put_point
+        self.finished = client is None
+        self.on_finish: Any = None  # the module-level API's: a finished run is no longer the current one
+
+    # ----------------------------------------------------------------------------------- W&B attributes
+    @property
+    def step(self) -> int:
+        return self._step
+
+    @property
+    def path(self) -> str:
+        return self.env
+
+    @property
+    def entity(self) -> str | None:
+        return None
+
+    @property
+    def url(self) -> str | None:
+        if self.client is None:
+            return None
+        from urllib.parse import quote
+
+        return self.client.url.replace("ws", "http", 1).rsplit("/ingest", 1)[0] + "/env/" + quote(self.env, safe="")
+
+    @property
+    def rejected(self) -> int:
+        return 0 if self.client is None else self.client.rejected
+
+    def __repr__(self) -> str:
+        return f"<paneboard.Run {self.env!r} mode={self.mode}>"
+
+    # ---------------------------------------------------------------------------------------- logging
+    def log(self, data: Mapping[str, Any], step: int | None = None, commit: bool | None = None,
+            sync: bool | None = None) -> None:
+        """Log a dict of values at `step` (default: the run's step). Numbers are points of line pane <key>;
+        nested dicts become "a/b" keys; arrays are histograms; media objects records of their pane."""
+        put = self._put_point
+        if put is None:
+            return
+        if type(data) is not dict:
+            if not isinstance(data, Mapping):
+                self._reject(f"log() takes a dict of values, got {type(data).__name__}")
+                return
+            data = dict(data)
+        if step is not None:
+            if type(step) is not int:
+                try:
+                    step = int(step)
+                except (TypeError, ValueError):
+                    self._reject(f"log(step=...) must be an integer, got {step!r}")
+                    return
+            if step < self._step:
+                self._reject(f"log(step={step}) is before the run's current step {self._step}: data dropped "
+                             "(steps must not go backwards, as in W&B)")
+                return
+            self._step = step
+        x = self._step
+        t = _now()
+        plain, last = self._plain, self._last
+        try:
+            for k, v in data.items():
+                pre = plain.get(k)
+                tv = type(v)
+                if pre is not None and (tv is float or tv is int):
+                    put(pre, x, v, t)
+                    last[k] = v
+                else:
+                    self._log_value(str(k), v, x, t, data)
+        except Exception as exc:  # nothing logged may raise into the training loop
+            self._reject(f"log(): {exc}")
+        if commit or (commit is None and step is None):
+            self._step = x + 1
+            for w in self._watches:
+                w.step(x)
+
+    def _log_value(self, key: str, v: Any, x: int, t: float, row: Mapping[str, Any]) -> None:
+        """The slow path: a key seen for the first time, a non-float value, a nested dict or a media object."""
+        if isinstance(v, Mapping):
+            for k2, v2 in v.items():
+                self._log_value(f"{key}/{k2}", v2, x, t, row)
+            return
+        if v is None:
+            return
+        if isinstance(v, Media):
+            rec = v.record()
+            if isinstance(v, Table):
+                rec = {"type": "text", "text": _table_html(rec), "format": "html"}
+            self._records("histogram" if isinstance(v, Histogram) else "media", key, rec, x, t)
+            return
+        if isinstance(v, str):
+            self._last[key] = v  # W&B keeps strings in the summary; there is nothing to plot
+            return
+        value = _number(v)
+        if value is None:
+            arr = np.asarray(v.detach().cpu() if hasattr(v, "detach") else v)
+            if arr.dtype.kind in "fiub" and arr.ndim >= 1:
+                self._records("histogram", key, Histogram(arr).record(), x, t)
+                return
+            raise TypeError(f"{key!r}: cannot log a {type(v).__name__}")
+        if key not in self._plain and key not in self._x_of and key not in self._agg:
+            self._first_seen(key)
+        xkey = self._x_of.get(key)
+        px: float = x
+        if xkey is not None:
+            xv = row.get(xkey, self._last.get(xkey))
+            num = _number(xv) if xv is not None else None
+            if num is None:
+                return  # W&B drops a point whose step metric has no value yet
+            px = num
+        self._put_point(self._prefix(key, xkey), px, value, t)  # type: ignore[misc]
+        self._summarise(key, value)
+
+    def _summarise(self, key: str, value: float) -> None:
+        agg = self._agg.get(key)
+        n = self._counts[key] = self._counts.get(key, 0) + 1
+        old = self._last.get(key)
+        if agg == "min" and old is not None:
+            value = min(old, value)
+        elif agg == "max" and old is not None:
+            value = max(old, value)
+        elif agg == "mean" and old is not None:
+            value = old + (value - old) / n
+        self._last[key] = value
+
+    def _first_seen(self, key: str) -> None:
+        for pattern, spec in self._patterns:
+            if fnmatch.fnmatchcase(key, pattern):
+                self._apply_metric(key, spec)
+                return
+        self._plain[key] = self._prefix(key, None)
+
+    def _prefix(self, key: str, xkey: str | None) -> bytes:
+        return point_prefix({"op": "update", "env": self.env, "win": key, "kind": "line", "mode": "append",
+                             "name": key, "opts": {"title": key, "xlabel": xkey or TB_XLABEL},
+                             "traces": [{"name": key, "style": {"mode": "lines"}}]})
+
+    def _records(self, kind: str, key: str, rec: dict[str, Any], x: int, t: float) -> None:
+        rec["step"], rec["wall"] = x, t
+        self.client.transport.put({"t": t, "op": "update", "env": self.env, "win": key, "kind": kind,
+                                   "mode": "append", "name": None, "opts": {"title": key}, "records": [rec]})
+
+    def _reject(self, why: str) -> None:
+        if self.client is not None:
+            self.client.transport.reject(why)
+
+    # ------------------------------------------------------------------------------------- metrics
+    def define_metric(self, name: str, step_metric: str | None = None, step_sync: bool | None = None,
+                      hidden: bool | None = None, summary: str | None = None, goal: str | None = None,
+                      overwrite: bool | None = None, **_: Any) -> None:
+        """x axis (`step_metric`), summary ("min", "max", "mean", "last"; comma-separated: the first) and goal
+        ("minimize"/"maximize": the run's best direction) of a metric, or of every key matching a glob."""
+        if not isinstance(name, str):
+            raise TypeError(f"define_metric: name must be a string, got {type(name).__name__}")
+        spec = {"step_metric": step_metric, "summary": summary, "goal": goal}
+        if any(c in name for c in "*?["):
+            self._patterns.append((name, spec))
+            for key in [k for k in self._plain if fnmatch.fnmatchcase(k, name)]:
+                self._apply_metric(key, spec)
+        else:
+            # A name also matched by an earlier glob keeps what the glob said unless this call says otherwise.
+            for pattern, earlier in self._patterns:
+                if fnmatch.fnmatchcase(name, pattern):
+                    spec = {k: v if v is not None else earlier[k] for k, v in spec.items()}
+            self._apply_metric(name, spec)
+
+    def _apply_metric(self, key: str, spec: dict[str, Any]) -> None:
+        if self.client is None:
+            return
+        if spec["step_metric"] is not None and (key == spec["step_metric"] or key in self._x_of.values()):
+            spec = {**spec, "step_metric": None}  # a step metric is drawn against the run's step (W&B's too)
+        self._plain.pop(key, None)  # off the hot path: its x or summary needs work per point
+        if spec["step_metric"]:
+            self._x_of[key] = str(spec["step_metric"])
+        aggs = [a.strip() for a in str(spec["summary"] or "").split(",") if a.strip()]
+        if aggs and aggs[0] in ("min", "max", "mean"):
+            self._agg[key] = aggs[0]
+        direction = _GOALS.get(str(spec["goal"] or "").lower()) or \
+            next((a for a in aggs if a in ("min", "max")), None)
+        if direction is not None:
+            self.client.set_best(key, direction)
+        if key not in self._x_of and key not in self._agg:
+            self._plain[key] = self._prefix(key, None)
+
+    # --------------------------------------------------------------------------- hooks, files, alerts
+    def watch(self, models: Any, criterion: Any = None, log: str | None = "gradients", log_freq: int = 1000,
+              idx: int | None = None, log_graph: bool = False) -> Any:
+        """Norms (and with log="all"/"gradients"/"parameters" histograms) of the model every log_freq steps."""
+        if self.client is None or log is None:
+            return None
+        from ..hooks import watch as hooks_watch
+
+        hist = 4 if log in ("gradients", "all", "parameters") else 0
+        out = [hooks_watch(m, self.client, every=max(int(log_freq), 1), histograms=hist)
+               for m in (models if isinstance(models, (list, tuple)) else [models])]
+        self._watches.extend(out)
+        return out[0] if len(out) == 1 else out
+
+    def unwatch(self, models: Any = None) -> None:
+        self._watches.clear()
+
+    def alert(self, title: str, text: str, level: Any = None, wait_duration: Any = None) -> None:
+        """A row in the run's alerts pane with the alert's title, level and text."""
+        if self.client is not None:
+            from ..hooks import alerts
+
+            lvl = getattr(level, "value", level) or "INFO"
+            alerts.get(self.client).alert(str(title), self.step, f"[{lvl}] {text}")
+
+    def log_artifact(self, artifact_or_path: Any, name: str | None = None, type: str | None = None,  # noqa: A002
+                     aliases: Any = None, tags: Any = None) -> Any:
+        from .artifact import log_artifact
+
+        return log_artifact(self, artifact_or_path, name, type, aliases)
+
+    def use_artifact(self, artifact_or_name: Any, type: str | None = None, aliases: Any = None) -> Any:  # noqa: A002
+        from .artifact import use_artifact
+
+        return use_artifact(self, artifact_or_name)
+
+    def save(self, glob_str: str | None = None, base_path: str | None = None, policy: str = "live") -> list[str]:
+        """Not supported: says so and returns []; files are kept with log_artifact(path)."""
+        log.warning("paneboard: save(%r) is not supported: keep files with log_artifact(path, type=...)", glob_str)
+        return []
+
+    # ---------------------------------------------------------------------------------------- end
+    def finish(self, exit_code: int | None = None, quiet: bool | None = None) -> None:
+        """End the run (failed when exit_code is non-zero), deliver what is queued and close the connection."""
+        if self.finished:
+            return
+        self.finished = True
+        self._put_point = None
+        if exit_code:
+            self.client.end_run(f"exit code {exit_code}")
+        self.client.close_connection()
+        if self.on_finish is not None:
+            self.on_finish(self)
+
+    def __enter__(self) -> Run:
+        return self
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
+        if kind is not None and not self.finished:
+            import traceback
+
+            self.client.end_run("".join(traceback.format_exception(kind, value, tb)))
+        self.finish()
+
+
+def _number(v: Any) -> float | None:
+    """A float of a number, a numpy/torch scalar or a one-element array; None otherwise."""
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    if getattr(v, "ndim", None) == 0 or (hasattr(v, "numel") and v.numel() == 1) or \
+            (isinstance(v, np.ndarray) and v.size == 1):
+        try:
+            return float(v.item())
+        except (TypeError, ValueError):
+            return None
+    if isinstance(v, np.generic):
+        return float(v)
+    return None
+
+
+def _table_html(rec: dict[str, Any]) -> str:
+    from html import escape
+
+    head = "".join(f"<th>{escape(c)}</th>" for c in rec["columns"])
+    body = "".join("<tr>" + "".join(f"<td>{_cell_html(v)}</td>" for v in row) + "</tr>" for row in rec["rows"])
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _cell_html(v: Any) -> str:
+    from html import escape
+
+    if isinstance(v, dict) and "media" in v and v["media"].get("type") == "image":
+        m = v["media"]
+        return f'<img src="data:{m["mime"]};base64,{m["data"]}">'
+    return "" if v is None else escape(str(v))
