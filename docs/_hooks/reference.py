@@ -47,8 +47,8 @@ def _cell(text: Any) -> str:
 
 def http_reference() -> str:
     from paneboard.server.app import create_app
-    from paneboard.server.settings import Settings
     from paneboard.server.services import Services
+    from paneboard.server.settings import Settings
     from paneboard.server.web.openapi import spec
 
     with tempfile.TemporaryDirectory() as tmp:
