@@ -9,7 +9,7 @@ from flask import Blueprint, Response, request, send_file
 from ..artifacts.blobs import BlobError, BlobStore
 from ..artifacts.compare import compare
 from .api import _env_or_404
-from .common import ApiError, env_visible, json_response, services
+from .common import ApiError, env_visible, header_arg, json_response, services
 
 bp = Blueprint("artifacts_api", __name__, url_prefix="/api/v1")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -93,11 +93,12 @@ def resolve() -> Response:
 @bp.get("/artifact-blobs/<sha>")
 def get_blob(sha: str) -> Response:
     """An artifact file's bytes by its sha256 (ranges supported: a download resumes)."""
+    name = header_arg("name")  # the download's file name, in Content-Disposition
     blobs = services().blobs
     if not _SHA.match(sha) or blobs is None or not blobs.has(sha):
         raise ApiError(404, "no such blob")
     return send_file(blobs.open(sha), mimetype="application/octet-stream", conditional=True, max_age=0,
-                     download_name=request.args.get("name") or sha)
+                     download_name=name or sha)
 
 
 @bp.get("/artifact-blobs/<sha>/upload")
