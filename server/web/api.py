@@ -282,8 +282,9 @@ def _write(events: list[dict]) -> Response:
     events.clear()  # the decoded JSON (a big POST's lists of Python numbers) is not needed while the writer runs
     result = services().writer.submit_wait(commands)
     # Grouped by reason (index of the rest in "also"): a body failing alike answers and logs one line.
-    errors = grouped(errors, "index") + grouped(result.errors, "s")
     log_grouped(log, errors, "index", str(request.remote_addr))
+    log_grouped(log, result.errors, "s", str(request.remote_addr))
+    errors = grouped(errors, "index") + grouped(result.errors, "s")
     if result.failed:
         raise ApiError(503, result.failed)
     return json_response({"ok": not errors, "errors": errors})

@@ -163,7 +163,7 @@ def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loo
                watched: Callable[[set[str]], bool] | None) -> Job:
     top = max((ev.seq for ev in events if ev.seq is not None), default=0)
     commands, rejected = parse_batch([(ev.seq, ev.raw, ev.error) for ev in events])
-    log_grouped(log, grouped(rejected, "s"), "s", f"client {client_id}")
+    log_grouped(log, rejected, "s", f"client {client_id}")
 
     def on_commit(result: JobResult) -> None:  # writer thread
         if result.failed:
