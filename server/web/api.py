@@ -21,8 +21,8 @@ from ..panes import kind_module
 from ..panes.contract import MALFORMED
 from ..sharing.sniff import served_type
 from ..store import PaneRecord, Store, TraceRecord
-from .common import ApiError, env_visible, json_response, services
 from . import frame_budget
+from .common import ApiError, env_visible, json_response, services
 from .frames import checked
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
