@@ -16,7 +16,7 @@ _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{},')
 _STEP = np.zeros(256, np.int8)  # depth step of each byte outside strings: +1 opens, -1 closes
 _STEP[list(b"[{")] = 1
 _STEP[list(b"]}")] = -1
-SCAN_BLOCK = 1 << 20  # bytes per pass (of them only quotes, brackets and commas become numpy arrays)
+SCAN_BLOCK = 1 << 18  # bytes per pass (~14 bytes of numpy arrays per quote, bracket or comma in it)
 
 
 def shape(data: bytes) -> tuple[int, int]:
