@@ -41,6 +41,7 @@ from redteam_common import (  # noqa: E402
     up,
 )
 from redteam_round3_data import share_reads, sparse_archive  # noqa: E402
+from redteam_round3_ingest import ingest_round3  # noqa: E402
 
 HOSTILE = 'name ~ "(.*.*)*!"'
 
@@ -203,7 +204,7 @@ def main() -> int:
         for area in (lambda: queries(srv, n_runs), lambda: blobs(srv), lambda: bombs(srv, gz_mb),
                      lambda: auth(srv, n_auth), lambda: share_and_embed(srv), lambda: slowloris(srv, n_slow, deadline),
                      lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv),
-                     lambda: cli_revoke(srv, str(tmp / "rt.db")),
+                     lambda: cli_revoke(srv, str(tmp / "rt.db")), lambda: ingest_round3(srv, args.quick),
                      lambda: (sparse_archive(srv, tmp / "artifacts"), share_reads(srv))):
             area()
     finally:

@@ -25,6 +25,11 @@ MAX_PROVENANCE_BYTES = 1024 * 1024
 MAX_ERROR_BYTES = 64 * 1024       # a failed run's traceback, UTF-8 (the SDK keeps its end)
 MAX_CONSOLE_LINE = 16 * 1024      # characters of one console line (the SDK cuts longer ones)
 MAX_CONSOLE_LINES = 2_000         # console lines per event
+# Events in one batch (an /ingest frame, POST /api/v1/events, an import frame): 5x the SDK's default batch. The
+# server refuses a bigger batch whole before any per-event work, which costs ~300x the bytes of a tiny event.
+MAX_BATCH_EVENTS = 10_000
+# JSON objects and arrays in one frame or body (each costs 56-200+ bytes decoded, from 2 bytes on the wire).
+MAX_FRAME_CONTAINERS = 1_000_000
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
 # The x-axis title of TensorBoard scalar panes, one rule for both ways in: paneboard.SummaryWriter (live) and
 # import-tb / --logdir (server/tensorboard/decode.py). TensorBoard's own x axis is the step.
@@ -69,12 +74,15 @@ def pack_frame(events: list[bytes | PointRun]) -> bytes:
     return b"".join(out)
 
 
-def unpack_frame(data: bytes) -> list[bytes | PointRun]:
-    """The events of a binary frame; ValueError if its structure does not add up (magic, lengths, kinds)."""
+def unpack_frame(data: bytes, max_events: int | None = None) -> list[bytes | PointRun]:
+    """The events of a binary frame; ValueError if its structure does not add up (magic, lengths, kinds), or
+    if it declares more than `max_events` (checked before anything else is read)."""
     try:
         magic, count = _HEAD.unpack_from(data)
         if magic != BINARY_MAGIC:
             raise ValueError("not a binary frame")
+        if max_events is not None and count > max_events:
+            raise ValueError(f"the frame declares {count} events; at most {max_events} are taken per frame")
         pos = _HEAD.size
         events: list[bytes | PointRun] = []
         for _ in range(count):

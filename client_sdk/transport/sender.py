@@ -315,6 +315,9 @@ class Sender:
             seq = err.get("s") if isinstance(err, dict) else None
             if isinstance(seq, int):
                 rejected.append(seq)
+            also = err.get("also") if isinstance(err, dict) else None  # more events rejected for the same reason
+            if isinstance(also, list):
+                rejected.extend(q for q in also if isinstance(q, int))
             if not self.reject_warned:
                 self.reject_warned = True
                 why = err.get("error") if isinstance(err, dict) else err

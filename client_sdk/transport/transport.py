@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..convert import dumps, fast_dumps
+from ..protocol import MAX_BATCH_EVENTS
 from .outbox import Outbox
 from .points import Data, encoded
 from .sender import Sender
@@ -65,7 +66,7 @@ class Transport:
         self.spool_max_bytes = int(spool_max_bytes)
         self.max_queue = int(max_queue)
         self.exit_timeout = float(exit_timeout)
-        self.batch_events = batch_events
+        self.batch_events = min(batch_events, MAX_BATCH_EVENTS)  # the server refuses bigger batches whole
         self.batch_bytes = batch_bytes
         self.window = window
         self.max_event_bytes = max_event_bytes

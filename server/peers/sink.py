@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..commands.clients import IMPORTER_PREFIX
 from ..commands.jobs import Submit
 from .target import LocalTarget, PeerImportError, Target
 
@@ -35,7 +36,7 @@ def need(module: str, extra: str) -> Any:
 
 def client_id(*parts: str) -> str:
     """The importing client of one source object (a run's series, its record): stable across imports."""
-    return "import-" + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
+    return IMPORTER_PREFIX + hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:32]
 
 
 def tag_text(text: str) -> str | None:

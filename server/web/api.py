@@ -11,13 +11,17 @@ from urllib.parse import quote
 
 from flask import Blueprint, Response, request
 
+from paneboard.protocol import MAX_BATCH_EVENTS
+
 from .. import jsonio
 from ..commands.envelope import EventError, check_name
 from ..dispatch.parse import parse_event
+from ..dispatch.rejections import grouped, log_grouped
 from ..panes import kind_module
 from ..panes.contract import MALFORMED
 from ..sharing.sniff import served_type
 from ..store import PaneRecord, Store, TraceRecord
+from . import frame_budget
 from .common import ApiError, env_visible, json_response, services, share_limit
 from .frames import checked
 
@@ -281,22 +285,30 @@ def _write(events: list[dict]) -> Response:
             errors.append({"index": i, "s": raw.get("s") if isinstance(raw, dict) else None, "error": reason[:1000]})
     events.clear()  # the decoded JSON (a big POST's lists of Python numbers) is not needed while the writer runs
     result = services().writer.submit_wait(commands)
-    for err in errors + result.errors:
-        log.warning("rejected event %s from %s: %s", err.get("index", err.get("s")), request.remote_addr, err["error"])
+    # Grouped by reason (index of the rest in "also"): a body failing alike answers and logs one line.
+    log_grouped(log, errors, "index", str(request.remote_addr))
+    log_grouped(log, result.errors, "s", str(request.remote_addr))
+    errors = grouped(errors, "index") + grouped(result.errors, "s")
     if result.failed:
         raise ApiError(503, result.failed)
-    return json_response({"ok": not errors and not result.errors, "errors": errors + result.errors})
+    return json_response({"ok": not errors, "errors": errors})
 
 
 @bp.post("/events")
 def post_events() -> Response:
+    data = request.get_data()
+    too_big = frame_budget.refusal(data)
+    if too_big is not None:  # refused while still bytes: decoding it is what would cost
+        raise ApiError(413, too_big)
     try:
-        body = jsonio.loads(request.get_data())
+        body = jsonio.loads(data)
     except (ValueError, RecursionError) as exc:  # RecursionError: nesting beyond what the parsers take
         raise ApiError(400, f"body is not valid JSON: {str(exc)[:200]}") from None
     events = body.get("events") if isinstance(body, dict) else None
     if not isinstance(events, list):
         raise ApiError(400, 'body must be {"events": [...]}')
+    if len(events) > MAX_BATCH_EVENTS:  # the count above is an upper bound of this one, kept as a backstop
+        raise ApiError(413, f"a batch holds at most {MAX_BATCH_EVENTS} events: send smaller batches")
     return _write(events)
 
 

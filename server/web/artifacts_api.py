@@ -10,7 +10,7 @@ from werkzeug.exceptions import RequestedRangeNotSatisfiable
 from ..artifacts.blobs import BlobError, BlobStore
 from ..artifacts.compare import compare
 from .api import _env_or_404
-from .common import ApiError, env_visible, json_response, services, share_limit
+from .common import ApiError, env_visible, header_arg, json_response, services, share_limit
 
 bp = Blueprint("artifacts_api", __name__, url_prefix="/api/v1")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -96,6 +96,7 @@ def resolve() -> Response:
 @bp.get("/artifact-blobs/<sha>")
 def get_blob(sha: str) -> Response:
     """An artifact file's bytes by its sha256 (ranges supported: a download resumes)."""
+    name = header_arg("name")  # the download's file name, in Content-Disposition
     blobs = services().blobs
     if not _SHA.match(sha) or blobs is None or not blobs.has(sha):
         raise ApiError(404, "no such blob")
@@ -105,7 +106,7 @@ def get_blob(sha: str) -> Response:
     size = blobs.size(sha) or 0
     f = blobs.open(sha)
     resp = send_file(f, mimetype="application/octet-stream", max_age=0, etag=sha,
-                     download_name=request.args.get("name") or sha)
+                     download_name=name or sha)
     resp.content_length = size
     # send_file takes ranges only with the size, which it cannot learn from an open file: given here, a
     # download resumes (206), and a range past the end is a 416 naming the size.

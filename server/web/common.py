@@ -51,3 +51,12 @@ def int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
     if not low <= value <= high:
         raise ApiError(400, f"{name} must be between {low} and {high}")
     return value
+
+
+def header_arg(name: str) -> str | None:
+    """A query argument that becomes part of a response header (a download's file name): a 400 for control
+    characters (CR/LF would split the header; werkzeug refuses them with a 500)."""
+    raw = request.args.get(name)
+    if raw is not None and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in raw):
+        raise ApiError(400, f"{name} must not hold control characters (CR, LF, NUL ...)")
+    return raw

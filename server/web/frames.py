@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 import orjson
 
-from paneboard.protocol import BINARY_MAGIC, PointRun, unpack_frame
+from paneboard.protocol import BINARY_MAGIC, MAX_BATCH_EVENTS, MAX_FRAME_CONTAINERS, PointRun, unpack_frame
 
 from .. import jsonio
 from ..commands.envelope import MAX_SEQ
 from ..jsonio import lone_surrogate, may_hold_surrogates
+from . import frame_budget
 
 MAX_DEPTH = 64             # nesting levels inside one event; deeper data only breaks recursive code later
 # Integers orjson can write back: a NaN literal sends a body through Python's parser, which keeps any integer,
@@ -27,6 +28,7 @@ INT_MIN, INT_MAX = jsonio.INT_MIN, jsonio.INT_MAX
 _CONTAINERS = frozenset({dict, list})
 _SPECIAL = frozenset({dict, list, int})
 _INTS = {int}
+POINT_RUN_KINDS = ("line", "scatter")  # the kinds whose appends are x/y points
 
 
 @dataclass(slots=True)
@@ -49,6 +51,9 @@ def decode_frame(frame: str | bytes, max_event_bytes: int) -> Frame:
     if isinstance(frame, bytes) and frame[:4] == BINARY_MAGIC:
         return decode_binary(frame, max_event_bytes)
     data = frame.encode() if isinstance(frame, str) else frame
+    too_big = frame_budget.refusal(data)
+    if too_big is not None:  # refused while still bytes: decoding it is what would cost
+        return Frame(error=too_big)
     strict = True
     try:
         msg = orjson.loads(data)
@@ -196,9 +201,16 @@ def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
     an event whose content is bad is rejected alone, as in a JSON frame.
     """
     try:
-        parts = unpack_frame(data)
+        parts = unpack_frame(data, MAX_BATCH_EVENTS)
     except ValueError as exc:
         return Frame(error=f"binary frame is malformed: {exc}")
+    # The JSON parts together within a JSON frame's container limit (the columns hold none). Each part is
+    # decoded alone, so brackets are counted raw: text in strings only overcounts.
+    containers = sum(p.count(b"[") + p.count(b"{") for p in (part if isinstance(part, bytes) else part.envelope
+                                                             for part in parts))
+    if containers > MAX_FRAME_CONTAINERS:
+        return Frame(error=f"a frame holds at most {MAX_FRAME_CONTAINERS} JSON objects and arrays "
+                           f"(this one {containers}): send smaller batches")
     return Frame(events=[_decode_part(part, max_event_bytes) if isinstance(part, bytes) else
                          _point_run(part, max_event_bytes) for part in parts])
 
@@ -215,6 +227,10 @@ def _point_run(run: PointRun, max_event_bytes: int) -> Decoded:
     traces = raw.get("traces") if isinstance(raw, dict) else None
     if not (isinstance(traces, list) and len(traces) == 1 and isinstance(traces[0], dict)) or seq is None:
         return Decoded(None, seq, "a point run needs an envelope object with one trace and s in range")
+    # Points only: an envelope naming another op (delete_env, fork ...) would run it under the points' cover.
+    if raw.get("op") != "update" or raw.get("mode") != "append" or raw.get("kind") not in POINT_RUN_KINDS:
+        return Decoded(None, seq, "a point run carries points only: its envelope must be op update, mode append "
+                                  f"and kind {' or '.join(POINT_RUN_KINDS)}")
     n = len(cols) // 3
     raw.update(s=s, s0=s0, t=t)
     traces[0].update(x=cols[:n], y=cols[n:2 * n], wall=cols[2 * n:])

@@ -3,21 +3,21 @@ binary frames stored as that client, exactly once, with NaN and ±inf carried as
 
 from __future__ import annotations
 
-import re
 import threading
 
 from flask import Blueprint, Response, request
 
 from .. import jsonio
+from ..commands.clients import importer_client_error
 from ..commands.envelope import EventError, check_name
 from ..commands.jobs import Job, JobResult
 from ..dispatch.parse import parse_batch
+from ..dispatch.rejections import grouped
 from ..store import Store
 from .common import ApiError, json_response, services
 from .frames import decode_binary
 
 bp = Blueprint("import_api", __name__, url_prefix="/api/v1/import")
-CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")  # as an /ingest hello's client
 MAX_ASKED = 10_000    # clients or envs asked about in one request
 STORE_TIMEOUT = 300.0  # seconds a frame may wait for the writer (a big series behind a busy queue)
 
@@ -47,9 +47,9 @@ def state() -> Response:
     if not isinstance(body, dict):
         raise ApiError(400, 'body must be {"clients": [...], "envs": [...]}')
     clients, envs = _names(body, "clients"), _names(body, "envs")
-    bad = next((c for c in clients if not CLIENT_ID.match(c)), None)
-    if bad is not None:
-        raise ApiError(400, f"client {bad[:80]!r}: must be 1..64 of [A-Za-z0-9_.:-]")
+    for c in clients:
+        if (refused := importer_client_error(c)) is not None:
+            raise ApiError(400, f"client {c[:80]!r}: {refused}")
     for env in envs:
         try:
             check_name(env, "env")
@@ -65,8 +65,8 @@ def store_frame() -> Response:
     """A binary frame (paneboard.protocol's codec) stored as ?client=ID: events it already stored are skipped
     (exactly once), as on /ingest. Answers {"ack", "last_seq", "rejected"} once committed."""
     client = request.args.get("client", "")
-    if not CLIENT_ID.match(client):
-        raise ApiError(400, "client must be 1..64 of [A-Za-z0-9_.:-]")
+    if (refused := importer_client_error(client)) is not None:  # never an SDK client's sequence space
+        raise ApiError(400, refused)
     svc = services()
     frame = decode_binary(request.get_data(), svc.settings.max_request_bytes)
     if frame.error is not None or frame.events is None:
@@ -87,4 +87,4 @@ def store_frame() -> Response:
     if box[0].failed:
         raise ApiError(503, f"could not be stored: {box[0].failed}")
     return json_response({"ack": top, "last_seq": svc.store.client_last_seq(client),
-                          "rejected": rejected + box[0].errors})
+                          "rejected": grouped(rejected + box[0].errors, "s")})

@@ -206,6 +206,8 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Delete the finished/crashed runs matching a query (their envs); dry_run only counts",
         "errors": ("400", "503"), "body": _body({"query": {"type": "string"}, "older_than_days": {"type": "number"},
                                                  "dry_run": {"type": "boolean"}}, ("query",))},
+    ("/api/v1/envs/<path:env>/console/ranks", "GET"): {
+        "summary": "Every rank of a run that printed: {ranks} (the console's X-Console-Ranks names the first 256)"},
     ("/api/v1/envs/<path:env>/console", "GET"): {
         "summary": "A run's console: JSON lines {n, t, stream, text, rank} of one rank, paged (X-Console-Next)",
         "params": [_query("rank", {"type": "integer", "minimum": 0}), _query("after", {"type": "integer", "minimum": 0},

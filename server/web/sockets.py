@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from paneboard.protocol import BINARY_FORMAT
 
 from .. import __version__, jsonio
+from ..commands.clients import sdk_client_error
 from ..commands.envelope import EventError, check_name
 from ..commands.jobs import Job, JobResult, Stream
 from ..dispatch.parse import parse_batch
+from ..dispatch.rejections import grouped, log_grouped
 from ..live.hub import ENV_LIST_TYPES, Producer
 from ..services import Services
 from .frames import Decoded, decode_frame
@@ -21,7 +22,6 @@ from .frames import Decoded, decode_frame
 log = logging.getLogger("paneboard.sockets")
 
 MAX_INFLIGHT_BATCHES = 8   # per SDK connection; beyond it we stop reading and TCP pushes back
-CLIENT_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
 class WebSocket:
@@ -116,8 +116,9 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                     continue
                 hello = msg["hello"] if isinstance(msg["hello"], dict) else {}
                 cid = hello.get("client")
-                if not isinstance(cid, str) or not CLIENT_ID.match(cid):
-                    say({"error": "hello.client must be 1..64 of [A-Za-z0-9_.:-]"})
+                refused = sdk_client_error(cid)
+                if refused is not None or not isinstance(cid, str):
+                    say({"error": refused or "hello.client must be a string"})
                     continue
                 if services.runs is not None and client_id != cid:
                     if client_id is not None:
@@ -162,8 +163,7 @@ def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loo
                watched: Callable[[set[str]], bool] | None) -> Job:
     top = max((ev.seq for ev in events if ev.seq is not None), default=0)
     commands, rejected = parse_batch([(ev.seq, ev.raw, ev.error) for ev in events])
-    for r in rejected:
-        log.warning("rejected event s=%s from client %s: %s", r["s"], client_id, r["error"])
+    log_grouped(log, rejected, "s", f"client {client_id}")
 
     def on_commit(result: JobResult) -> None:  # writer thread
         if result.failed:
@@ -174,7 +174,8 @@ def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loo
             reply = {"ack": top}
             if rejected or result.errors:
                 # "rejected" is the contract; "errors" repeats it for SDKs older than it.
-                reply["rejected"] = reply["errors"] = rejected + result.errors
+                # Grouped by reason: a batch failing alike answers one entry, not one per event.
+                reply["rejected"] = reply["errors"] = grouped(rejected + result.errors, "s")
 
         def deliver() -> None:
             if watched is not None and not result.failed:
