@@ -48,7 +48,7 @@ def init(project: str | None = None, name: str | None = None, config: Any = None
     for k in config_exclude_keys or ():
         values.pop(k, None)
     values.update({k: v for k, v in (("group", group), ("job_type", job_type)) if v})
-    run_dir = os.path.join(os.fspath(dir) if dir is not None else os.getcwd(), "paneboard", re.sub(r"[^\w.-]", "_", env))
+    run_dir = _run_dir(dir, env)
     cfg = Config()
     cfg.update(values)
     client = None
@@ -154,3 +154,14 @@ def unsupported(name: str) -> Any:
         raise NotImplementedError(f"paneboard.{name} (wandb.{name}) is not supported by paneboard")
 
     return refuse
+
+
+def _run_dir(base: str | os.PathLike | None, env: str) -> str:
+    """The run's files folder: under `dir` as W&B's, else under PANEBOARD_HOME, never in the working directory
+    (a `paneboard/` folder there would shadow the package for the next script run from it)."""
+    folder = re.sub(r"[^\w.-]", "_", env)
+    if base is not None:
+        return os.path.join(os.fspath(base), "paneboard", folder)
+    home = os.environ.get("PANEBOARD_HOME") or os.path.join(os.path.expanduser("~"), ".paneboard")
+    return os.path.join(home, "runs", folder)
+
