@@ -11,8 +11,8 @@ import pytest
 import visdom  # required: a missing client fails these tests
 
 import paneboard
-from paneboard.server.runs import record
 from helpers.waiting import wait_for
+from paneboard.server.runs import record
 
 
 def client(server, env: str) -> visdom.Visdom:

@@ -17,9 +17,8 @@ from ..commands.envelope import Command
 from ..live.deltas import Deltas
 from ..panes import ops as pane_ops
 from ..runs import color as run_color
-from ..runs import console
+from ..runs import console, visdom_run
 from ..runs import ops as run_ops
-from ..runs import visdom_run
 from ..sharing import env_import
 from ..store import StoreTx
 
