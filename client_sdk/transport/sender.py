@@ -308,10 +308,12 @@ class Sender:
         # "rejected" (and "errors" from older servers): events that can never be stored, with the reason.
         reasons = m.get("rejected") if "rejected" in m else m.get("errors")
         rejected: list[int] = []
+        why_of: dict[int, str] = {}
         for err in reasons or ():
             seq = err.get("s") if isinstance(err, dict) else None
             if isinstance(seq, int):
                 rejected.append(seq)
+                why_of[seq] = str(err.get("error") or "rejected")[:1000]
             if not self.reject_warned:
                 self.reject_warned = True
                 why = err.get("error") if isinstance(err, dict) else err
@@ -321,7 +323,7 @@ class Sender:
                 log.debug("paneboard: server rejected event: %.200r", err)
         watched = m.get("watched")
         self.watched = watched if isinstance(watched, bool) else True
-        waiting = self.outbox.ack(s, rejected)
+        waiting = self.outbox.ack(s, rejected, why_of)
         # Wake an idle sender only for queued events that waited for this window slot; with nothing queued
         # the next put() wakes it (a wake per ack cost a thread switch and GIL hand-off each).
         if waiting and self.idle:

@@ -270,6 +270,14 @@ class Transport:
             with ob.lock:
                 sender.flushing -= 1
 
+    def outcome(self, seq: int, timeout: float | None = None) -> tuple[bool, str | None]:
+        """(stored or refused, the server's reason if refused) of the event `put` numbered `seq`; (False, None) on
+        timeout. Unlike flush() it leaves the rejection for the next flush() to report."""
+        ob = self.outbox
+        with ob.cond:
+            done = ob.cond.wait_for(lambda: ob.done_locked(seq) or self._closed, timeout) and ob.done_locked(seq)
+            return done, ob.reject_reasons.get(seq) if done else None
+
     def drain_spool(self, timeout: float | None = None) -> bool:
         """Upload what this transport's spool holds (`paneboard sync`) and wait for the server's acks."""
         self.sender.wake.set()
