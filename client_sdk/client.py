@@ -281,7 +281,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         return self.transport.connected
 
     def close_connection(self, timeout: float | None = None) -> bool:
-        """End the run (finished), flush (up to `timeout`, default exit_timeout) and stop the background thread;
+        """End the run (finished), flush (up to `timeout`; by default while the server makes progress, until
+        exit_timeout s pass without any, 120 s at most) and stop the background thread;
         True if all delivered. Artifact uploads still going on after the timeout resume with the env's next Client."""
         self._close_artifacts(timeout)
         console_capture.stop(self._console)

@@ -67,6 +67,8 @@ class Sender:
         self.stop = False
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
+        self.opening = False  # a connection attempt is under way (connect, hello, welcome)
+        self.ws: Any = None  # the connection pump() serves (None between connections)
         self.server_error = False  # the server refused to store a batch: reconnect after a backoff
         self.ever_connected = False
         self.first_welcome = threading.Event()  # set once the first connection is up (a run starts then)
@@ -105,18 +107,36 @@ class Sender:
                 delay = 0.2
             self.server_error = False
             try:
+                self.ws = ws
                 self.pump(ws)
             except Exception as e:  # any socket failure means reconnect
                 log.debug("paneboard: connection error: %r", e)
             finally:
+                self.ws = None
                 self.disconnect()
             if self.server_error and not self.stop:
                 self.wake.wait(delay * random.uniform(0.75, 1.25))
                 self.wake.clear()
                 delay = min(delay * 2, 5.0)
 
+    def ping(self) -> threading.Event | None:
+        """A websocket ping on the current connection; the event is set when the server answers (None: no
+        connection). A server busy committing earlier batches still answers: closing waits for it."""
+        ws = self.ws
+        try:
+            return ws.ping() if ws is not None and self.conn_ok else None
+        except Exception:
+            return None
+
     def open(self) -> Any:
         """Connect + hello/welcome; None on failure (warns once per outage)."""
+        self.opening = True
+        try:
+            return self._open()
+        finally:
+            self.opening = False
+
+    def _open(self) -> Any:
         ob = self.outbox
         try:
             from websockets.sync.client import connect
