@@ -37,7 +37,7 @@ RETRY_MAX_S = 5.0
 
 
 class ArtifactError(RuntimeError):
-    """use_artifact could not find or download the version."""
+    """use_artifact could not find or download the version; ArtifactRef.wait(): it was not stored (the reason)."""
 
 
 class ArtifactRef:
@@ -48,6 +48,8 @@ class ArtifactRef:
         self.name, self.uid = name, uid
         self.version: int | None = None
         self.error: str | None = None
+        self.seq = 0                    # the artifact event's number in the transport, once enqueued
+        self.reported = False           # a failure a Client.flush() has reported already
         self._sent = threading.Event()  # every blob stored and the artifact event enqueued (or given up)
         self._client = client
 
@@ -55,14 +57,21 @@ class ArtifactRef:
         return self._sent.is_set()
 
     def wait(self, timeout: float | None = None) -> str | None:
-        """"name:vN" once stored (None on timeout, or if the upload failed: see `error`)."""
+        """"name:vN" once stored; None on timeout; ArtifactError with the reason if it never will be (the upload
+        failed, or the server refused the version)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         left = lambda: None if deadline is None else max(0.0, deadline - time.monotonic())  # noqa: E731
-        if not self._sent.wait(left()) or self.error is not None:
+        if not self._sent.wait(left()):
             return None
-        if self.version is None:
-            if not self._client.flush(left()):
+        if self.error is None and self.version is None:
+            done, why = self._client.transport.outcome(self.seq, left())
+            if not done:
                 return None
+            if why is not None:
+                self.error = f"refused by the server: {why}"
+        if self.error is not None:
+            raise ArtifactError(f"artifact {self.name} not stored: {self.error}")
+        if self.version is None:
             found = get_json(self._client, "/api/v1/artifact?ref=" + urllib.parse.quote(f"{self.name}:@{self.uid}"))
             self.version = int(found["version"])
         return f"{self.name}:v{self.version}"
@@ -100,6 +109,7 @@ class Uploader:
         self.idle = threading.Event()  # set while no job is queued or running
         self.idle.set()
         self._pending = 0
+        self.refs: list[ArtifactRef] = []  # logged, not yet settled for Client.flush()
         self._lock = threading.Lock()
         self.closed = False
         self.thread = threading.Thread(target=self._loop, name="paneboard-artifacts", daemon=True)
@@ -110,7 +120,24 @@ class Uploader:
         with self._lock:
             self._pending += 1
             self.idle.clear()
+            self.refs.append(ref)
         self.jobs.put((job, ref))
+
+    def settle(self, timeout: float | None) -> bool:
+        """For Client.flush(): wait until every artifact logged so far has its event enqueued (or failed);
+        False on timeout or if one failed since the last call (each failure is reported once)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            refs = list(self.refs)
+        ok = True
+        for ref in refs:
+            if not ref._sent.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
+                return False
+            if ref.error is not None and not ref.reported:
+                ref.reported, ok = True, False
+        with self._lock:
+            self.refs = [r for r in self.refs if r not in refs]
+        return ok
 
     def resume_pending(self) -> list[ArtifactRef]:
         """Re-queue the journaled jobs of this env (a job killed before its artifacts were stored)."""
@@ -154,6 +181,8 @@ class Uploader:
             finally:
                 ref._sent.set()
                 with self._lock:  # counted, not jobs.empty(): a submit between the two must keep it busy
+                    if ref.error is None and ref in self.refs:  # settled: only a failure waits for flush()
+                        self.refs.remove(ref)
                     self._pending -= 1
                     if not self._pending:
                         self.idle.set()
@@ -180,14 +209,20 @@ class Uploader:
         for rel, path in _walk(root):
             sha = self._store(path)
             files.append({"path": rel, "sha256": sha, "size": path.stat().st_size})
-        self.transport.put({"t": time.time(), "op": "artifact", "env": job["env"], "win": None, "name": job["name"],
-                            "uid": job["uid"], "type": job["type"], "files": files, "metadata": job["metadata"],
-                            "step": job["step"], "aliases": job["aliases"]})
+        ref.seq = self.transport.put({
+            "t": time.time(), "op": "artifact", "env": job["env"], "win": None, "name": job["name"], "uid": job["uid"],
+            "type": job["type"], "files": files, "metadata": job["metadata"], "step": job["step"],
+            "aliases": job["aliases"]})
+        if not ref.seq:
+            raise RuntimeError("its event could not be sent (the log says why)")
         ref._sent.set()
-        if journal is not None:  # forgotten once the event is delivered (a kill before that replays it)
-            while not self.transport.flush(30) and not self.closed and self.transport.rejected == 0:
-                pass
-            journal.unlink(missing_ok=True)
+        if journal is not None:  # forgotten once the event is delivered or refused (a kill before that replays it)
+            # outcome(), not flush(): a flush here would take the refusal that the caller's flush() must report.
+            done = False
+            while not done and not self.closed:
+                done, _ = self.transport.outcome(ref.seq, 30)
+            if done:
+                journal.unlink(missing_ok=True)
         if job.get("snapshot"):  # our own hard link (log_artifact(snapshot=True)): done with it
             shutil.rmtree(root.parent, ignore_errors=True)
 
@@ -289,6 +324,9 @@ class ArtifactMethods:
 
     def _close_artifacts(self, timeout: float | None) -> bool:
         return self._uploader.close(timeout) if self._uploader is not None else True
+
+    def _settle_artifacts(self, timeout: float | None) -> bool:
+        return self._uploader.settle(timeout) if self._uploader is not None else True
 
     def log_artifact(self, path: str | os.PathLike, name: str | None = None, type: str = "model",
                      aliases: Iterable[str] = (), step: float | None = None,

@@ -280,10 +280,13 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         return SystemMonitor(self, interval=interval, **kw)
 
     def flush(self, timeout: float | None = None) -> bool:
-        """True once every event enqueued before this call is stored; False on timeout, or if any was rejected."""
+        """True once every event enqueued before this call is stored, artifacts logged before it included (as
+        W&B's finish() waits for them); False on timeout, or if any was rejected or failed."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        left = lambda: None if deadline is None else max(0.0, deadline - time.monotonic())  # noqa: E731
         self._await_start(timeout)  # the run's start counts as enqueued by the constructor
-        return self.transport.flush(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        artifacts = self._settle_artifacts(left())  # their events are enqueued once their files are uploaded
+        return self.transport.flush(left()) and artifacts
 
     def check_connection(self, timeout_seconds: float = 0) -> bool:
         """True if the background websocket is connected (waits up to timeout_seconds for it)."""
@@ -293,7 +296,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         return self.transport.connected
 
     def close_connection(self, timeout: float | None = None) -> bool:
-        """End the run (finished), flush (up to `timeout`, default exit_timeout) and stop the background thread;
+        """End the run (finished), flush (up to `timeout`; by default while the server makes progress, until
+        exit_timeout s pass without any, 120 s at most) and stop the background thread;
         True if all delivered. Artifact uploads still going on after the timeout resume with the env's next Client."""
         self._close_artifacts(timeout)
         console_capture.stop(self._console)

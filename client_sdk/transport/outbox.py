@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
+from collections import OrderedDict, deque
 
 from .points import Data, size
 from .spool import Spool
 
+MAX_REASONS = 256  # rejection reasons kept: a waiter asks within moments of the ack, rejections are rare
 log = logging.getLogger("paneboard")
 
 Item = tuple[int, Data]  # (seq, encoded event or a single point: see points.py)
@@ -59,6 +60,7 @@ class Outbox:
         self.dropped_reported = 0  # dropped_total as of the last flush(), which reports drops once
         self.rejected_total = 0
         self.rejected_unreported: deque[int] = deque()  # rejected seqs no flush() has reported yet
+        self.reject_reasons: OrderedDict[int, str] = OrderedDict()  # the server's reasons, recent ones only
 
     # ------------------------------------------------------------------------------------ callers
 
@@ -231,8 +233,9 @@ class Outbox:
             self._write_spool(unsent)
         self.spill(keep=self.max_queue)
 
-    def ack(self, s: int, rejected: list[int]) -> bool:
-        """The server stored everything up to s (but `rejected`); returns whether queued events wait."""
+    def ack(self, s: int, rejected: list[int], reasons: dict[int, str] | None = None) -> bool:
+        """The server stored everything up to s (but `rejected`, with `reasons`); returns whether queued events
+        wait."""
         with self.cond:
             infl = self.inflight
             while infl and infl[0].last_s <= s:
@@ -241,6 +244,10 @@ class Outbox:
             if rejected:
                 self.rejected_total += len(rejected)
                 self.rejected_unreported.extend(sorted(rejected))
+            for seq, why in (reasons or {}).items():  # for whoever waits on one event (an artifact's)
+                self.reject_reasons[seq] = why
+                if len(self.reject_reasons) > MAX_REASONS:
+                    self.reject_reasons.popitem(last=False)
             self.cond.notify_all()
             waiting = bool(self.queue)
             if not waiting and self.spool is not None and len(self.spool):

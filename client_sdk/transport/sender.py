@@ -68,6 +68,8 @@ class Sender:
         self.offline = False  # offline mode: never connect, spool everything
         self.gen = 0  # connection generation: a stale ack reader must not mark a newer socket dead
         self.conn_ok = False  # a websocket is up and welcomed
+        self.opening = False  # a connection attempt is under way (connect, hello, welcome)
+        self.ws: Any = None  # the connection pump() serves (None between connections)
         self.server_error = False  # the server refused to store a batch: reconnect after a backoff
         self.ever_connected = False
         self.first_welcome = threading.Event()  # set once the first connection is up (a run starts then)
@@ -106,18 +108,36 @@ class Sender:
                 delay = 0.2
             self.server_error = False
             try:
+                self.ws = ws
                 self.pump(ws)
             except Exception as e:  # any socket failure means reconnect
                 log.debug("paneboard: connection error: %r", e)
             finally:
+                self.ws = None
                 self.disconnect()
             if self.server_error and not self.stop:
                 self.wake.wait(delay * random.uniform(0.75, 1.25))
                 self.wake.clear()
                 delay = min(delay * 2, 5.0)
 
+    def ping(self) -> threading.Event | None:
+        """A websocket ping on the current connection; the event is set when the server answers (None: no
+        connection). A server busy committing earlier batches still answers: closing waits for it."""
+        ws = self.ws
+        try:
+            return ws.ping() if ws is not None and self.conn_ok else None
+        except Exception:
+            return None
+
     def open(self) -> Any:
         """Connect + hello/welcome; None on failure (warns once per outage)."""
+        self.opening = True
+        try:
+            return self._open()
+        finally:
+            self.opening = False
+
+    def _open(self) -> Any:
         ob = self.outbox
         if self.offline:
             return None
@@ -311,13 +331,18 @@ class Sender:
         # "rejected" (and "errors" from older servers): events that can never be stored, with the reason.
         reasons = m.get("rejected") if "rejected" in m else m.get("errors")
         rejected: list[int] = []
+        why_of: dict[int, str] = {}
         for err in reasons or ():
             seq = err.get("s") if isinstance(err, dict) else None
             if isinstance(seq, int):
                 rejected.append(seq)
+                why_of[seq] = str(err.get("error") or "rejected")[:1000]
             also = err.get("also") if isinstance(err, dict) else None  # more events rejected for the same reason
             if isinstance(also, list):
-                rejected.extend(q for q in also if isinstance(q, int))
+                for q in also:
+                    if isinstance(q, int):
+                        rejected.append(q)
+                        why_of[q] = str(err.get("error") or "rejected")[:1000]
             if not self.reject_warned:
                 self.reject_warned = True
                 why = err.get("error") if isinstance(err, dict) else err
@@ -327,7 +352,7 @@ class Sender:
                 log.debug("paneboard: server rejected event: %.200r", err)
         watched = m.get("watched")
         self.watched = watched if isinstance(watched, bool) else True
-        waiting = self.outbox.ack(s, rejected)
+        waiting = self.outbox.ack(s, rejected, why_of)
         # Wake an idle sender only for queued events that waited for this window slot; with nothing queued
         # the next put() wakes it (a wake per ack cost a thread switch and GIL hand-off each).
         if waiting and self.idle:

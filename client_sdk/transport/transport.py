@@ -42,6 +42,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+# The most a close without a timeout (interpreter exit, close_connection()) waits while the server keeps making
+# progress: a busy server still storing a short job's run is waited for, a hung one is not waited on forever.
+EXIT_CAP_S = 120.0
+PING_EVERY_S = 0.5  # how often such a close asks a connected server whether it is still there
+
+
 class Transport:
     """One background sender thread + one websocket per Client; callers only encode and append to a deque.
 
@@ -277,17 +283,30 @@ class Transport:
             with ob.lock:
                 sender.flushing -= 1
 
+    def outcome(self, seq: int, timeout: float | None = None) -> tuple[bool, str | None]:
+        """(stored or refused, the server's reason if refused) of the event `put` numbered `seq`; (False, None) on
+        timeout. Unlike flush() it leaves the rejection for the next flush() to report."""
+        ob = self.outbox
+        with ob.cond:
+            done = ob.cond.wait_for(lambda: ob.done_locked(seq) or self._closed, timeout) and ob.done_locked(seq)
+            return done, ob.reject_reasons.get(seq) if done else None
+
     def drain_spool(self, timeout: float | None = None) -> bool:
         """Upload what this transport's spool holds (`paneboard sync`) and wait for the server's acks."""
         self.sender.wake.set()
         return self.flush(timeout)
 
     def close(self, timeout: float | None = None, unreachable_grace: float = 1.0) -> bool:
-        """Flush (bounded; gives up after `unreachable_grace` s without a connection), then stop the thread."""
+        """Flush, then stop the thread. Gives up after `unreachable_grace` s without a connection (or an attempt
+        under way), and after `timeout` s; with no `timeout` (at exit, close_connection()) it waits as long as
+        the server makes progress (connects, acknowledges), until exit_timeout s pass without any, or EXIT_CAP_S
+        in all. What is left goes to the spool, for `paneboard sync`."""
         if self._closed:
             return True
-        timeout = self.exit_timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
+        start = time.monotonic()
+        progressive = timeout is None
+        deadline = start + (self.exit_timeout if timeout is None else timeout)
+        cap = start + max(EXIT_CAP_S, self.exit_timeout)
         self.collect(True)  # the console's last lines (an uncaught traceback) go out with the run's end
         sender, ob = self.sender, self.outbox
         with ob.cond:
@@ -296,11 +315,26 @@ class Transport:
         with ob.cond:
             target = ob.seq
             down_since: float | None = None
+            seen = (ob.acked, sender.gen)
+            pong: threading.Event | None = None
+            pinged = 0.0
             while not ob.done_locked(target):
                 now = time.monotonic()
+                # An ack, a (re)connection or a pong (a server whose writer commits a long group of batches
+                # acks them at once, but answers pings meanwhile): keep waiting.
+                if progressive and ((ob.acked, sender.gen) != seen or (pong is not None and pong.is_set())):
+                    seen, pong = (ob.acked, sender.gen), None
+                    deadline = min(cap, now + self.exit_timeout)
+                if progressive and pong is None and now - pinged >= PING_EVERY_S:
+                    pinged = now
+                    ob.cond.release()  # a ping may wait for the socket: never while holding what acks need
+                    try:
+                        pong = sender.ping()
+                    finally:
+                        ob.cond.acquire()
                 if now >= deadline:
                     break
-                if sender.conn_ok:
+                if sender.conn_ok or sender.opening:  # a slow handshake on a busy machine is not an outage
                     down_since = None
                 elif down_since is None:
                     down_since = now
@@ -309,6 +343,7 @@ class Transport:
                 ob.cond.wait(min(0.05, deadline - now))
             ok = ob.done_locked(target)
             left = ob.pending_locked()
+            waited = time.monotonic() - start
             sender.stop = self._closed = True
             sender.flushing -= 1
             ob.cond.notify_all()
@@ -321,29 +356,31 @@ class Transport:
             atexit.unregister(self._atexit)
         except Exception:  # interpreter shutdown
             pass
-        if not ok and not self.spool_pending():
+        if not ok and not self.spool_pending(waited):
             log.warning("paneboard: %d event(s) were not delivered to %s", left, self.url)
         if ob.dropped_total:
             log.warning("paneboard: %d event(s) in total were dropped because the buffer and the spool were full "
                         "(max_queue=%d)", ob.dropped_total, self.max_queue)
         return ok
 
-    def spool_pending(self) -> bool:
-        """Save every unacknowledged event to the spool (at exit while the server is away)."""
+    def spool_pending(self, waited: float | None = None) -> bool:
+        """Save every unacknowledged event to the spool (at exit while the server is away, or slow: it stored
+        nothing for the `waited` seconds); says so in one line naming the spool and `paneboard sync`."""
         ob = self.outbox
         written, total = ob.save_all()
         spooled = ob.spool is not None and len(ob.spool) > 0
         if ob.spool is not None and spooled:
             with ob.spool_lock:
                 left = ob.spool.count_after(ob.acked)
-            log.warning("paneboard: %d event(s) saved to %s; they are sent when this client reconnects, or run: "
-                        "paneboard sync %s", left, ob.spool.path, ob.spool.path)
+            why = "" if waited is None else f"not stored by the server after {waited:.0f} s; "
+            log.warning("paneboard: %d event(s) %ssaved to %s; they are sent when this client reconnects, or run: "
+                        "paneboard sync %s", left, why, ob.spool.path, ob.spool.path)
         return spooled and written == total
 
     def _atexit(self) -> None:
         self._exiting = True
         try:
-            self.close(self.exit_timeout)
+            self.close()  # as long as the server makes progress (EXIT_CAP_S at most)
         except Exception:  # never fail the interpreter's exit
             pass
 

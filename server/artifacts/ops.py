@@ -59,9 +59,10 @@ def parse_artifact(raw: dict, op: str, env: str, seq: int | None, wall: float) -
     metadata = raw.get("metadata") or {}
     if not isinstance(metadata, dict) or len(jsonio.dumps(metadata)) > MAX_METADATA_BYTES:
         raise EventError(f"artifact: metadata must be an object of at most {MAX_METADATA_BYTES} bytes of JSON")
-    aliases = check_tags(raw.get("aliases") or [], "aliases")
-    if len(aliases) > MAX_ALIASES or any(a == "latest" or (a[:1] == "v" and a[1:].isdigit()) for a in aliases):
-        raise EventError(f"artifact: at most {MAX_ALIASES} aliases, none 'latest' or like a version 'vN'")
+    # "latest" always moves to the newest version; W&B's idiom names it anyway (aliases=["latest"]): taken as said.
+    aliases = [a for a in check_tags(raw.get("aliases") or [], "aliases") if a != "latest"]
+    if len(aliases) > MAX_ALIASES or any(a[:1] == "v" and a[1:].isdigit() for a in aliases):
+        raise EventError(f"artifact: at most {MAX_ALIASES} aliases, none like a version 'vN'")
     payload = {"name": check_name(raw.get("name"), "name"), "uid": uid, "type": kind, "files": check_files(raw.get("files")),
                "metadata": metadata, "step": None if step is None else float(step), "aliases": aliases}
     return EnvCommand(op=op, env=env, seq=seq, wall=wall, payload=payload)

@@ -17,7 +17,7 @@ from ..commands.envelope import Command
 from ..live.deltas import Deltas
 from ..panes import ops as pane_ops
 from ..runs import color as run_color
-from ..runs import console
+from ..runs import console, visdom_run
 from ..runs import ops as run_ops
 from ..sharing import env_import
 from ..store import StoreTx
@@ -67,6 +67,7 @@ OPS: dict[str, Op] = {
     "run_fork": Op(run_ops.parse_fork, run_ops.apply_fork, run_ops.fork_envs),
     "run_import": Op(run_ops.parse_import, run_ops.apply_record),  # dash-server import: a peer's whole record
     "run_status": Op(None, run_ops.apply_status),  # the crash and stall watches' own
+    visdom_run.OP: Op(None, visdom_run.apply_seen),  # the Visdom routes' own: a Visdom client's run
     "console": Op(console.parse_console, console.apply_console),
     # artifacts: versions whose blobs the SDK stored first, and the runs that use them
     "artifact": Op(artifact_ops.parse_artifact, artifact_ops.apply_artifact),

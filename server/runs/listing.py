@@ -39,7 +39,7 @@ def list_runs(store: Store, query: str | None = None,
 
 
 SORT_FIELDS = ("env", "status", "tags", "updated", "created", "started", "ended", "duration", "host", "commit")
-_STATUS_ORDER = {"running": 0, "stalled": 1, "crashed": 2, "failed": 3, "finished": 4}
+_STATUS_ORDER = {"running": 0, "active": 0, "stalled": 1, "crashed": 2, "failed": 3, "finished": 4, "idle": 5}
 
 
 def sort_value(key: str) -> Callable[[dict[str, Any]], Any]:

@@ -58,7 +58,7 @@ _TOKEN = re.compile(r"""
 _KEYWORDS = {"and", "or", "not"}
 RUN_FIELDS = {"name", "env", "status", "tags", "tag", "host", "user", "commit", "branch", "dirty", "started",
                "ended", "created", "updated"}
-STATUSES = ("running", "stalled", "crashed", "finished")
+STATUSES = ("running", "stalled", "crashed", "finished", "active", "idle")
 
 
 @dataclass(frozen=True)

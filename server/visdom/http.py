@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
 from .. import jsonio
 from ..commands.envelope import EventError, check_name
 from ..dispatch.parse import parse_event
+from ..runs.visdom_run import seen_command
 from ..web.common import json_response, services
 from ..web.frames import check_shape
 from .translate import create_events, update_events, window_events, window_json
@@ -70,14 +72,34 @@ def _win(body: dict) -> str:
     return str(win)
 
 
-def _write(events: list[dict]) -> None:
-    """Parse our events and commit them through the writer; any rejection becomes a 400."""
+# A Visdom client's run records its last write to within this many seconds: the run record is rewritten at most
+# that often per env and address, not on every append of a hot loop.
+SEEN_EVERY_S = 1.0
+
+
+def _seen(envs: set[str]) -> list:
+    """The run notes (runs/visdom_run.py) for the envs this request writes, those not noted within SEEN_EVERY_S."""
+    noted: dict[tuple[str, str | None], float] = current_app.extensions.setdefault("paneboard_visdom_seen", {})
+    now, remote = time.monotonic(), request.remote_addr
+    due = sorted(env for env in envs if now - noted.get((env, remote), -1e18) >= SEEN_EVERY_S)
+    for env in due:
+        noted[(env, remote)] = now
+    if len(noted) > 10_000:  # a long-lived server's notes of envs gone quiet: the next write just notes again
+        noted.clear()
+    return [seen_command(env, remote, time.time()) for env in due]
+
+
+def _write(events: list[dict], *, seen: bool = True) -> None:
+    """Parse our events and commit them through the writer; any rejection becomes a 400. `seen`: the write
+    is a Visdom client's, which starts or refreshes its env's run."""
     try:
         commands = [parse_event(ev) for ev in events]
     except EventError as exc:
         raise VisdomError(str(exc)) from None
     if not commands:
         return
+    if seen:
+        commands += _seen({c.env for c in commands})
     result = services().writer.submit_wait(commands)
     if result.failed:
         log.error("visdom %s: could not be stored: %s", request.path, result.failed)
@@ -212,7 +234,10 @@ def delete_env() -> Response:
     body = _body()
     env = _eid(body.get("eid"))
     if services().store.get_env(env) is not None:
-        _write([{"op": "delete_env", "env": env}])
+        _write([{"op": "delete_env", "env": env}], seen=False)
+        noted = current_app.extensions.get("paneboard_visdom_seen", {})
+        for key in [k for k in noted if k[0] == env]:  # a new env of that name starts a new run
+            del noted[key]
     return _text("")
 
 
