@@ -40,6 +40,7 @@ from redteam_common import (  # noqa: E402
     revoke_closes_socket,
     up,
 )
+from redteam_round3_client import artifacts, notifier, terminal  # noqa: E402
 
 HOSTILE = 'name ~ "(.*.*)*!"'
 
@@ -202,7 +203,8 @@ def main() -> int:
         for area in (lambda: queries(srv, n_runs), lambda: blobs(srv), lambda: bombs(srv, gz_mb),
                      lambda: auth(srv, n_auth), lambda: share_and_embed(srv), lambda: slowloris(srv, n_slow, deadline),
                      lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv),
-                     lambda: cli_revoke(srv, str(tmp / "rt.db"))):
+                     lambda: cli_revoke(srv, str(tmp / "rt.db")),
+                     lambda: (terminal(srv), artifacts(), notifier(flood_s=2.0 if args.quick else 10.0))):
             area()
     finally:
         stop(proc)

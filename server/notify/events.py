@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from ..commands.envelope import EnvCommand
+from ..commands.envelope import Command
 from ..dispatch.parse import parse_event
 from ..store import Store
 from . import payload
@@ -80,7 +80,7 @@ def _new_pane_nans(env: str, win: str, store: Store, links: Links) -> list[dict[
     return out
 
 
-def dropped_row(store: Store, env: str, n: int, cap: int) -> EnvCommand:
+def dropped_row(store: Store, env: str, n: int, cap: int) -> Command:
     """The alerts-pane row that counts `n` notifications of `env` dropped because the outbox was full."""
     fresh = store.get_pane(env, ALERTS_WIN) is None
     head = "<b>alerts</b> (time · step · rule: message)<br>" if fresh else ""

@@ -10,7 +10,9 @@ most MAX_PENDING undelivered rows: beyond that the oldest are dropped and counte
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import threading
 import time
 from collections import deque
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..commands.envelope import Command
 from ..commands.jobs import Job, Submit
 from ..store import AlertRuleRecord, OutboxRecord, Store
 from . import payload
@@ -30,9 +33,11 @@ RULES_EVERY = 1.0      # seconds between evaluations of the alert rules
 FAST_RETRY_FOR = 300.0  # a row younger than this is retried at most a second apart; then every 30 s
 GIVE_UP_AFTER = 3 * 86400.0
 POST_TIMEOUT = 5.0
-KEEP_SETTLED_S = 3600.0  # a delivered row's key still dedups an event seen again (another server, a late replay)
-MAX_PENDING = 10_000     # undelivered rows kept while receivers are down; the oldest beyond are dropped
-PRUNE_EVERY = 10.0
+# A delivered row's key still dedups an event seen again (another server, a late replay) this long.
+KEEP_SETTLED_S = float(os.environ.get("PANEBOARD_NOTIFY_KEEP_SETTLED_S") or 3600.0)
+# Undelivered rows kept while receivers are down; the oldest beyond are dropped (the variable: tests, benches).
+MAX_PENDING = int(os.environ.get("PANEBOARD_NOTIFY_MAX_PENDING") or 10_000)
+PRUNE_EVERY = float(os.environ.get("PANEBOARD_NOTIFY_PRUNE_EVERY_S") or 10.0)
 
 
 def backoff(attempts: int, age: float) -> float:
@@ -150,7 +155,7 @@ class Notifier:
                 return
             if not self.workers.busy(url):  # still sending earlier rows (or hung): its rows wait, no one else
                 rows = self.store.due_notifications(now, url=url)
-                self.workers.start(url, lambda rows=rows: self._deliver(rows))
+                self.workers.start(url, functools.partial(self._deliver, rows))
 
     def _deliver(self, rows: list[OutboxRecord]) -> None:
         """One receiver's due rows in order; the first that fails ends the pass (the rest wait for the next)."""
@@ -195,7 +200,7 @@ class Notifier:
             log.warning("notification outbox over %d rows (receivers down?): dropped the %d oldest",
                         self.max_pending, total)
             if self.writer is not None:
-                commands = [dropped_row(self.store, env, n, self.max_pending) for env, n in sorted(dropped.items()) if env]
+                commands: list[Command] = [dropped_row(self.store, env, n, self.max_pending) for env, n in sorted(dropped.items()) if env]
                 try:
                     self.writer.submit(Job(commands))
                 except Exception:  # the writer is stopping: the log line above still says it
