@@ -42,6 +42,7 @@ from redteam_common import (  # noqa: E402
 )
 from redteam_round3_data import share_reads, sparse_archive  # noqa: E402
 from redteam_round3_ingest import ingest_round3  # noqa: E402
+from redteam_round3_client import artifacts, notifier, terminal  # noqa: E402
 
 HOSTILE = 'name ~ "(.*.*)*!"'
 
@@ -205,7 +206,8 @@ def main() -> int:
                      lambda: auth(srv, n_auth), lambda: share_and_embed(srv), lambda: slowloris(srv, n_slow, deadline),
                      lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv),
                      lambda: cli_revoke(srv, str(tmp / "rt.db")), lambda: ingest_round3(srv, args.quick),
-                     lambda: (sparse_archive(srv, tmp / "artifacts"), share_reads(srv))):
+                     lambda: (sparse_archive(srv, tmp / "artifacts"), share_reads(srv)),
+                     lambda: (terminal(srv), artifacts(), notifier(flood_s=2.0 if args.quick else 10.0))):
             area()
     finally:
         stop(proc)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .artifact_http import Connection, Slice, get_json, request
+from .artifact_paths import ArtifactError, version_files
 from .transport import Transport
 from .transport.spool import default_dir as default_spool_dir
 
@@ -34,10 +35,6 @@ CHUNK = 256 << 20     # bytes per upload request: the server streams it to disk,
 OLD_SERVER_CHUNK = 8 << 20  # a server that buffers each request (413 for a CHUNK) gets these
 HASH_BLOCK = 1 << 20
 RETRY_MAX_S = 5.0
-
-
-class ArtifactError(RuntimeError):
-    """use_artifact could not find or download the version; ArtifactRef.wait(): it was not stored (the reason)."""
 
 
 class ArtifactRef:
@@ -361,32 +358,38 @@ class ArtifactMethods:
             raise ArtifactError(f"no artifact {text!r}: HTTP {exc.code}") from None
         except (OSError, ValueError) as exc:  # the server is away: a job cannot start from what it cannot read
             raise ArtifactError(f"cannot reach the server for {text!r}: {exc}") from exc
-        base = Path(root) if root is not None else cache_root()
-        target = base / "versions" / found["name"].replace("/", "_") / f"v{found['version']}"
-        for f in found["files"]:
-            blob = base / "blobs" / f["sha256"][:2] / f["sha256"]
-            if not blob.is_file():
-                self._download(f["sha256"], blob)
-            dest = target / f["path"]
-            if not dest.is_file():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    os.link(blob, dest)  # the cache holds each blob once
-                except OSError:
-                    shutil.copyfile(blob, dest)
+        base = Path(os.path.abspath(root if root is not None else cache_root()))
+        target, files = version_files(found, base)  # every name checked before any file is made
+        try:
+            for dest, sha, size in files:
+                blob = base / "blobs" / sha[:2] / sha
+                if not blob.is_file():
+                    self._download(sha, size, blob)
+                if not dest.is_file():
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    try:
+                        os.link(blob, dest)  # the cache holds each blob once
+                    except OSError:
+                        shutil.copyfile(blob, dest)
+        except (OSError, http.client.HTTPException) as exc:  # a full disk, a file where a folder goes, a cut link
+            raise ArtifactError(f"cannot download {text!r}: {exc}") from exc
         self.transport.put({"t": time.time(), "op": "artifact_use", "env": self.env, "win": None,
                             "name": found["name"], "version": found["version"]})
-        return str(target / found["files"][0]["path"]) if len(found["files"]) == 1 else str(target)
+        return str(files[0][0]) if len(files) == 1 else str(target)
 
-    def _download(self, sha: str, blob: Path) -> None:
+    def _download(self, sha: str, size: int, blob: Path) -> None:
         blob.parent.mkdir(parents=True, exist_ok=True)
         tmp = blob.with_name(f"{sha}.{uuid.uuid4().hex}.part")
         digest = hashlib.sha256()
-        with request(self, "GET", f"/api/v1/artifact-blobs/{sha}") as r, open(tmp, "wb") as out:
-            while block := r.read(HASH_BLOCK):
-                digest.update(block)
-                out.write(block)
-        if digest.hexdigest() != sha:
+        got = 0
+        try:
+            with request(self, "GET", f"/api/v1/artifact-blobs/{sha}") as r, open(tmp, "wb") as out:
+                while got <= size and (block := r.read(HASH_BLOCK)):
+                    got += len(block)  # past the listed size it cannot be the blob: stop filling the disk
+                    digest.update(block)
+                    out.write(block)
+            if got != size or digest.hexdigest() != sha:
+                raise ArtifactError(f"blob {sha[:12]} downloaded corrupt")
+            os.replace(tmp, blob)
+        finally:
             tmp.unlink(missing_ok=True)
-            raise ArtifactError(f"blob {sha[:12]} downloaded corrupt")
-        os.replace(tmp, blob)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, TextIO
 
+from .term_escape import safe
+
 ACTIVE = ("running", "stalled")
 DEFAULT_URL = "http://localhost:8097"
 
@@ -85,6 +87,7 @@ def fmt_value(v: Any) -> str:
 
 
 def table(rows: list[list[str]]) -> str:
+    rows = [[safe(c) for c in r] for r in rows]  # run names, config values: whatever a job sent
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
@@ -151,7 +154,7 @@ def status_text(api: Api, env: str, run: dict, listed: dict | None, now: float) 
         last = [ln for ln in run["error"].strip().splitlines() if ln.strip()]
         lines.append("error " + (last[-1] if last else "?"))
     lines.append(f"console {api.base}/console/{urllib.parse.quote(env, safe='')}")
-    return "\n".join(lines)
+    return "\n".join(safe(ln) for ln in lines)  # provenance, config, the error: each a job's own text
 
 
 def status(api: Api, env: str, out: TextIO) -> int:
@@ -162,6 +165,10 @@ def status(api: Api, env: str, out: TextIO) -> int:
     return 0
 
 
+def _console(line: dict) -> str:
+    return safe(line["text"], keep_sgr=True)  # the job's colours stay; titles, clears and clipboard writes do not
+
+
 def tail(api: Api, env: str, n: int, follow: bool, rank: int, out: TextIO, poll: float = 0.5,
          sleep: Callable[[float], None] = time.sleep) -> int:
     """The last `n` lines, then (follow) each new one as it ends, until the run is over and nothing is left."""
@@ -169,13 +176,13 @@ def tail(api: Api, env: str, n: int, follow: bool, rank: int, out: TextIO, poll:
     first = [json.loads(x) for x in api.get(path, rank=rank, tail=n)[0].splitlines() if x.strip()]
     if not follow:
         for line in first:
-            print(line["text"], file=out)
+            print(_console(line), file=out)
         return 0
     after = 0
     for line in first:
         if line.get("open"):
             break  # a bar still being drawn is printed once it ends
-        print(line["text"], file=out)
+        print(_console(line), file=out)
         after = line["n"]
     if not first:
         after = 0
@@ -189,7 +196,7 @@ def tail(api: Api, env: str, n: int, follow: bool, rank: int, out: TextIO, poll:
             if line.get("open"):
                 waiting = True
                 break
-            print(line["text"], file=out)
+            print(_console(line), file=out)
             after = line["n"]
         out.flush()
         if headers.get("X-Console-Next") and not waiting:
@@ -197,8 +204,8 @@ def tail(api: Api, env: str, n: int, follow: bool, rank: int, out: TextIO, poll:
         if run_status not in ACTIVE:
             for line in new:  # the run is over: what is still open will not change any more
                 if line["n"] > after:
-                    print(line["text"], file=out)
-            print(f"[run {run_status or 'has no job'}]", file=out)
+                    print(_console(line), file=out)
+            print(safe(f"[run {run_status or 'has no job'}]"), file=out)
             return 0
         sleep(poll)
 
@@ -207,7 +214,7 @@ def run_command(fn: Callable[[], int]) -> int:
     try:
         return fn()
     except CliError as exc:
-        print(f"paneboard: {exc}", file=sys.stderr)
+        print(f"paneboard: {safe(exc)}", file=sys.stderr)  # the server's error message: its text
         return 1
     except KeyboardInterrupt:
         return 130

@@ -62,7 +62,7 @@ class Services:
         if settings.notify:
             from .notify.notifier import Notifier
 
-            notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs)
+            notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs, writer)
             hub.listeners.append(notifier.note)
         root = blob_root(settings.db_url, settings.artifacts_dir)
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,

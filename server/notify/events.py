@@ -11,12 +11,16 @@ from urllib.parse import quote
 
 import numpy as np
 
+from ..commands.envelope import Command
+from ..dispatch.parse import parse_event
 from ..store import Store
 from . import payload
 
 RUN_EVENTS = ("crashed", "failed", "finished", "stalled", "running")  # running: only to see a stall end
 ALERTS_WIN = "alerts"  # the pane the SDK hooks' alerts (and the server's stall watch) append rows to
 _TAG = re.compile(r"<[^>]+>")
+DROPPED = "notifications dropped"  # the rows the notifier itself writes: counted there, never notified again
+ALERT_ROWS_SETTING = "notify.alert_rows:"  # + env: rows of its alerts pane already notified (outlives a restart)
 
 
 def interesting(m: dict[str, Any]) -> bool:
@@ -76,8 +80,18 @@ def _new_pane_nans(env: str, win: str, store: Store, links: Links) -> list[dict[
     return out
 
 
+def dropped_row(store: Store, env: str, n: int, cap: int) -> Command:
+    """The alerts-pane row that counts `n` notifications of `env` dropped because the outbox was full."""
+    fresh = store.get_pane(env, ALERTS_WIN) is None
+    head = "<b>alerts</b> (time · step · rule: message)<br>" if fresh else ""
+    row = (f"{time.strftime('%Y-%m-%d %H:%M:%S')} · server · <b>{DROPPED}</b>: {n} (the outbox holds at most "
+           f"{cap} undelivered: receivers down?)")
+    return parse_event({"op": "update", "kind": "text", "mode": "append", "env": env, "win": ALERTS_WIN,
+                        "opts": {"title": "alerts"}, "content": head + row})
+
+
 def events_of(m: dict[str, Any], store: Store, links: Links, panes_seen: set[tuple[str, str]],
-              last_status: dict[str, str]) -> list[dict[str, Any]]:
+              last_status: dict[str, str], alert_rows: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The events one interesting message stands for (the notifier's thread: it may read the store)."""
     env = str(m.get("env"))
     if m["type"] == "run":
@@ -121,12 +135,23 @@ def events_of(m: dict[str, Any], store: Store, links: Links, panes_seen: set[tup
     pane = store.get_pane(env, ALERTS_WIN)
     if pane is None:
         return []
+    rows = str((pane.content or {}).get("html", "")).split("<br>")
+    alert_rows = {} if alert_rows is None else alert_rows
+    # Only rows not told yet: their outbox rows (the key's dedup) are deleted a while after delivery.
+    seen = alert_rows.get(env)
+    if seen is None:
+        seen = int(store.get_setting(ALERT_ROWS_SETTING + env) or 0)
+    if len(rows) < seen:  # the pane was deleted and made again
+        seen = 0
     out = []
-    for i, row in enumerate(str((pane.content or {}).get("html", "")).split("<br>")):
+    for i, row in enumerate(rows):
         text = html.unescape(_TAG.sub("", row)).strip()
-        if not text or text.startswith("alerts (time"):  # empty, or the pane's header row
+        if i < seen or not text or text.startswith("alerts (time") or f"· server · {DROPPED}" in text:
             continue
         digest = hashlib.sha1(text.encode()).hexdigest()[:12]
         out.append(payload.event("alert", env, f"Run {env} alert: {text}"[:500], {"alert": text[:1000]},
                                  links.run(env), f"alert:{env}:{i}:{digest}"))
+    if len(rows) != alert_rows.get(env):
+        alert_rows[env] = len(rows)
+        store.put_setting(ALERT_ROWS_SETTING + env, len(rows))
     return out

@@ -3,24 +3,29 @@
 At least once: a row stays in the outbox (a table, so a restart resumes it) until its receiver answered 2xx,
 retried with backoff while it is down (at most a second apart for the first minutes, so a receiver that comes
 back hears within about a second). Once per event: each row has a key (event + receiver) enqueued only once,
-whichever server on the database saw the event and however often.
+whichever server on the database saw the event and however often; a settled row is kept KEEP_SETTLED_S for that,
+then deleted. Each receiver has a delivery thread of its own (a hung one delays no other), and the outbox holds at
+most MAX_PENDING undelivered rows: beyond that the oldest are dropped and counted in their run's alerts pane.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..store import AlertRuleRecord, Store
+from ..commands.envelope import Command
+from ..commands.jobs import Job, Submit
+from ..store import AlertRuleRecord, OutboxRecord, Store
 from . import payload
-from .events import Links, events_of, interesting
+from .delivery import Workers, post
+from .events import Links, dropped_row, events_of, interesting
 
 log = logging.getLogger("paneboard.server.notify")
 TICK = 0.2             # seconds between looks at the outbox while rows wait
@@ -28,6 +33,11 @@ RULES_EVERY = 1.0      # seconds between evaluations of the alert rules
 FAST_RETRY_FOR = 300.0  # a row younger than this is retried at most a second apart; then every 30 s
 GIVE_UP_AFTER = 3 * 86400.0
 POST_TIMEOUT = 5.0
+# A delivered row's key still dedups an event seen again (another server, a late replay) this long.
+KEEP_SETTLED_S = float(os.environ.get("PANEBOARD_NOTIFY_KEEP_SETTLED_S") or 3600.0)
+# Undelivered rows kept while receivers are down; the oldest beyond are dropped (the variable: tests, benches).
+MAX_PENDING = int(os.environ.get("PANEBOARD_NOTIFY_MAX_PENDING") or 10_000)
+PRUNE_EVERY = float(os.environ.get("PANEBOARD_NOTIFY_PRUNE_EVERY_S") or 10.0)
 
 
 def backoff(attempts: int, age: float) -> float:
@@ -36,7 +46,7 @@ def backoff(attempts: int, age: float) -> float:
 
 class Notifier:
     def __init__(self, store: Store, targets: list[str], public_url: str,
-                 runs: Callable[[str], list[dict[str, Any]]]) -> None:
+                 runs: Callable[[str], list[dict[str, Any]]], writer: Submit | None = None) -> None:
         self.store = store
         self.targets = [payload.split_target(t) for t in targets]
         self.links = Links(public_url)
@@ -49,6 +59,12 @@ class Notifier:
         self.delivered = 0  # rows delivered by this process (diagnostics, tests)
         self.panes_seen: set[tuple[str, str]] = set()  # new panes already looked through for a NaN
         self.last_status: dict[str, str] = {}  # env -> the run status last heard (a stall is told once per stall)
+        self.alert_rows: dict[str, int] = {}  # env -> rows of its alerts pane already turned into events
+        self.writer = writer  # where the count of dropped rows goes (the env's alerts pane)
+        self.workers = Workers()
+        self.max_pending, self.keep_settled_s, self.prune_every = MAX_PENDING, KEEP_SETTLED_S, PRUNE_EVERY
+        self.last_prune = 0.0
+        self.dropped = 0  # pending rows dropped by this process for the cap
 
     # -- writer thread --------------------------------------------------------------------------------
     def note(self, messages: list[dict[str, Any]]) -> None:
@@ -69,6 +85,7 @@ class Notifier:
         if self.thread is not None:
             self.thread.join(POST_TIMEOUT + 2)
             self.thread = None
+        self.workers.join(POST_TIMEOUT + 2)
 
     def _run(self) -> None:
         while not self.stopping:
@@ -78,6 +95,9 @@ class Notifier:
                 if now - self.last_rules >= RULES_EVERY:
                     self.last_rules = now
                     self.check_rules(now)
+                if now - self.last_prune >= self.prune_every:
+                    self.last_prune = now
+                    self.prune(now)
                 self._deliver_due()
             except Exception:  # a bad row or a database hiccup: log it, keep the thread
                 log.exception("notifier pass failed")
@@ -89,7 +109,7 @@ class Notifier:
         rows = []
         while self.inbox:
             m = self.inbox.popleft()
-            for ev in events_of(m, self.store, self.links, self.panes_seen, self.last_status):
+            for ev in events_of(m, self.store, self.links, self.panes_seen, self.last_status, self.alert_rows):
                 rows += [(f"{ev['key']}>{url}"[:255], url, {**ev, "format": fmt}) for fmt, url in self.targets]
         if rows:
             self.store.enqueue_notifications(rows, time.time())
@@ -129,40 +149,63 @@ class Notifier:
 
     # -- outbox -> receivers --------------------------------------------------------------------------
     def _deliver_due(self) -> None:
-        for row in self.store.due_notifications(time.time()):
+        now = time.time()
+        for url in self.store.due_notification_urls(now):
             if self.stopping:
                 return
-            if not self.store.claim_notification(row, time.time() + POST_TIMEOUT + 5):
-                continue  # another server on the database is sending it
-            body, headers = payload.request(row.payload.get("format", "json"), row.payload)
-            status = self._post(row.url, body, headers)
-            now = time.time()
-            attempts = row.attempts + 1
-            if status is not None and 200 <= status < 300:
-                self.delivered += 1
-                self.store.settle_notification(row.id, now, attempts, now)
-            elif (status is not None and 400 <= status < 500 and status not in (408, 425, 429) and attempts >= 3) \
-                    or now - row.created > GIVE_UP_AFTER:
-                log.warning("notification %s to %s given up after %d attempts (last answer: %s)", row.key,
-                            _host(row.url), attempts, status)
-                self.store.settle_notification(row.id, -now, attempts, now)  # negative: given up
-            else:
-                if row.attempts == 0:
-                    log.warning("cannot notify %s (%s); retrying", _host(row.url), status or "unreachable")
-                self.store.settle_notification(row.id, None, attempts, now + backoff(attempts, now - row.created))
+            if not self.workers.busy(url):  # still sending earlier rows (or hung): its rows wait, no one else
+                rows = self.store.due_notifications(now, url=url)
+                self.workers.start(url, functools.partial(self._deliver, rows))
 
-    @staticmethod
-    def _post(url: str, body: bytes, headers: dict[str, str]) -> int | None:
-        req = urllib.request.Request(url, data=body, method="POST", headers={"User-Agent": "paneboard", **headers})
-        host = urlsplit(url).hostname or ""
-        handlers = [urllib.request.ProxyHandler({})] if host in ("localhost", "::1") or host.startswith("127.") else []
+    def _deliver(self, rows: list[OutboxRecord]) -> None:
+        """One receiver's due rows in order; the first that fails ends the pass (the rest wait for the next)."""
         try:
-            with urllib.request.build_opener(*handlers).open(req, timeout=POST_TIMEOUT) as r:
-                return int(r.status)
-        except urllib.error.HTTPError as exc:
-            return int(exc.code)
-        except (OSError, ValueError):
-            return None
+            for row in rows:
+                if self.stopping or not self._deliver_one(row):
+                    return
+        except Exception:  # a database hiccup: the rows stay due
+            log.exception("notification delivery failed")
+
+    def _deliver_one(self, row: OutboxRecord) -> bool:
+        if not self.store.claim_notification(row, time.time() + POST_TIMEOUT + 5):
+            return True  # another server on the database is sending it
+        body, headers = payload.request(row.payload.get("format", "json"), row.payload)
+        status = post(row.url, body, headers, POST_TIMEOUT)
+        now = time.time()
+        attempts = row.attempts + 1
+        if status is not None and 200 <= status < 300:
+            self.delivered += 1
+            self.store.settle_notification(row.id, now, attempts, now)
+            return True
+        if status is not None and 300 <= status < 400 and attempts == 1:
+            log.warning("notification receiver %s answered a redirect (%d): not followed", _host(row.url), status)
+        if (status is not None and 300 <= status < 500 and status not in (408, 425, 429) and attempts >= 3) \
+                or now - row.created > GIVE_UP_AFTER:
+            log.warning("notification %s to %s given up after %d attempts (last answer: %s)", row.key,
+                        _host(row.url), attempts, status)
+            self.store.settle_notification(row.id, -now, attempts, now)  # negative: given up
+            return True
+        if row.attempts == 0:
+            log.warning("cannot notify %s (%s); retrying", _host(row.url), status or "unreachable")
+        self.store.settle_notification(row.id, None, attempts, now + backoff(attempts, now - row.created))
+        return False
+
+    # -- outbox size ----------------------------------------------------------------------------------
+    def prune(self, now: float) -> dict[str, int]:
+        """Delete settled rows past their dedup time; drop the oldest pending beyond the cap, counted per env."""
+        dropped = self.store.prune_notifications(now - self.keep_settled_s, self.max_pending)
+        if dropped:
+            total = sum(dropped.values())
+            self.dropped += total
+            log.warning("notification outbox over %d rows (receivers down?): dropped the %d oldest",
+                        self.max_pending, total)
+            if self.writer is not None:
+                commands: list[Command] = [dropped_row(self.store, env, n, self.max_pending) for env, n in sorted(dropped.items()) if env]
+                try:
+                    self.writer.submit(Job(commands))
+                except Exception:  # the writer is stopping: the log line above still says it
+                    log.debug("dropped-notification counts not written", exc_info=True)
+        return dropped
 
 
 def _host(url: str) -> str:

@@ -283,7 +283,18 @@ class Store(ABC):
     def enqueue_notifications(self, rows: list[tuple[str, str, dict]], now: float) -> int:
         """Add (key, url, payload) rows whose key is new; returns how many were new."""
     @abstractmethod
-    def due_notifications(self, now: float, limit: int = 100) -> list[OutboxRecord]: ...
+    def due_notifications(self, now: float, limit: int = 100, url: str | None = None) -> list[OutboxRecord]:
+        """The rows due by `now`, oldest first (only `url`'s when given)."""
+    @abstractmethod
+    def due_notification_urls(self, now: float) -> list[str]:
+        """The receivers that have a row due by `now`."""
+    @abstractmethod
+    def notification_counts(self) -> dict[str, int]:
+        """{"pending": rows not delivered yet, "settled": delivered or given up, kept to dedup their keys}."""
+    @abstractmethod
+    def prune_notifications(self, settled_before: float, max_pending: int, batch: int = 10_000) -> dict[str, int]:
+        """Delete the rows settled before `settled_before`, and the oldest pending beyond `max_pending` (at most
+        `batch` a call); returns how many pending rows were dropped per env."""
     @abstractmethod
     def next_notification_due(self) -> float | None: ...
     @abstractmethod

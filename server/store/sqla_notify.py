@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Engine
 
 from .dialect import insert_ignore
@@ -31,9 +31,11 @@ class SqlNotify:
                                  "next_try": now, "delivered": None} for key, url, payload in rows])
             return max(res.rowcount or 0, 0)
 
-    def due_notifications(self, now: float, limit: int = 100) -> list[OutboxRecord]:
-        q = (select(notify_t).where(notify_t.c.delivered.is_(None), notify_t.c.next_try <= now)
-             .order_by(notify_t.c.id).limit(limit))
+    def due_notifications(self, now: float, limit: int = 100, url: str | None = None) -> list[OutboxRecord]:
+        q = select(notify_t).where(notify_t.c.delivered.is_(None), notify_t.c.next_try <= now)
+        if url is not None:
+            q = q.where(notify_t.c.url == url)
+        q = q.order_by(notify_t.c.id).limit(limit)
         with self.engine.connect() as conn:
             return [OutboxRecord(id=int(r.id), key=r.key, url=r.url, payload=r.payload, created=float(r.created),
                                  attempts=int(r.attempts), next_try=float(r.next_try)) for r in conn.execute(q)]
@@ -44,6 +46,36 @@ class SqlNotify:
             return conn.execute(update(notify_t).where(notify_t.c.id == row.id, notify_t.c.next_try == row.next_try,
                                                        notify_t.c.delivered.is_(None))
                                 .values(next_try=until)).rowcount == 1
+
+    def due_notification_urls(self, now: float) -> list[str]:
+        with self.engine.connect() as conn:
+            return list(conn.execute(select(notify_t.c.url).where(notify_t.c.delivered.is_(None),
+                                                                  notify_t.c.next_try <= now).distinct()).scalars())
+
+    def notification_counts(self) -> dict[str, int]:
+        with self.engine.connect() as conn:
+            pending = conn.execute(select(func.count()).where(notify_t.c.delivered.is_(None))).scalar_one()
+            total = conn.execute(select(func.count()).select_from(notify_t)).scalar_one()
+        return {"pending": int(pending), "settled": int(total) - int(pending)}
+
+    def prune_notifications(self, settled_before: float, max_pending: int, batch: int = 10_000) -> dict[str, int]:
+        done = notify_t.c.delivered
+        with self.engine.begin() as conn:
+            # delivered holds when (given up: minus when); both are kept only as long as their key must dedup
+            conn.execute(delete(notify_t).where(or_(and_(done > 0, done < settled_before),
+                                                    and_(done < 0, done > -settled_before))))
+            pending = conn.execute(select(func.count()).where(done.is_(None))).scalar_one()
+            excess = min(int(pending) - max_pending, batch)
+            if excess <= 0:
+                return {}
+            oldest = conn.execute(select(notify_t.c.id, notify_t.c.payload).where(done.is_(None))
+                                  .order_by(notify_t.c.id).limit(excess)).all()
+            conn.execute(delete(notify_t).where(notify_t.c.id.in_([r.id for r in oldest])))
+        dropped: dict[str, int] = {}
+        for r in oldest:
+            env = str((r.payload or {}).get("run") or "")
+            dropped[env] = dropped.get(env, 0) + 1
+        return dropped
 
     def next_notification_due(self) -> float | None:
         with self.engine.connect() as conn:
