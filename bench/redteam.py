@@ -40,9 +40,9 @@ from redteam_common import (  # noqa: E402
     revoke_closes_socket,
     up,
 )
+from redteam_round3_client import artifacts, notifier, terminal  # noqa: E402
 from redteam_round3_data import share_reads, sparse_archive  # noqa: E402
 from redteam_round3_ingest import ingest_round3  # noqa: E402
-from redteam_round3_client import artifacts, notifier, terminal  # noqa: E402
 
 HOSTILE = 'name ~ "(.*.*)*!"'
 

@@ -64,8 +64,9 @@ def test_the_quickstart_runs_as_written(server, tmp_path: Path) -> None:
     expected = [("quickstart/first-run", "train/loss", 200), ("quickstart/first-run", "val/acc", 4),
                 ("quickstart/wandb-style", "loss", 10), ("quickstart-visdom", "loss", 100)]
     for env_name, win, n in expected:
-        assert wait_for(lambda: _points(server, env_name, win) == n), (env_name, win, _points(server, env_name, win))
+        got = wait_for(lambda e=env_name, w=win, k=n: _points(server, e, w) == k)
+        assert got, (env_name, win, _points(server, env_name, win), _envs(server))
     tb = [e for e in _envs(server) if "quickstart-tb" in e]
-    assert len(tb) == 1 and wait_for(lambda: _points(server, tb[0], "loss") == 100), tb
+    assert len(tb) == 1 and wait_for(lambda: _points(server, tb[0], "loss") == 100), (tb, _points(server, tb[0], "loss"))
     run = server.get_json("/api/v1/envs/quickstart%2Ffirst-run/run")
     assert run["status"] == "finished" and run["config"]["lr"] == 1e-3, run
