@@ -44,7 +44,7 @@ def _points(server, env: str, win: str) -> int:
         pane = server.get_json(path)
     except Exception:
         return 0
-    return sum(len(trace.get("x") or []) for trace in pane.get("traces", []))
+    return sum(len(trace.get("x") or []) for trace in pane.get("data", {}).get("traces", []))
 
 
 def _envs(server) -> list[str]:
