@@ -65,7 +65,7 @@ def _hparams_data(content: bytes) -> Any:
     try:
         from tensorboard.plugins.hparams import plugin_data_pb2 as hp_pb2
     except ImportError:
-        from tensorboardX.proto import plugin_hparams_pb2 as hp_pb2
+        from tensorboardX.proto import plugin_hparams_pb2 as hp_pb2  # type: ignore[import-untyped]
     return hp_pb2.HParamsPluginData.FromString(content)
 
 
@@ -239,7 +239,7 @@ class FileWriter:
         try:
             from tensorboard.compat.proto.summary_pb2 import Summary
         except ImportError:
-            from tensorboardX.proto.summary_pb2 import Summary
+            from tensorboardX.proto.summary_pb2 import Summary  # type: ignore[import-untyped]
         return Summary
 
     def _warn(self, key: str, msg: str, *args: Any) -> None:
