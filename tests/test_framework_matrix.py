@@ -212,6 +212,8 @@ MATRIX: dict[str, tuple[str, Callable[[str], None], Callable[[str], None] | None
     "pytorch-ignite": ("TensorboardLogger", ignite_tensorboard_logger, None, frozenset()),
     "lightning": ("TensorBoardLogger → PaneboardLogger", lightning_tensorboard_logger, lightning_paneboard_logger,
                   frozenset()),
+    "lightning TensorBoardLogger, writer swapped": ("TensorBoardLogger (its _get_file_writer() hparams)",
+                                                    lightning_tensorboard_logger, None, frozenset()),
     "transformers": ('Trainer(report_to="tensorboard")', hf_trainer_report_to_tensorboard, None,
                      frozenset({"train/train_runtime", "train/train_samples_per_second",
                                 "train/train_steps_per_second"})),
