@@ -261,3 +261,21 @@ def test_the_comparison_names_each_kind_of_difference() -> None:
         "a": "equal", "b": "steps [1] != [0]", "c": "kind histogram != image", "d": "values [1.5] != [1.0]",
         "t": "equal", "(hparams)": "{'lr': 0.2} != {'lr': 0.1}", "(graph)": "missing"}
     assert compare(Logged({"x": Series("text", [0])}), Logged())["x"] == "missing"
+
+
+def test_mmengine_with_the_absolute_save_dir_its_runner_passes(server: Any, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """mmengine's Runner gives TensorboardVisBackend an absolute `<work_dir>/<timestamp>/vis_data`. Its scalars are
+    compared through paneboard.Api's history reads (env as a query parameter); opening such an env by URL is the
+    env-names work of issue 39 (item 1), not checked here."""
+    mmengine_vis_backend(str(tmp_path / "tb" / "vis_data"))
+    tb = read_logdir(tmp_path / "tb")
+    _swap_in_paneboard(monkeypatch, server)
+    absolute = str(tmp_path / "work_dirs" / "20260101_000000" / "vis_data")
+    mmengine_vis_backend(absolute)
+    stored = {key: (x.tolist(), y.tolist()) for _, key, x, y, _ in paneboard.Api(server.url).iter_history([absolute])}
+    scalars = {tag: (s.steps, s.values) for tag, s in tb.series.items() if s.kind == "scalar"}
+    assert set(scalars) == {"loss", "acc", "lr"}
+    assert stored.keys() == scalars.keys()
+    for tag, (steps, values) in scalars.items():
+        assert stored[tag][0] == steps and stored[tag][1] == pytest.approx(values, rel=1e-6)
