@@ -8,8 +8,8 @@ torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
 from helpers.model_graph import Net  # noqa: E402
-from paneboard.server.tensorboard.graphdef import GraphDefError, graph_from_graphdef  # noqa: E402
 from paneboard.tensorboard.graph_trace import trace_model_graph  # noqa: E402
+from paneboard.tensorboard.graphdef import GraphDefError, graph_from_graphdef  # noqa: E402
 
 HIDDEN_OPS = {"prim::Constant", "prim::GetAttr", "prim::ListConstruct", "prim::TupleConstruct"}
 

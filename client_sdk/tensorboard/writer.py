@@ -19,14 +19,17 @@ from ..protocol import TB_XLABEL
 from . import convert as tc
 from . import handoff
 from . import summaries as ts
+from .writer_compat import WriterCompat
 
 
-class SummaryWriter:
+class SummaryWriter(WriterCompat):
     """Drop-in for torch.utils.tensorboard.SummaryWriter (torch 2.13 signatures) that logs to dash-server.
 
     `log_dir` names the env (default `runs/<%b%d_%H-%M-%S>_<hostname><comment>`, as torch). Keyword-only
     `server`, `port`, `base_url` choose the dash-server (defaults as paneboard.Client, PANEBOARD_URL overrides);
     `client=` reuses an existing paneboard.Client (its connection; the env is still `log_dir`).
+    tensorboardX's constructor keywords work too (`logdir=` names the env; `write_to_disk`, `comet_config` and
+    other keywords are accepted and kept in `kwargs`), as does the rest of both writers' surface (writer_compat.py).
 
     Each add_* call builds one small event and queues it; a background thread streams it, so a call never waits
     for the network and transport problems never raise here. Bad arguments raise ValueError/TypeError.
@@ -51,7 +54,9 @@ class SummaryWriter:
 
     def __init__(self, log_dir: Any = None, comment: str = "", purge_step: int | None = None, max_queue: int = 10,
                  flush_secs: int = 120, filename_suffix: str = "", *, server: str | None = None,
-                 port: int | None = None, base_url: str | None = None, client: Client | None = None) -> None:
+                 port: int | None = None, base_url: str | None = None, client: Client | None = None,
+                 logdir: Any = None, **kwargs: Any) -> None:
+        log_dir = log_dir or logdir
         if not log_dir:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
@@ -70,6 +75,7 @@ class SummaryWriter:
         self.client = client
         self.env = self.log_dir
         self._put = client.transport.put  # bound once: the hot path is one dict and this call
+        self._init_compat(kwargs)
 
     # --------------------------------------------------------------------------------------- basics
 
@@ -111,8 +117,10 @@ class SummaryWriter:
     # -------------------------------------------------------------------------------------- scalars
 
     def add_scalar(self, tag: str, scalar_value: Any, global_step: Any = None, walltime: float | None = None,
-                   new_style: bool = False, double_precision: bool = False) -> None:
-        """One point (global_step, scalar_value) on line pane `tag` (trace `tag`); step None is 0, like torch."""
+                   new_style: bool = False, double_precision: bool = False, display_name: str | None = "",
+                   summary_description: str | None = "") -> None:
+        """One point (global_step, scalar_value) on line pane `tag` (trace `tag`); step None is 0, like torch.
+        tensorboardX's display_name/summary_description are accepted; the pane is titled by `tag`."""
         v = scalar_value if type(scalar_value) is float else \
             float(scalar_value) if type(scalar_value) is int else tc.scalar_value(scalar_value)
         step = global_step if type(global_step) is int else tc.step_of(global_step)
@@ -135,6 +143,7 @@ class SummaryWriter:
         values = [(str(k), tc.scalar_value(v, f"tag_scalar_dict[{k!r}]")) for k, v in tag_scalar_dict.items()]
         # One event per key, paired by trace name: positional pairing would mix traces when keys vary per call.
         for name, v in values:
+            self.scalar_dict.setdefault(f"{self.log_dir}/{main_tag}/{name}", []).append([t, step, v])
             self._put({"t": t, "op": "update", "env": self.env, "win": main_tag, "kind": "line",
                        "mode": "append", "name": name, "opts": {"title": main_tag, "xlabel": TB_XLABEL},
                        "traces": [{"name": name, "x": [step], "y": [v]}]})
@@ -182,8 +191,9 @@ class SummaryWriter:
 
     def add_image_with_boxes(self, tag: str, img_tensor: Any, box_tensor: Any, global_step: Any = None,
                              walltime: float | None = None, rescale: float = 1, dataformats: str = "CHW",
-                             labels: Any = None) -> None:
-        """An image with red [x1, y1, x2, y2] boxes and optional labels (dropped unless one per box)."""
+                             labels: Any = None, **kwargs: Any) -> None:
+        """An image with red [x1, y1, x2, y2] boxes and optional labels (dropped unless one per box); tensorboardX's
+        box-drawing keywords are accepted and unused."""
         boxes = tc.make_np(box_tensor, "box_tensor")
         if boxes.ndim != 2 or boxes.shape[1] != 4:
             raise ValueError(f"box_tensor must be N×4 (x1, y1, x2, y2), got shape {boxes.shape}")
@@ -201,9 +211,16 @@ class SummaryWriter:
         self.add_image(tag, tc.figure_to_image(figure, close), global_step, walltime, dataformats=fmt)
 
     def add_video(self, tag: str, vid_tensor: Any, global_step: Any = None, fps: float = 4,
-                  walltime: float | None = None) -> None:
-        """(N, T, C, H, W) frames as one animated GIF (the batch tiled in a grid); uint8 or floats in [0, 1]."""
-        gif = tc.encode_gif(tc.video_frames(vid_tensor), fps)
+                  walltime: float | None = None, dataformats: str = "NTCHW") -> None:
+        """(N, T, C, H, W) frames as one animated GIF (the batch tiled in a grid); uint8 or floats in [0, 1].
+        tensorboardX's `dataformats` names another order of those five letters."""
+        vid = tc.make_np(vid_tensor, "vid_tensor")
+        order = str(dataformats).upper()
+        if order != "NTCHW":
+            if sorted(order) != sorted("NTCHW") or vid.ndim != 5:
+                raise ValueError(f"dataformats must order the letters NTCHW for a 5-D video, got {dataformats!r}")
+            vid = vid.transpose([order.index(c) for c in "NTCHW"])
+        gif = tc.encode_gif(tc.video_frames(vid), fps)
         self._image(tag, gif, "image/gif", global_step, walltime)
 
     def add_audio(self, tag: str, snd_tensor: Any, global_step: Any = None, sample_rate: int = 44100,
@@ -300,9 +317,10 @@ class SummaryWriter:
 
     def add_hparams(self, hparam_dict: dict[str, Any], metric_dict: dict[str, Any],
                     hparam_domain_discrete: dict[str, list[Any]] | None = None, run_name: str | None = None,
-                    global_step: Any = None) -> None:
-        """One hparams session (`run_name`, default ".") of this env, and each metric as a point of line pane
-        <metric> (trace = session) at global_step."""
+                    global_step: Any = None, name: str | None = None) -> None:
+        """One hparams session (`run_name`, or tensorboardX's `name`; default ".") of this env, and each metric as
+        a point of line pane <metric> (trace = session) at global_step."""
+        run_name = run_name or name
         if type(hparam_dict) is not dict or type(metric_dict) is not dict:
             raise TypeError("hparam_dict and metric_dict should be dictionary.")
         domains = hparam_domain_discrete or {}

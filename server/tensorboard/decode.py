@@ -340,7 +340,7 @@ class Batch:
 
     def _graph(self, ev: event_pb2.Event) -> None:
         try:
-            from .graphdef import graph_from_graphdef  # written alongside; optional until it lands
+            from paneboard.tensorboard.graphdef import graph_from_graphdef  # the SDK reads GraphDefs too
         except ImportError:
             self.state.warn_once("graph", "the run has a model graph, but this server cannot import graphs yet")
             return
