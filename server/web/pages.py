@@ -1,4 +1,5 @@
-"""The browser pages: env list and one env; both are the same shell booted with a JSON blob."""
+"""The browser pages: the runs table (the home page), Visdom's env list, one run and the multi-run views; all the
+same shell booted with a JSON blob."""
 
 from __future__ import annotations
 
@@ -48,24 +49,32 @@ def not_found_page() -> Response | None:
 
 @bp.get("/")
 def index() -> str:
+    """The home page is the runs table, grouped by project (static/js/pages/runs.js)."""
+    return _page("runs", None)
+
+
+@bp.get("/envs")
+def envs_page() -> str:
+    """Visdom's env list (fork, rename, delete), where a Visdom user looks for it (static/js/pages/envlist.js)."""
     return _page("envs", None)
 
 
+# The multi-run pages name their runs as /runs does: ?q=<run query>, ?sel=<saved selection> or ?envs=a,b
+# (static/js/scope.js; server/web/scope_api.py for the APIs).
 @bp.get("/compare")
 def compare_page() -> str:
-    """Envs to compare come from ?envs=a,b (read by static/js/pages/compare.js)."""
     return _page("compare", None)
 
 
 @bp.get("/scalars")
 def scalars_page() -> str:
-    """TensorBoard-style Scalars view; runs (envs) come from ?envs=a,b, all envs when absent (static/js/pages/scalars.js)."""
+    """TensorBoard-style Scalars view of the runs in view, every run when the URL names none."""
     return _page("scalars", None)
 
 
 @bp.get("/hparams")
 def hparams_page() -> str:
-    """HParams view: sessions of the envs in ?envs=a,b, every env with hparams when absent (static/js/pages/hparams.js)."""
+    """HParams view: the runs in view (their sessions, axes, default metric, importance)."""
     return _page("hparams", None)
 
 
