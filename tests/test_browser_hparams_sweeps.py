@@ -59,7 +59,7 @@ def test_the_picker_changes_the_axes_of_a_200_run_sweep_and_the_url_keeps_them(s
     tab.wait("() => document.querySelectorAll('.pc-lines path').length === 200")
     default = ["lr (log)", "weight_decay (log)", "batch_size", "optimizer", "seed", "model.depth", "dropout", "loss"]
     assert tab.js(LABELS) == default
-    assert tab.js("() => document.querySelector('.hp-count').textContent") == "200 of 200 sessions"
+    assert tab.js("() => document.querySelector('.hp-count').textContent") == "200 of 200 runs"
     # Importance beside the plot: lr first (the loss depends mostly on it); a click on a name toggles its axis.
     tab.wait("() => document.querySelector('.hp-imp-table tbody tr')?.dataset.param === 'lr'")
     assert tab.js("() => document.querySelector('.hp-importance').getBoundingClientRect().left"
