@@ -6,11 +6,13 @@ import { dimensionOf, inRange, missing } from "./hparams_plot.js";
 
 const TABLE_ROWS = 200;
 
-/** Columns: env, session, every hparam, every metric; `get(row)` reads the cell value. */
+/** Columns: run, trial (add_hparams sessions: only when a run has some), every hparam, every metric; `get(row)`
+ * reads the cell value. */
 export function columnsOf(res) {
+  const trials = (res.sessions || []).some((r) => r.session !== ".");
   return [
     { key: "env", label: "run", kind: "meta", type: "string", get: (r) => r.env },
-    { key: "session", label: "trial", kind: "meta", type: "string", get: (r) => r.session },
+    ...(trials ? [{ key: "session", label: "trial", kind: "meta", type: "string", get: (r) => r.session }] : []),
     ...(res.hparams || []).map((c) => ({ key: `h:${c.name}`, label: c.name, kind: "hparam", type: c.type, domain: c.domain,
       log: c.log, varying: c.varying, identifier: c.identifier, get: (r) => (r.hparams || {})[c.name] })),
     ...(res.metrics || []).map((m) => ({ key: `m:${m}`, label: m, kind: "metric", type: "number",
