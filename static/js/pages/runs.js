@@ -9,6 +9,7 @@ import { getJSON, setJSON } from "../storage.js";
 import { firstRunHelp } from "../empty_states.js";
 import { saveSelection, scopedPageUrl } from "../scope.js";
 import { drawProjects } from "./runs_projects.js";
+import { shareLabel, sharePanel } from "./runs_share.js";
 
 const $ = (id) => document.getElementById(id);
 const COLS_KEY = "paneboard.runs.columns";
@@ -128,6 +129,8 @@ function redraw(t) {
   for (const btn of [t.scalarsBtn, t.hparamsBtn]) {
     btn.title = `open ${t.selected.size ? `the ${t.selected.size} ticked runs` : t.query ? "the runs of this query" : "every run"}`;
   }
+  const shareBtn = t.shareBody && t.shareBody.querySelector(".act-share");
+  if (shareBtn) shareBtn.textContent = shareLabel(t);
   // No run at all teaches how to log one; a query that matches none says so (the table would just be empty).
   const none = t.rows.length === 0;
   t.wrap.hidden = none;
@@ -253,6 +256,8 @@ function buildChrome(t) {
   });
   t.projects = h("div", { class: "runs-projects", role: "navigation", "aria-label": "projects" });
   t.emptyBox = h("div", { class: "runs-empty", hidden: true });
-  $("main").replaceChildren(h("div", { class: "runs-head" }, t.input, columns, t.saved, t.count, t.error), t.projects,
+  // Share links are an admin's: a share link's reader (read-only) is not offered them.
+  const share = document.body.dataset.readonly === "1" ? "" : sharePanel(t);
+  $("main").replaceChildren(h("div", { class: "runs-head" }, t.input, columns, t.saved, share, t.count, t.error), t.projects,
     t.wrap, t.emptyBox);
 }
