@@ -3,7 +3,6 @@ position, sorting, column chooser, saved filters, selection into Compare, status
 
 from __future__ import annotations
 
-
 from helpers.browser import flushed, http
 
 ROWS = "() => [...document.querySelectorAll('.runs-table tbody tr[data-env]')].map(r => r.dataset.env)"

@@ -45,11 +45,18 @@ export function columnsOf(columns) {
  * most of them have, and the config keys whose values differ between them (a sweep's hparams), most common first.
  */
 export function defaultVisible(cols, rows = []) {
-  const have = (c) => rows.reduce((n, r) => n + (c.get(r) !== undefined && c.get(r) !== null ? 1 : 0), 0);
-  const varies = (c) => new Set(rows.map((r) => JSON.stringify(c.get(r) ?? null))).size > 1;
+  const values = (c) => rows.map((r) => c.get(r)).filter((v) => v !== undefined && v !== null);
+  const have = (c) => values(c).length;
+  // A key worth a column varies between the runs that have it; text unique to each run (a name) says little.
+  const worth = (c) => {
+    const vs = values(c);
+    const distinct = new Set(vs.map((v) => JSON.stringify(v))).size;
+    if (distinct < 2) return 0;
+    return vs.every((v) => typeof v === "string") && distinct === vs.length ? 1 : 2;
+  };
   const rank = (list, score) => list.map((c, i) => [c, score(c), i]).sort((a, b) => b[1] - a[1] || a[2] - b[2]).map(([c]) => c);
   const series = rank(cols.filter((c) => c.group === "summary" && !c.extra), have).slice(0, DEFAULT_SERIES);
-  const config = rank(cols.filter((c) => c.group === "config"), (c) => (varies(c) ? rows.length + 1 : 0) + have(c))
+  const config = rank(cols.filter((c) => c.group === "config"), (c) => worth(c) * (rows.length + 1) + have(c))
     .slice(0, DEFAULT_CONFIG);
   const fixed = cols.filter((c) => !c.group && !["host", "commit", "duration", "updated"].includes(c.key));
   return new Set([...fixed, ...series, ...config].map((c) => c.key));
