@@ -87,3 +87,27 @@ def test_a_bad_query_on_scalars_says_where_as_runs_does_and_an_unknown_selection
     tab.page.goto(server.url + "/hparams?sel=0123456789")
     tab.wait("() => !!document.querySelector('.scope-error')")
     assert "no saved selection 0123456789" in tab.page.inner_text(".scope-error")
+
+
+def test_the_run_selector_search_takes_a_runs_query_with_its_errors(server, tab):
+    seed(server, 12)
+    tab.open(server.url + "/scalars?q=" + urllib.parse.quote(SWEEP_Q))
+    tab.wait("() => document.querySelectorAll('.sc-run').length === 12")
+    shown = "() => [...document.querySelectorAll('.sc-run')].filter(r => !r.hidden).map(r => r.dataset.run)"
+    # A query in the search box is the server's answer: the runs with a small lr, whatever their names.
+    lr = {f"sweep/t{i:04d}": c["lr"] for i, c in enumerate(e["config"] for e in sweep_events(12, prefix="sweep/t")
+                                                             if e["op"] == "run_config")}
+    want = sorted(env for env, v in lr.items() if v < 0.001)
+    assert 0 < len(want) < 12
+    tab.page.fill(".run-filter", "lr < 0.001")
+    tab.wait(f"() => ({shown})().sort().join() === {','.join(want)!r}")
+    assert f"{len(want)} of 12 shown" in tab.page.inner_text(".sc-label .runs-count")
+    # A malformed one marks the box, says where, and shows no run; a regex still searches names.
+    tab.page.fill(".run-filter", "lr < < 1")
+    tab.wait("() => document.querySelector('.run-filter').getAttribute('aria-invalid') === 'true'")
+    assert "position" in tab.page.get_attribute(".run-filter", "title")
+    assert tab.js(shown) == []
+    tab.page.fill(".run-filter", "t000[12]$")
+    tab.wait(f"() => ({shown})().sort().join() === 'sweep/t0001,sweep/t0002'")
+    tab.wait("() => !document.querySelector('.run-filter').hasAttribute('aria-invalid')")
+    assert [e for e in tab.errors if "400" not in e] == []
