@@ -34,6 +34,7 @@ from .web import (
     pages,
     projector_api,
     runs_api,
+    scope_api,
     share_api,
     snapshot_api,
     sockets,
@@ -66,6 +67,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(console_api.bp)  # a run's console lines
     app.register_blueprint(alerts_api.bp)  # alert rules for the --notify receivers
     app.register_blueprint(hparams_api.bp)
+    app.register_blueprint(scope_api.bp)  # the runs a page names (?q=, ?sel=, ?envs=) and saved selections
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(charts_api.bp)  # one budgeted, columnar read per chart of many runs
     app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests

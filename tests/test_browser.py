@@ -27,7 +27,7 @@ def test_env_list_live(server, sdk, tab):
     a.text("hello", win="note")
     flushed(a)
 
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     row = tab.page.locator('tr[data-env="alpha"]')
     assert row.locator("a").inner_text() == "alpha"
     assert row.locator("a").get_attribute("href") == "/env/alpha"
@@ -179,7 +179,7 @@ def test_odd_env_name_round_trips(server, sdk, tab):
     c = sdk(name)
     c.line(Y=[3, 2, 1], win="loss/val")
     flushed(c)
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     tab.page.get_by_role("link", name=name, exact=True).click()
     tab.page.wait_for_url("**/env/**")
     tab.wait(READY)
@@ -254,7 +254,7 @@ def test_no_console_errors_on_either_page(server, sdk, tab):
     c.image(np.full((3, 16, 16), 128, dtype=np.uint8), win="gray")
     flushed(c)
 
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     tab.page.locator('tr[data-env="clean"] a').click()
     tab.page.wait_for_url("**/env/clean")
     tab.wait(READY)
@@ -309,7 +309,7 @@ def test_base_url(tmp_path, browser, server_types):
         t = Tab(page)
         page.on("console", lambda m: t.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: t.errors.append(str(e)))
-        t.open(srv.url + "/")
+        t.open(srv.url + "/envs")
         assert page.locator('tr[data-env="prefixed"] a').get_attribute("href") == "/pb/env/prefixed"
         page.locator('tr[data-env="prefixed"] a').click()
         page.wait_for_url("**/pb/env/prefixed")

@@ -107,7 +107,7 @@ def test_escape_closes_the_pane_menu(server, open_tab):
 
 
 def test_env_list_actions_are_reachable_by_keyboard(server, open_tab):
-    t = open_tab(server.url + "/")
+    t = open_tab(server.url + "/envs")
     fork = t.page.locator('tr[data-env="proj_run1"] .act-fork')
     assert fork.evaluate("b => getComputedStyle(b).opacity") == "0"  # shown on hover or focus only
     t.page.locator('tr[data-env="proj_run1"] .col-name a').focus()

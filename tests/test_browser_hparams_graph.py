@@ -98,7 +98,7 @@ def test_hparams_table_sorts_filters_and_parcoords_has_a_dimension_per_column(se
     tab.page.mouse.up()
     tab.wait("() => document.querySelectorAll('.hp-table tbody tr').length === 2")
     assert rows(tab) == ["hp_a/s2", "hp_b/."]
-    assert tab.js("() => document.querySelector('.hp-count').textContent") == "2 of 3 sessions"
+    assert tab.js("() => document.querySelector('.hp-count').textContent") == "2 of 3 runs"
     faded = tab.js("() => [...document.querySelectorAll('.pc-lines path')].map((p) => p.getAttribute('stroke-opacity'))")
     assert sorted(faded) == ["0.08", "0.9", "0.9"]
 
@@ -110,5 +110,5 @@ def test_hparams_table_sorts_filters_and_parcoords_has_a_dimension_per_column(se
         tab.page.click(".hp-csv")
     with open(dl.value.path()) as f:
         csv = f.read()
-    assert csv == "env,session,lr,opt,acc,loss\nhp_a,s2,0.01,adam,0.95,0.2\nhp_b,.,0.001,lamb,0.9,0.3\n"
+    assert csv == "run,trial,lr,opt,acc,loss\nhp_a,s2,0.01,adam,0.95,0.2\nhp_b,.,0.001,lamb,0.9,0.3\n"
     assert tab.errors == []

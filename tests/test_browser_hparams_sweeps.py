@@ -37,7 +37,7 @@ def test_client_config_runs_are_axes_and_a_missing_value_is_a_gap(server, tab):
     # The log axis has decade ticks; the table shows the empty cell.
     ticks = tab.js("() => [...document.querySelectorAll('.pc-axis[data-dim=\"0\"] .pc-tick')].map((t) => t.textContent)")
     assert ticks == ["1e-4", "1e-3", "1e-2"]
-    assert tab.js("() => document.querySelector('.hp-table tbody tr[data-env=\"run_b\"] td:nth-child(4)').textContent") == "–"
+    assert tab.js("() => document.querySelector('.hp-table tbody tr[data-env=\"run_b\"] td:nth-child(3)').textContent") == "–"
     tab.wait("() => document.querySelectorAll('.hp-imp-table tbody tr').length === 3")
     # Brushing the log axis works in decades: from the top (1e-2) to 60% down (10^-3.2) keeps 1e-3 and 1e-2.
     axis = tab.js("() => { const r = document.querySelector('.pc-axis[data-dim=\"0\"] .pc-axis-line')"
@@ -59,7 +59,7 @@ def test_the_picker_changes_the_axes_of_a_200_run_sweep_and_the_url_keeps_them(s
     tab.wait("() => document.querySelectorAll('.pc-lines path').length === 200")
     default = ["lr (log)", "weight_decay (log)", "batch_size", "optimizer", "seed", "model.depth", "dropout", "loss"]
     assert tab.js(LABELS) == default
-    assert tab.js("() => document.querySelector('.hp-count').textContent") == "200 of 200 sessions"
+    assert tab.js("() => document.querySelector('.hp-count').textContent") == "200 of 200 runs"
     # Importance beside the plot: lr first (the loss depends mostly on it); a click on a name toggles its axis.
     tab.wait("() => document.querySelector('.hp-imp-table tbody tr')?.dataset.param === 'lr'")
     assert tab.js("() => document.querySelector('.hp-importance').getBoundingClientRect().left"

@@ -104,7 +104,7 @@ def test_smoothing_module_is_tensorboards_formula(server, tab):
 
 
 def test_env_list_button_opens_two_runs_overlaid_in_sections(server, tab):
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     tab.page.locator('tr[data-env="sc_a"] input.pick').check()
     tab.page.locator('tr[data-env="sc_b"] input.pick').check()
     tab.page.locator(".scalars-btn").click()

@@ -60,7 +60,7 @@ def test_focus_on_the_env_list_stays_while_a_run_streams(server, sdk, tab):
     other.line(Y=[1], X=[0], win="loss")
     flushed(c)
     flushed(other)
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     tab.wait("() => document.querySelectorAll('tr[data-env]').length === 2")
     tab.page.click("th.col-updated")  # newest first: streaming moves the rows around too
     # The keyboard puts focus on focus_a's checkbox, then on its link; the node is remembered to tell it from a copy.

@@ -264,7 +264,7 @@ def test_compare_keys_panes_by_win_and_title(server, tab):
     assert sorted(cards) == [["loss_epoch", ["cmp_a"]], ["loss_iter", ["cmp_a", "cmp_b"]]]
     infos = tab.js("() => [...document.querySelectorAll('.compare-grid .card')].map(c => [c.dataset.paneWin, "
                    "c.querySelector('.card-info').textContent])")
-    assert dict(infos)["loss_epoch"].endswith("1 env") and dict(infos)["loss_iter"].endswith("2 envs")
+    assert dict(infos)["loss_epoch"].endswith("1 run") and dict(infos)["loss_iter"].endswith("2 runs")
     assert tab.errors == []
 
 

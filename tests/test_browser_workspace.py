@@ -26,7 +26,7 @@ def test_env_search_tree_and_delete_with_confirmation(server, sdk, tab):
         c = sdk(name)
         c.line(Y=[1, 2], win="loss")
         flushed(c)
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     rows = "() => [...document.querySelectorAll('tbody tr[data-env]')].map(r => r.dataset.env)"
     assert sorted(tab.js(rows)) == ["cifar_a", "mnist_lr1", "mnist_lr2", "solo"]
     # Envs sharing the prefix before the first "_" are grouped under one collapsible row.
@@ -53,7 +53,7 @@ def test_fork_from_the_browser_has_the_data_and_diverges(server, sdk, tab):
     c = sdk("base")
     c.line(Y=np.arange(5000.0), X=np.arange(5000), win="loss", opts={"title": "loss"})
     flushed(c)
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     tab.page.once("dialog", lambda d: d.accept("base_copy"))
     tab.page.locator('tr[data-env="base"] .act-fork').click(force=True)
     tab.wait("() => !!document.querySelector('tr[data-env=\"base_copy\"]')")
@@ -79,7 +79,7 @@ def test_compare_overlays_two_envs_and_stays_live(server, sdk, tab):
     flushed(a)
     flushed(b)
     http(server, "PUT", "/api/v1/envs/run_b/meta", {"config": {"lr": 0.01, "bs": 32}})
-    tab.open(server.url + "/")
+    tab.open(server.url + "/envs")
     tab.page.locator('tr[data-env="run_a"] input.pick').check()
     tab.page.locator('tr[data-env="run_b"] input.pick').check()
     tab.page.locator(".compare-btn").click()
@@ -215,7 +215,7 @@ def test_workspace_under_base_url(tmp_path, browser, server_types):
         flushed(c)
         t = Tab(context.new_page())
         t.page.on("pageerror", lambda e: t.errors.append(str(e)))
-        t.open(srv.url + "/")
+        t.open(srv.url + "/envs")
         t.page.once("dialog", lambda d: d.accept("p_two"))
         t.page.locator('tr[data-env="p_one"] .act-fork').click(force=True)
         t.wait("() => !!document.querySelector('tr[data-env=\"p_two\"]')")

@@ -166,12 +166,22 @@ def columns(table: Table) -> list[dict[str, Any]]:
 
 
 def default_metric(table: Table) -> str | None:
-    """The metric importance is computed against by default: the first add_hparams metric, else the first series
-    whose name says which way is better (a loss or an accuracy), else the first."""
-    if table.session_metrics:
-        return next(iter(table.session_metrics))
-    names = list(table.series_metrics)
-    return next((m for m in names if infer_best(m)), names[0] if names else None)
+    """The metric importance is computed against by default: the one most runs have (two imported runs' add_hparams
+    metric must not win over a sweep's loss); among those, an add_hparams metric, then a series whose name says
+    which way is better (a loss or an accuracy), then the first."""
+    names = table.metrics
+    if not names:
+        return None
+    have = {m: 0 for m in names}
+    for row in table.rows:
+        for m, v in (row.get("metrics") or {}).items():
+            if m in have and isinstance(v, (int, float)) and math.isfinite(v):
+                have[m] += 1
+
+    def rank(i_m: tuple[int, str]) -> tuple[int, int, int, int]:
+        i, m = i_m
+        return (-have[m], m not in table.session_metrics, not infer_best(m), i)
+    return min(enumerate(names), key=rank)[1]
 
 
 def default_axes(cols: list[dict[str, Any]], table: Table, metric: str | None) -> list[str]:

@@ -131,7 +131,9 @@ def check_http(req: Request, token: str | None, shares: Resolver | None = None) 
         if grant is None:
             if req.path.startswith("/share/"):
                 return None  # /share/leave forgets a revoked token's cookie
-            return json_response({"error": "unknown or revoked share token"}, 401)
+            from .pages import not_shared_page
+
+            return not_shared_page(revoked=True) or json_response({"error": "unknown or revoked share token"}, 401)
         return check_shared(req, grant)
     elif token:
         if req.method == "POST" and req.path == "/" and current_app.config.get("PANEBOARD_LOGIN"):
@@ -172,7 +174,9 @@ def check_shared(req: Request, grant: Grant) -> Response | None:
         env = name.rpartition("/")[0]
         if env and grant.sees(env) and req.path.startswith("/embed/"):
             continue
-        return json_response({"error": f"env {name!r} not found"}, 404)
+        from .pages import not_shared_page  # a reader's browser gets a page saying so, not the API's JSON
+
+        return not_shared_page() or json_response({"error": f"env {name!r} not found"}, 404)
     return None
 
 

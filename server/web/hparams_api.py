@@ -7,17 +7,14 @@ from flask import Blueprint, Response, request
 
 from ..hparams import table as tables
 from ..hparams.importance import importance
-from .api import _env_or_404, _name
 from .common import ApiError, env_visible, json_response, services
+from .scope_api import scoped_envs
 
 bp = Blueprint("hparams_api", __name__, url_prefix="/api/v1")
 
 def _envs() -> list[str] | None:
-    raw = request.args.get("envs")
-    if raw is None or not raw.strip():
-        return None
-    envs = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
-    return [_env_or_404(n).name for n in envs]
+    """The runs in view: ?q=<run query>, ?sel=<saved selection> or ?envs=a,b (every run when none)."""
+    return scoped_envs()
 
 
 def _metric(table: tables.Table) -> str | None:

@@ -1,4 +1,5 @@
-"""The browser pages: env list and one env; both are the same shell booted with a JSON blob."""
+"""The browser pages: the runs table (the home page), Visdom's env list, one run and the multi-run views; all the
+same shell booted with a JSON blob."""
 
 from __future__ import annotations
 
@@ -37,35 +38,63 @@ def _page(page: str, env: str | None, embed: bool = False, win: str | None = Non
 
 def not_found_page() -> Response | None:
     """An HTML 404 for a browser's GET of an unknown page; None for API paths and non-browser clients (JSON)."""
-    if request.method not in ("GET", "HEAD") or request.path.startswith("/api/"):
-        return None
-    if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+    if not wants_page():
         return None  # SDKs, curl and the Visdom client send */* (or JSON): they keep the JSON error
     base = request.script_root.rstrip("/") + "/"
     page = render_template("not_found.html", base=base, static=static_base(base), path=request.path)
     return Response(page, 404, mimetype="text/html")
 
 
+def wants_page() -> bool:
+    """A browser's GET of a page (not an API path; SDKs, curl and the Visdom client keep their JSON answers)."""
+    if request.method not in ("GET", "HEAD") or request.path.startswith("/api/"):
+        return False
+    return request.accept_mimetypes.best_match(["application/json", "text/html"]) == "text/html"
+
+
+def not_shared_page(revoked: bool = False) -> Response | None:
+    """For a share link's reader who left the share (a run it does not list, or a missing one: the same answer) or
+    whose link was revoked, an HTML page saying so; None where the caller keeps its JSON error."""
+    if not wants_page():
+        return None
+    base = request.script_root.rstrip("/") + "/"
+    if revoked:
+        title, message = "This share link was revoked", "Ask whoever shared it for a new link."
+    else:
+        title, message = "Not shared with this link", "This page is outside what the read-only link you followed shares."
+    page = render_template("not_shared.html", base=base, static=static_base(base), title=title, message=message,
+                           back=not revoked)
+    return Response(page, 401 if revoked else 404, mimetype="text/html")
+
+
 @bp.get("/")
 def index() -> str:
+    """The home page is the runs table, grouped by project (static/js/pages/runs.js)."""
+    return _page("runs", None)
+
+
+@bp.get("/envs")
+def envs_page() -> str:
+    """Visdom's env list (fork, rename, delete), where a Visdom user looks for it (static/js/pages/envlist.js)."""
     return _page("envs", None)
 
 
+# The multi-run pages name their runs as /runs does: ?q=<run query>, ?sel=<saved selection> or ?envs=a,b
+# (static/js/scope.js; server/web/scope_api.py for the APIs).
 @bp.get("/compare")
 def compare_page() -> str:
-    """Envs to compare come from ?envs=a,b (read by static/js/pages/compare.js)."""
     return _page("compare", None)
 
 
 @bp.get("/scalars")
 def scalars_page() -> str:
-    """TensorBoard-style Scalars view; runs (envs) come from ?envs=a,b, all envs when absent (static/js/pages/scalars.js)."""
+    """TensorBoard-style Scalars view of the runs in view, every run when the URL names none."""
     return _page("scalars", None)
 
 
 @bp.get("/hparams")
 def hparams_page() -> str:
-    """HParams view: sessions of the envs in ?envs=a,b, every env with hparams when absent (static/js/pages/hparams.js)."""
+    """HParams view: the runs in view (their sessions, axes, default metric, importance)."""
     return _page("hparams", None)
 
 

@@ -11,6 +11,7 @@ from ..commands.envelope import EventError
 from ..sharing import tokens
 from .auth import COOKIE, set_login_cookie
 from .common import ApiError, json_response, services
+from .pages import not_shared_page
 
 bp = Blueprint("share_api", __name__)
 
@@ -32,10 +33,13 @@ def leave_share() -> Redirect:
 
 
 @bp.get("/share/<token>")
-def open_share(token: str) -> Redirect:
+def open_share(token: str) -> Redirect | Response:
     """A share link: remember the token in a session cookie, then open its env (one) or the env list."""
     grant = _resolver().resolve(token)
     if grant is None:
+        page = not_shared_page(revoked=True)  # a browser: a page saying so
+        if page is not None:
+            return page
         raise ApiError(404, "unknown or revoked share link")
     base = request.script_root + "/"
     target = base + "env/" + quote(next(iter(grant.envs)), safe="") if grant.envs and len(grant.envs) == 1 else base

@@ -11,16 +11,12 @@ import { heardRunColor, runColor, styleSeries } from "../run_colors.js";
 import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
+import { scopeBar, scopeEnvs, scopeFromUrl } from "../scope.js";
 
 const REFRESH_MS = 300; // live changes of compared envs are read at most this often
 const LEGEND_MAX = 12; // more series than this: the run chips above are the legend
 const CONFIG_MAX = 50; // the config diff reads this many runs' meta (a table of a thousand columns helps no one)
 
-/** Envs named in ?envs=a,b (each URL-encoded). */
-function envsFromUrl() {
-  const raw = new URLSearchParams(window.location.search).get("envs") || "";
-  return [...new Set(raw.split(",").map((s) => s.trim()).filter(Boolean))];
-}
 
 /** Rows of the config diff: every key of any env's config, flagged when the values differ. */
 export function configDiff(configs) {
@@ -34,17 +30,31 @@ export function configDiff(configs) {
 /** A chart's key: Compare overlays panes with the same win and title, never two panes merely sharing a title. */
 const chartKey = (c) => `${c.win}\n${c.title}`;
 
-export function comparePage({ connect, points, notice }) {
-  let envs = envsFromUrl();
+/** The runs the URL names (?q=, ?sel= or ?envs=), resolved once; a bad query or selection: no runs and its error. */
+async function scopedRuns(scope) {
+  if (!scope) return { envs: [], err: null };
+  try {
+    return { envs: [...new Set(await scopeEnvs(scope))], err: null };
+  } catch (err) {
+    if (err.status !== 400 && err.status !== 404) throw err;
+    return { envs: [], err };
+  }
+}
+
+export async function comparePage({ connect, points, notice }) {
+  const scope = scopeFromUrl();
+  const scoped = await scopedRuns(scope).catch((err) => ({ envs: [], err }));
+  let envs = scoped.envs;
   const envSet = new Set(envs);
   const $ = (id) => document.getElementById(id);
-  document.title = `compare ${envs.length} envs · paneboard`;
-  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
-    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${counted(envs.length, "env")}` }));
+  document.title = `compare ${counted(envs.length, "run")} · paneboard`;
+  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← runs" }),
+    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: `compare ${counted(envs.length, "run")}` }));
   const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
   $("tools").replaceChildren(h("a", { class: "btn-small act-snapshot", download: "",
     title: "download this comparison as one HTML file (opens offline)",
     href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
+  const scopeBox = h("div", { class: "scope-holder" }, scopeBar(scope, envs.length, scoped.err));
   const controls = h("div", { class: "compare-controls" },
     groupControls(gs, () => { mode = null; refresh(); }));
   // The run selector (search, show/hide, pins, baseline); a few runs also get their chips as a legend.
@@ -68,9 +78,10 @@ export function comparePage({ connect, points, notice }) {
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
   const abBox = h("div", { class: "ab-holder" });
   const offerBox = h("div", { class: "offer-holder" });
-  $("main").replaceChildren(offerBox, legend, controls, configBox, abBox, grid, empty);
+  $("main").replaceChildren(scopeBox, offerBox, legend, controls, configBox, abBox, grid, empty);
   if (envs.length < 1) {
-    notice("Pick envs to compare: /compare?envs=a,b", "warn");
+    if (!scoped.err) notice("No runs to compare: type a runs query above, or tick runs on the runs table and open them in Compare.", "warn");
+    document.body.dataset.ready = "1";
     return;
   }
 
@@ -133,7 +144,7 @@ export function comparePage({ connect, points, notice }) {
       c.card.dataset.series = String(count);
       const total = list.reduce((n, s) => n + (Number(s.total) || 0), 0);
       const runs = new Set(list.map((s) => s.env)).size;
-      c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(runs, "env")}`;
+      c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(runs, "run")}`;
     }
     c.card.dataset.grouped = c.group ? "1" : "";
     c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null && !Number.isNaN(v)).length, 0));

@@ -18,7 +18,7 @@ export function consolePage({ env, connect, notice }) {
   document.title = `${env} · console · paneboard`;
   const badge = h("span", { class: "run-badge" });
   $("crumbs").replaceChildren(
-    h("a", { href: api.homeUrl(), class: "back", title: "all envs", text: "← envs" }),
+    h("a", { href: api.homeUrl(), class: "back", title: "every run", text: "← runs" }),
     h("span", { class: "sep", text: "/" }),
     h("a", { href: api.envPageUrl(env), class: "crumb-link env-name", text: env }),
     h("span", { class: "sep console-crumb", text: "/" }),

@@ -1,7 +1,9 @@
-// pages/envlist.js — the env list page: search, sort, tree grouped by the prefix before the first "_", fork/rename/delete, compare.
+// pages/envlist.js — Visdom's env list (/envs; the home page is the runs table): search, sort, tree grouped by the
+// prefix before the first "_", fork/rename/delete, the ticked envs opened as runs in Compare, Scalars or HParams.
 import * as api from "../api.js";
 import { h, toMs } from "../dom.js";
 import { drawTable } from "./envlist_table.js";
+import { firstRunHelp } from "../empty_states.js";
 
 const $ = (id) => document.getElementById(id);
 const COLUMNS = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["updated", "Updated"], ["created", "Created"]];
@@ -11,8 +13,9 @@ const COLUMNS = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["up
  * notice(text, kind) shows a status line.
  */
 export function envListPage({ connect, notice }) {
-  document.title = "paneboard";
-  $("crumbs").replaceChildren(h("span", { class: "crumb-current", text: "envs" }));
+  document.title = "Visdom envs · paneboard";
+  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← runs" }),
+    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: "Visdom envs" }));
   const list = { notice, envs: new Map(), selected: new Set(), collapsed: new Set(), sort: { key: "name", dir: 1 },
     filter: "", scheduled: false };
   buildChrome(list);
@@ -51,8 +54,7 @@ function buildChrome(list) {
       drawTable(list);
     } }, label)), h("th", { class: "col-actions" }));
   list.body = h("tbody");
-  list.empty = h("div", { class: "empty", hidden: true },
-    "No envs yet. Log something from a script: ", h("code", { text: 'paneboard.Client(env="main").line(...)' }));
+  list.empty = h("div", { hidden: true }, firstRunHelp("No envs yet"));
   const search = h("input", { type: "search", class: "filter", placeholder: "filter envs", "aria-label": "filter envs",
     oninput: () => { list.filter = search.value.trim().toLowerCase(); drawTable(list); } });
   list.compareBtn = h("button", { type: "button", class: "btn compare-btn", disabled: true, onclick: () => {
@@ -65,7 +67,7 @@ function buildChrome(list) {
   const hparamsBtn = h("button", { type: "button", class: "btn hparams-btn", onclick: () => {
     window.location.href = api.hparamsPageUrl([...list.selected]);
   } }, "HParams");
-  const runsLink = h("a", { class: "btn runs-link", href: api.runsPageUrl(""), text: "Runs" });
+  const runsLink = h("a", { class: "btn runs-link", href: api.runsPageUrl(""), text: "Runs table" });
   $("tools").replaceChildren(search, list.compareBtn, scalarsBtn, hparamsBtn, runsLink);
   $("main").replaceChildren(h("div", { class: "env-list" },
     h("table", { class: "envs" }, h("thead", null, list.head), list.body), list.empty));

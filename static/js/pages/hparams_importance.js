@@ -3,6 +3,7 @@
 // api/v1/hparams/importance (the server fits the forest; the page only draws bars).
 import * as api from "../api.js";
 import { h } from "../dom.js";
+import { scopeParams } from "../scope.js";
 
 const MAX_ROWS = 25; // the panel lists the most important; the rest are one click away in the axes picker
 
@@ -47,10 +48,9 @@ export function drawImportance(hp, res, toggleAxis) {
       ? ` · ${res.params.length - MAX_ROWS} more hparams` : "") }));
 }
 
-/** GET the importance of every varying hparam against `metric` for these envs (null: every env). */
-export function fetchImportance(envs, metric) {
-  const q = new URLSearchParams();
-  if (envs) q.set("envs", envs.join(","));
-  if (metric) q.set("metric", metric);
-  return api.getJson(`api/v1/hparams/importance?${q}`);
+/** GET the importance of every varying hparam against `metric` over the runs in view (scope.js; null: every run). */
+export function fetchImportance(scope, metric) {
+  const qs = scopeParams(scope);
+  const m = metric ? `metric=${encodeURIComponent(metric)}` : "";
+  return api.getJson(`api/v1/hparams/importance?${[qs, m].filter(Boolean).join("&")}`);
 }

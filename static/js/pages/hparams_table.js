@@ -6,11 +6,13 @@ import { dimensionOf, inRange, missing } from "./hparams_plot.js";
 
 const TABLE_ROWS = 200;
 
-/** Columns: env, session, every hparam, every metric; `get(row)` reads the cell value. */
+/** Columns: run, trial (add_hparams sessions: only when a run has some), every hparam, every metric; `get(row)`
+ * reads the cell value. */
 export function columnsOf(res) {
+  const trials = (res.sessions || []).some((r) => r.session !== ".");
   return [
-    { key: "env", label: "env", kind: "meta", type: "string", get: (r) => r.env },
-    { key: "session", label: "session", kind: "meta", type: "string", get: (r) => r.session },
+    { key: "env", label: "run", kind: "meta", type: "string", get: (r) => r.env },
+    ...(trials ? [{ key: "session", label: "trial", kind: "meta", type: "string", get: (r) => r.session }] : []),
     ...(res.hparams || []).map((c) => ({ key: `h:${c.name}`, label: c.name, kind: "hparam", type: c.type, domain: c.domain,
       log: c.log, varying: c.varying, identifier: c.identifier, get: (r) => (r.hparams || {})[c.name] })),
     ...(res.metrics || []).map((m) => ({ key: `m:${m}`, label: m, kind: "metric", type: "number",
@@ -81,7 +83,7 @@ export function drawTable(hp) {
       if (c.key === "env") return h("td", null, h("a", { href: api.envPageUrl(r.env), text: r.env }));
       return h("td", { class: typeof v === "number" ? "num" : null, text: fmt(v) });
     }))), more));
-  hp.count.textContent = `${rows.length} of ${counted(hp.res.sessions.length, "session")}`;
+  hp.count.textContent = `${rows.length} of ${counted(hp.res.sessions.length, "run")}`;
 }
 
 /** Save what the table shows (visible columns, filtered and sorted rows) as hparams.csv. */

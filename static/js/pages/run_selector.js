@@ -1,6 +1,8 @@
 // pages/run_selector.js — the run selector of Scalars and Compare: search, colour swatches, show/hide, "only these",
-// pinned runs (listed first, always drawn and in the tooltip) and one baseline run (Δ% in the tooltip).
-import { h } from "../dom.js";
+// pinned runs (listed first, always drawn and in the tooltip) and one baseline run (Δ% in the tooltip). The search
+// is a name regex, or a runs query (`lr < 0.01 and tags:baseline`) evaluated by the server as /runs does.
+import * as api from "../api.js";
+import { h, throttled } from "../dom.js";
 import { highlightRun } from "../run_hover.js";
 import { previewRunColor, runColor, setRunColor } from "../run_colors.js";
 import { regexMatcher } from "../smoothing.js";
@@ -8,12 +10,48 @@ import { regexMatcher } from "../smoothing.js";
 /** Selector state: every run (sorted), the picked (shown) ones, pins and the baseline. */
 export const selectorState = (runs = [], picked = runs) => ({ runs, picked: new Set(picked), pinned: new Set(), baseline: null });
 
+// A search with a comparison, a tag test or and/or reads as a runs query, not a regex of names.
+const QUERY_LIKE = /\s(and|or)\s|[<>]=?|[!=]=|^\s*not\s|^\s*[\w./-]+\s*(:|=|~)/;
+export const isQuery = (text) => QUERY_LIKE.test(text);
+
+/** The search's test of a run: the query's answer when the search is a query, else the name regex. */
+function matcherOf(sel) {
+  const text = sel.filter ? sel.filter.value.trim() : "";
+  if (text && isQuery(text)) return sel.queryHits && sel.queryText === text ? (r) => sel.queryHits.has(r) : () => false;
+  return regexMatcher(text);
+}
+
+/** Ask the server which runs a query search names; a malformed query marks the box and says where. */
+async function askQuery(sel) {
+  const text = sel.filter.value.trim();
+  if (!text || !isQuery(text)) {
+    sel.filter.removeAttribute("aria-invalid");
+    sel.filter.title = "";
+    return;
+  }
+  try {
+    const res = await api.getJson(`api/v1/scope?${new URLSearchParams({ q: text })}`);
+    if (sel.filter.value.trim() !== text) return; // typed on meanwhile
+    sel.queryHits = new Set(res.envs || []);
+    sel.queryText = text;
+    sel.filter.removeAttribute("aria-invalid");
+    sel.filter.title = `runs query: ${res.total} run${res.total === 1 ? "" : "s"} match`;
+  } catch (err) {
+    sel.queryHits = new Set();
+    sel.queryText = text;
+    sel.filter.setAttribute("aria-invalid", "true");
+    sel.filter.title = err.message;
+  }
+  applySearch(sel);
+  sel.onPick();
+}
+
 /**
  * Runs drawn: picked and matching the search (an invalid regex matches nothing); a pinned run or the baseline
  * stays drawn whatever the search, as long as it is picked.
  */
 export function shownOf(sel) {
-  const m = regexMatcher(sel.filter ? sel.filter.value.trim() : "");
+  const m = matcherOf(sel);
   return sel.runs.filter((r) => sel.picked.has(r) && (m(r) || sel.pinned.has(r) || sel.baseline === r));
 }
 
@@ -56,8 +94,9 @@ export function selectorEl(sel, { onPick, onStyle, onMarks = () => {} }) {
   sel.onPick = () => { countShown(sel); onPick(); };
   sel.onMarks = onMarks;
   sel.onStyle = onStyle;
-  sel.filter = h("input", { type: "search", class: "filter run-filter", placeholder: "search runs (regex)",
-    "aria-label": "search runs", oninput: () => { applySearch(sel); sel.onPick(); } });
+  const ask = throttled(() => askQuery(sel), 250);
+  sel.filter = h("input", { type: "search", class: "filter run-filter", placeholder: "search runs (regex or query)",
+    "aria-label": "search runs", oninput: () => { applySearch(sel); sel.onPick(); ask(); } });
   sel.list = h("div", { class: "sc-runs" });
   // One listener for a thousand rows: hovering a run's row highlights it on every chart.
   sel.list.addEventListener("mouseover", (ev) => {
@@ -66,7 +105,7 @@ export function selectorEl(sel, { onPick, onStyle, onMarks = () => {} }) {
   });
   sel.list.addEventListener("mouseleave", () => highlightRun(null));
   const setAll = (on, only = false) => {
-    const m = regexMatcher(sel.filter.value.trim());
+    const m = matcherOf(sel);
     if (only) sel.picked.clear();
     for (const r of sel.runs) if (m(r)) (on ? sel.picked.add(r) : sel.picked.delete(r));
     drawList(sel);
@@ -127,7 +166,7 @@ function row(sel, r, m) {
 
 /** The run list, pinned runs first, then the baseline, then the rest by name. */
 export function drawList(sel) {
-  const m = regexMatcher(sel.filter.value.trim());
+  const m = matcherOf(sel);
   const rank = (r) => (sel.pinned.has(r) ? 0 : sel.baseline === r ? 1 : 2);
   const order = [...sel.runs].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   sel.list.replaceChildren(...order.map((r) => row(sel, r, m)));
@@ -136,7 +175,7 @@ export function drawList(sel) {
 
 /** Search: rows missing it are hidden, not rebuilt (a keystroke on 1,000 runs stays cheap). */
 function applySearch(sel) {
-  const m = regexMatcher(sel.filter.value.trim());
+  const m = matcherOf(sel);
   for (const el of sel.list.children) {
     const r = el.dataset.run;
     el.hidden = !(m(r) || sel.pinned.has(r) || sel.baseline === r);

@@ -1,10 +1,15 @@
 // pages/runs.js — the runs table (/runs): one row per run, a query box (`lr < 0.01 and tags:baseline`, errors shown
 // at their position), sortable columns, a column chooser and saved filters (both kept in localStorage), and the
-// ticked runs opened in Compare or Scalars. Data: GET api/v1/runs?q= (WIRE: server/runs/query.py).
+// ticked runs (a saved selection) or the query opened in Scalars, Compare or HParams; projects (the name before the
+// first "/") as groups above. It is the home page. Data: GET api/v1/runs?q= (WIRE: server/runs/query.py).
 import * as api from "../api.js";
 import { h, throttled } from "../dom.js";
 import { ROW_H, columnsOf, defaultVisible, drawBody, drawHead, windowOf } from "./runs_table.js";
 import { getJSON, setJSON } from "../storage.js";
+import { firstRunHelp } from "../empty_states.js";
+import { saveSelection, scopedPageUrl } from "../scope.js";
+import { drawProjects } from "./runs_projects.js";
+import { shareLabel, sharePanel } from "./runs_share.js";
 
 const $ = (id) => document.getElementById(id);
 const COLS_KEY = "paneboard.runs.columns";
@@ -19,7 +24,7 @@ const store = (key, v) => setJSON("local", key, v);
 export function runsPage({ connect, notice }) {
   const params = new URLSearchParams(window.location.search);
   // rows: one slot per matching run in the server's order, filled a window (PAGE) at a time; envs: all of them.
-  const t = { rows: [], envs: [], cols: [], visible: null, sort: { key: "updated", dir: "desc" }, selected: new Set(),
+  const t = { notice, loaded: false, rows: [], envs: [], cols: [], visible: null, sort: { key: "updated", dir: "desc" }, selected: new Set(),
     query: params.get("q") || "", seq: 0, pages: new Set() };
   buildChrome(t);
 
@@ -38,18 +43,19 @@ export function runsPage({ connect, notice }) {
     }
     if (seq !== t.seq) return; // a newer query answered first
     const t1 = performance.now();
+    t.loaded = true;
     showError(t, null);
     t.envs = res.envs || [];
     t.rows = new Array(res.total || 0);
     (res.runs || []).forEach((r, i) => { t.rows[i] = r; });
     t.pages = new Set([0]);
     t.cols = columnsOf(res.columns);
-    const saved = stored(COLS_KEY, null);
-    t.visible = new Set(saved ? t.cols.filter((c) => c.fixed || saved.includes(c.key)).map((c) => c.key) : defaultVisible(t.cols));
+    t.visible = visibleColumns(t.cols, t.rows.filter(Boolean));
     const known = new Set(t.envs);
     for (const env of [...t.selected]) if (!known.has(env)) t.selected.delete(env);
     redraw(t);
     drawPicker(t);
+    drawProjects(t);
     notice("");
     // For bench/runs_table.py and the tests: how long the answer took and how long drawing it took.
     document.body.dataset.runsFetchMs = (t1 - t0).toFixed(1);
@@ -117,14 +123,53 @@ function redraw(t) {
   t.fill();
   t.count.textContent = `${t.rows.length.toLocaleString("en-US")} run${t.rows.length === 1 ? "" : "s"}` +
     (t.selected.size ? ` · ${t.selected.size} selected` : "");
-  t.compareBtn.disabled = t.selected.size < 2;
-  t.scalarsBtn.disabled = t.selected.size < 1;
+  const scoped = t.selected.size > 0 || !!t.query;
+  t.compareBtn.disabled = t.selected.size === 1 || !scoped || (!t.selected.size && t.rows.length < 1);
+  t.compareBtn.title = scoped ? `compare ${t.selected.size ? "the ticked runs" : "the runs of this query"}` : "tick runs or type a query to compare them";
+  for (const btn of [t.scalarsBtn, t.hparamsBtn]) {
+    btn.title = `open ${t.selected.size ? `the ${t.selected.size} ticked runs` : t.query ? "the runs of this query" : "every run"}`;
+  }
+  const shareBtn = t.shareBody && t.shareBody.querySelector(".act-share");
+  if (shareBtn) shareBtn.textContent = shareLabel(t);
+  // No run at all teaches how to log one; a query that matches none says so (the table would just be empty).
+  const none = t.rows.length === 0;
+  t.wrap.hidden = none;
+  t.emptyBox.hidden = !none;
+  if (none && t.loaded) {
+    t.emptyBox.replaceChildren(t.query ? h("div", { class: "empty no-match" }, "No run matches this query. ",
+      h("a", { href: api.runsPageUrl(""), text: "Show every run" }), ".") : firstRunHelp());
+  }
+}
+
+/** Open a page on the ticked runs (saved as a short selection) or else on the current query. */
+async function openScoped(t, page) {
+  let scope = t.query ? { q: t.query } : null;
+  try {
+    if (t.selected.size) scope = await saveSelection([...t.selected]);
+  } catch (err) {
+    t.notice(`cannot save the selection: ${err.message}`, "error");
+    return;
+  }
+  window.location.href = scopedPageUrl(page, scope);
 }
 
 function pick(t, env, on) {
   const envs = env === null ? t.envs : [env];
   for (const e of envs) if (on) t.selected.add(e); else t.selected.delete(e);
   redraw(t);
+}
+
+/**
+ * Columns shown: the user's choice for the columns it knew, the defaults (from the runs the query matched) for the
+ * others, so a sweep's metric is in view even after columns were picked on another query.
+ */
+function visibleColumns(cols, rows) {
+  const saved = stored(COLS_KEY, null);
+  const defaults = defaultVisible(cols, rows);
+  if (!saved) return defaults;
+  const shown = new Set(Array.isArray(saved) ? saved : saved.shown || []);
+  const known = new Set(Array.isArray(saved) ? saved : saved.known || []);
+  return new Set(cols.filter((c) => c.fixed || (known.has(c.key) ? shown.has(c.key) : defaults.has(c.key))).map((c) => c.key));
 }
 
 /** The column chooser: every column with a checkbox; the choice is kept for the next visit. */
@@ -135,7 +180,8 @@ function drawPicker(t) {
     return cols.length ? [h("div", { class: "muted", text: name }), ...cols.map((c) => {
       const box = h("input", { type: "checkbox", onchange: () => {
         if (box.checked) t.visible.add(c.key); else t.visible.delete(c.key);
-        store(COLS_KEY, [...t.visible]);
+        // Kept with the columns there were: a column first seen later (a new sweep's metric) shows by default.
+        store(COLS_KEY, { shown: [...t.visible], known: t.cols.map((x) => x.key) });
         redraw(t);
       } });
       box.checked = t.visible.has(c.key);
@@ -173,13 +219,15 @@ function drawSaved(t) {
 
 function buildChrome(t) {
   document.title = "runs · paneboard";
-  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
-    h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: "runs" }));
-  t.compareBtn = h("button", { type: "button", class: "btn compare-btn", disabled: true,
-    onclick: () => { window.location.href = api.comparePageUrl([...t.selected]); } }, "Compare");
-  t.scalarsBtn = h("button", { type: "button", class: "btn scalars-btn", disabled: true,
-    onclick: () => { window.location.href = api.scalarsPageUrl([...t.selected]); } }, "Scalars");
-  $("tools").replaceChildren(t.compareBtn, t.scalarsBtn);
+  $("crumbs").replaceChildren(h("span", { class: "crumb-current", text: "runs" }));
+  const opener = (cls, page, label) => h("button", { type: "button", class: `btn ${cls}`, onclick: () => openScoped(t, page) }, label);
+  t.scalarsBtn = opener("scalars-btn", "scalars", "Scalars");
+  t.compareBtn = opener("compare-btn", "compare", "Compare");
+  t.hparamsBtn = opener("hparams-btn", "hparams", "HParams");
+  // Visdom users look for their envs list: it stays, one click away, under the Visdom word.
+  const envsLink = h("a", { class: "btn-small envs-link", href: api.url("envs"), title: "the Visdom view: envs and their panes",
+    text: "Visdom envs" });
+  $("tools").replaceChildren(h("span", { class: "muted open-label", text: "open in" }), t.scalarsBtn, t.compareBtn, t.hparamsBtn, envsLink);
   t.input = h("input", { type: "search", class: "runs-query", placeholder: 'query: lr < 0.01 and tags:baseline and loss.min < 0.3',
     "aria-label": "run query", spellcheck: "false" });
   t.input.value = t.query;
@@ -206,5 +254,10 @@ function buildChrome(t) {
       }
     });
   });
-  $("main").replaceChildren(h("div", { class: "runs-head" }, t.input, columns, t.saved, t.count, t.error), t.wrap);
+  t.projects = h("div", { class: "runs-projects", role: "navigation", "aria-label": "projects" });
+  t.emptyBox = h("div", { class: "runs-empty", hidden: true });
+  // Share links are an admin's: a share link's reader (read-only) is not offered them.
+  const share = document.body.dataset.readonly === "1" ? "" : sharePanel(t);
+  $("main").replaceChildren(h("div", { class: "runs-head" }, t.input, columns, t.saved, share, t.count, t.error), t.projects,
+    t.wrap, t.emptyBox);
 }

@@ -8,7 +8,8 @@ import { runColor } from "../run_colors.js";
 
 export const ROW_H = 24;       // px; fixed, so the window is arithmetic
 const MARGIN = 20;             // rows drawn beyond the visible ones, each side
-const DEFAULT_CONFIG = 8;      // config / summary columns shown until the user picks
+const DEFAULT_CONFIG = 6;      // config columns shown until the user picks (those that vary across the runs first)
+const DEFAULT_SERIES = 4;      // summary columns shown until the user picks (those most runs have first)
 
 const fmtNum = (v) => (typeof v !== "number" ? (v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v))
   : Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : String(+v.toPrecision(4)));
@@ -19,14 +20,13 @@ export function columnsOf(columns) {
     { key: "env", label: "run", get: (r) => r.env, fixed: true },
     { key: "status", label: "status", get: (r) => r.status },
     { key: "tags", label: "tags", get: (r) => (r.tags || []).join(" ") },
+    { key: "started", label: "age", get: (r) => r.started, num: true },
     { key: "updated", label: "updated", get: (r) => r.updated, num: true },
     { key: "duration", label: "duration", get: (r) => (r.started ? ((r.ended ? toMs(r.ended) : Date.now()) - toMs(r.started)) / 1000 : null), num: true },
     { key: "host", label: "host", get: (r) => (r.provenance || {}).host },
     { key: "commit", label: "commit", get: (r) => (((r.provenance || {}).git || {}).commit || "").slice(0, 10) },
   ];
-  for (const k of (columns && columns.config) || []) {
-    cols.push({ key: `config:${k}`, label: k, group: "config", get: (r) => (r.config || {})[k], num: true });
-  }
+  // Summaries before config: a sweep's metric must be on screen, not past fifty config keys.
   for (const [name, dir] of Object.entries((columns && columns.series) || {})) {
     const main = dir ? "best" : "last";
     for (const stat of [main, ...["last", "min", "max", "count"].filter((x) => x !== main)]) {
@@ -34,19 +34,32 @@ export function columnsOf(columns) {
         get: (r) => { const s = (r.summaries || {})[name]; return s ? s[stat] : null; } });
     }
   }
+  for (const k of (columns && columns.config) || []) {
+    cols.push({ key: `config:${k}`, label: k, group: "config", get: (r) => (r.config || {})[k], num: true });
+  }
   return cols;
 }
 
-/** Columns shown by default: the fixed ones, the first config keys and each series' best. */
-export function defaultVisible(cols) {
-  let nConfig = 0;
-  let nSeries = 0;
-  return new Set(cols.filter((c) => {
-    if (!c.group) return !["host", "commit", "duration"].includes(c.key);
-    if (c.extra) return false;
-    if (c.group === "config") return nConfig++ < DEFAULT_CONFIG;
-    return nSeries++ < DEFAULT_CONFIG;
-  }).map((c) => c.key));
+/**
+ * Columns shown by default, from the runs the query matched (`rows`, the first page): the fixed ones, the summaries
+ * most of them have, and the config keys whose values differ between them (a sweep's hparams), most common first.
+ */
+export function defaultVisible(cols, rows = []) {
+  const values = (c) => rows.map((r) => c.get(r)).filter((v) => v !== undefined && v !== null);
+  const have = (c) => values(c).length;
+  // A key worth a column varies between the runs that have it; text unique to each run (a name) says little.
+  const worth = (c) => {
+    const vs = values(c);
+    const distinct = new Set(vs.map((v) => JSON.stringify(v))).size;
+    if (distinct < 2) return 0;
+    return vs.every((v) => typeof v === "string") && distinct === vs.length ? 1 : 2;
+  };
+  const rank = (list, score) => list.map((c, i) => [c, score(c), i]).sort((a, b) => b[1] - a[1] || a[2] - b[2]).map(([c]) => c);
+  const series = rank(cols.filter((c) => c.group === "summary" && !c.extra), have).slice(0, DEFAULT_SERIES);
+  const config = rank(cols.filter((c) => c.group === "config"), (c) => worth(c) * (rows.length + 1) + have(c))
+    .slice(0, DEFAULT_CONFIG);
+  const fixed = cols.filter((c) => !c.group && !["host", "commit", "duration", "updated"].includes(c.key));
+  return new Set([...fixed, ...series, ...config].map((c) => c.key));
 }
 
 function cell(col, run) {
@@ -56,7 +69,9 @@ function cell(col, run) {
       " ", h("a", { href: api.envPageUrl(run.env), text: run.env, title: run.env }));
   }
   if (col.key === "status") return h("td", null, statusBadge(run.status));
-  if (col.key === "updated") return h("td", { class: "num", title: new Date(toMs(v)).toLocaleString(), text: relTime(toMs(v)) });
+  if (col.key === "updated" || col.key === "started") {
+    return h("td", { class: "num", title: v ? new Date(toMs(v)).toLocaleString() : "", text: v ? relTime(toMs(v)) : "" });
+  }
   if (col.key === "duration") return h("td", { class: "num", text: v === null ? "" : fmtDuration(v) });
   const text = fmtNum(v);
   return h("td", { class: typeof v === "number" ? "num" : null, title: text, text });

@@ -11,6 +11,7 @@ import { readMarks, setMarks } from "./run_marks.js";
 import { heardRunColor } from "../run_colors.js";
 import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
 import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
+import { scopeBar, scopeEnvs, scopeFromUrl } from "../scope.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
 const READS = 2; // chart reads in flight at once: one drawn while the next is read
@@ -18,23 +19,20 @@ const REREAD_FACTOR = 4; // a series grown by live appends past this many times 
 
 const $ = (id) => document.getElementById(id);
 
-/** Runs named in ?envs=a,b; null when the URL names none (then every run starts picked, as in TensorBoard). */
-function envsFromUrl() {
-  const raw = new URLSearchParams(window.location.search).get("envs");
-  if (raw === null) return null;
-  return new Set(raw.split(",").map((s) => s.trim()).filter(Boolean));
-}
 
 export function scalarsPage({ connect, points, notice }) {
   document.title = "scalars · paneboard";
-  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← envs" }),
+  $("crumbs").replaceChildren(h("a", { href: api.homeUrl(), class: "back", text: "← runs" }),
     h("span", { class: "sep", text: "/" }), h("span", { class: "crumb-current", text: "scalars" }));
-  const urlRuns = envsFromUrl();
+  // The runs in view: ?q= (a runs query), ?sel= (a saved selection) or ?envs=a,b; none: every run (TensorBoard).
+  const scope = scopeFromUrl();
+  const urlRuns = scope && scope.envs ? new Set(scope.envs) : null;
   const sc = {
-    points, notice, urlRuns,
+    points, notice, urlRuns, scope,
     state: { smoothing: 0.6, xmode: "step", logY: false, outliers: true },
     picked: new Set(urlRuns || []),
     known: new Set(), // runs seen so far (a run first seen later starts picked)
+    seen: new Set(), // every run heard of on the live channel, in view or not
     runs: [], // every env, sorted by name
     shown: [], shownSet: new Set(), shownKey: null,
     charts: new Map(), // key (tag) -> {title, envs, wins, held, loaded, visible, card, plot, ...}
@@ -75,8 +73,9 @@ export function scalarsPage({ connect, points, notice }) {
       page.dataset.side = open ? "open" : "";
       sideToggle.setAttribute("aria-expanded", String(open));
     } }, "settings and runs");
+  sc.scopeBox = h("div", { class: "scope-holder" });
   const page = h("div", { class: "scalars" }, sideToggle, side,
-    h("div", { class: "sc-content" }, sc.offerBox, sc.abBox, sc.sections, sc.empty));
+    h("div", { class: "sc-content" }, sc.scopeBox, sc.offerBox, sc.abBox, sc.sections, sc.empty));
   $("main").replaceChildren(page);
   // Run colours differ per theme (each capped to read on its background): swatches and lines follow a switch.
   document.addEventListener("paneboard:theme", () => { drawRuns(sc); redraw(sc); });
@@ -84,7 +83,7 @@ export function scalarsPage({ connect, points, notice }) {
   // The env-list subscription tells about every change of every env (summaries at most every 0.5 s per env):
   // one socket keeps any number of runs live, and new runs appear in the list as they start.
   connect(null, async () => {
-    await loadRuns(sc, refresh);
+    await loadRuns(sc);
     sc.needIndex = true;
     for (const c of sc.charts.values()) c.loaded = false; // a reconnect may have missed points: read afresh
     await update(sc);
@@ -93,7 +92,9 @@ export function scalarsPage({ connect, points, notice }) {
     if (m.type === "env" && m.env && typeof m.env.name === "string") {
       const name = m.env.name;
       if (!sc.runs.includes(name)) {
-        loadRuns(sc, refresh).then(() => { sc.needIndex = true; refresh(); }, () => {});
+        if (sc.scope && sc.seen.has(name)) return; // a run outside the query: asked about once, not per update
+        sc.seen.add(name);
+        loadRuns(sc).then(() => { sc.needIndex = true; refresh(); }, () => {});
       } else if (sc.shownSet.has(name)) {
         sc.dirty.add(name);
         if (sc.paneCounts.get(name) !== m.env.panes) sc.needIndex = true;
@@ -136,7 +137,7 @@ function refresher(sc) {
 }
 
 /** The runs to name in a read: null (every run) when all are shown, which keeps a sweep's URLs short. */
-const envsArg = (sc, envs) => (envs.length === sc.runs.length && sc.shown.length === sc.runs.length ? null : envs);
+const envsArg = (sc, envs) => (!sc.scope && envs.length === sc.runs.length && sc.shown.length === sc.runs.length ? null : envs);
 
 /** Bring the charts up to date: the chart list when runs or tags changed, new points of changed runs. */
 async function update(sc) {
@@ -303,9 +304,24 @@ async function updateGroups(sc) {
   applyTagFilter(sc);
 }
 
-async function loadRuns(sc, refresh) {
-  const r = await api.listEnvs();
-  sc.runs = (r.envs || []).map((e) => String(e.name)).sort();
+async function loadRuns(sc) {
+  const { scope } = sc;
+  if (scope && (scope.q || scope.sel)) {
+    // A query is asked again on each load: a sweep's run that starts later joins the view when it matches.
+    let err = null;
+    try {
+      sc.runs = [...await scopeEnvs(scope)].sort();
+    } catch (e) {
+      if (e.status !== 400 && e.status !== 404) throw e;
+      err = e;
+      sc.runs = [];
+    }
+    sc.scopeBox.replaceChildren(scopeBar(scope, sc.runs.length, err));
+  } else {
+    const r = await api.listEnvs();
+    sc.runs = (r.envs || []).map((e) => String(e.name)).sort();
+    sc.scopeBox.replaceChildren(scopeBar(scope, sc.runs.length));
+  }
   for (const name of sc.runs) {
     if (!sc.urlRuns && !sc.known.has(name)) sc.picked.add(name); // new runs start picked
     sc.known.add(name);

@@ -1,5 +1,6 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
+import { firstRunHelp } from "../empty_states.js";
 import { h, plotlyText } from "../dom.js";
 import { boundsTrace, showLines } from "../canvas_lines.js";
 import { DENSE_MIN, markDense, PACK_MIN, packSeries } from "../packed_traces.js";
@@ -253,9 +254,17 @@ export function applyTagFilter(sc) {
     if (!c.card.hidden) shown += 1;
   }
   for (const s of sc.secs.values()) s.el.hidden = ![...s.body.children].some((el) => !el.hidden);
-  const none = !sc.shown.length ? "No runs picked: tick runs on the left (or clear the run filter)."
-    : !sc.charts.size ? (sc.indexed ? "No line charts in the picked runs." : "") : bad ? `Invalid regex: ${bad}`
-      : !shown ? "No tags match the filter." : "";
+  // No run at all: how to log one to this server, not "tick runs on the left" beside an empty list.
+  if (!sc.runs.length && !sc.scope) {
+    if (!sc.empty.querySelector(".first-run")) sc.empty.replaceChildren(firstRunHelp("No runs to chart yet"));
+    sc.empty.hidden = false;
+    document.body.dataset.scalarsTags = "0";
+    return;
+  }
+  const none = !sc.runs.length ? "No run matches this query: change it above, or open the runs table."
+    : !sc.shown.length ? "No runs picked: tick runs on the left (or clear the run filter)."
+      : !sc.charts.size ? (sc.indexed ? "No line charts in the picked runs." : "") : bad ? `Invalid regex: ${bad}`
+        : !shown ? "No tags match the filter." : "";
   sc.empty.textContent = none;
   sc.empty.hidden = !none;
   document.body.dataset.scalarsTags = String(shown);
