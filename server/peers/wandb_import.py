@@ -50,7 +50,7 @@ class WandbRun:
     # key -> (steps, values, walls) as lists while reading
     history: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
     system: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
-    media: int = 0  # media objects skipped
+    left_out: dict[tuple[str, str], int] = field(default_factory=dict)  # (W&B type, key) -> objects not imported
     records: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (kind, key) -> steps
     output: dict[str, list[tuple[str, float, str]]] = field(default_factory=dict)  # output(_raw) -> console writes
 
@@ -163,7 +163,7 @@ def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Pat
     """Media objects (their fields arrive as nested keys) become step records; other dicts, dotted series."""
     leaves: list[tuple[str, str]] = []
     for top, items in groups.items():
-        if any(len(n) == 2 and n[1] == "_type" for n, _ in items):
+        if any(len(n) == 2 and n[1] == "_type" for n, _ in items):  # a list of images has its fields here too
             _media(run, top, {n[1]: json.loads(t) for n, t in items if len(n) == 2}, files, step, wall)
         else:
             leaves += [(".".join(n), t) for n, t in items]
@@ -171,11 +171,11 @@ def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Pat
 
 
 def _media(run: WandbRun, key: str, obj: dict[str, Any], files: Path, step: float, wall: float) -> None:
-    found = wandb_media.record(obj, files, step, wall)
-    if found is None:
-        run.media += 1  # mp4/webm video, 3D objects ...: paneboard has no pane for them yet
-        return
-    run.records.setdefault((found[0], key), []).append(found[1])
+    found, left = wandb_media.step_records(obj, files, step, wall)
+    for kind, rec in found:
+        run.records.setdefault((kind, key), []).append(rec)
+    for wandb_type in left:  # mp4/webm video, 3D objects ...: paneboard has no pane for them yet
+        run.left_out[(wandb_type, key)] = run.left_out.get((wandb_type, key), 0) + 1
 
 
 def _run_record(run: WandbRun, r: Any) -> None:
@@ -217,9 +217,9 @@ def import_run(sink: Sink, path: Path) -> str:
                     "seconds")
     for (kind, key), recs in run.records.items():
         sink.records(env, key, kind, client_id(source, kind, key), recs)
-    if run.media:
-        sink.stats.problems.append(f"{env}: {run.media} W&B media objects of kinds paneboard has no pane for "
-                                   "(mp4/webm/ogg video, 3D objects, molecules ...) not imported")
+    if run.left_out:
+        named = ", ".join(f"{n} {t} in {k!r}" for (t, k), n in sorted(run.left_out.items(), key=lambda i: i[0][1]))
+        sink.stats.problems.append(f"{env}: W&B media paneboard has no pane for, not imported: {named}")
     writes = run.output.get("output_raw") or run.output.get("output") or []  # older runs: processed lines only
     wandb_console.import_console(sink, env, source, writes, path, run.started)
     sink.stats.runs += 1
@@ -228,7 +228,10 @@ def import_run(sink: Sink, path: Path) -> str:
 
 def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None:
     # The summary keys the user set: not W&B's own (_*) nor a history key's last value.
-    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_") and k not in run.history}
+    # Nor a media object's fields (its type, files and captions arrive as "key.field" summary keys).
+    media_keys = {key for _, key in run.records} | {key for _, key in run.left_out}
+    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_") and k not in run.history
+                    and k.split(".", 1)[0] not in media_keys and k not in media_keys}
     config = dict(run.config)
     if user_summary:
         config["summary"] = user_summary

@@ -1,0 +1,102 @@
+"""Real offline W&B runs (wandb itself writing them) imported: image lists per step with their captions, media
+left out named by type, key and count, and define_metric's declared x axes and best directions."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import paneboard
+from paneboard.server.cli.main import main as dash_server
+
+WANDB_SCRIPT = """
+import os, sys
+import numpy as np
+import wandb
+out = sys.argv[1]
+os.makedirs(out + "/src", exist_ok=True)
+open(out + "/src/clip.mp4", "wb").write(b"\\x00\\x00\\x00\\x18ftypmp42" + bytes(64))  # no encoder here
+run = wandb.init(project="p", name="r", dir=out, settings=wandb.Settings(console="off"))
+run.define_metric("train/step")
+run.define_metric("eval/*", step_metric="train/step", summary="min")
+run.define_metric("acc", summary="max,last", hidden=True)
+for i in range(5):
+    row = {"examples": [wandb.Image(np.full((4, 6, 3), 40 * i + k, np.uint8), caption=f"s{i}k{k}") for k in range(3)],
+           "eval/loss": 1.0 / (i + 1), "acc": i * 0.1, "plain": i}
+    if i != 2:  # a row without its step metric: W&B's step_sync draws it at the metric's last value
+        row["train/step"] = 4 * i + 4
+    if i < 2:
+        row["clips"] = [wandb.Video(out + "/src/clip.mp4"), wandb.Video(out + "/src/clip.mp4")]
+    run.log(row)
+run.finish()
+"""
+
+
+@pytest.fixture(scope="module")
+def wandb_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wandb-round3")
+    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_DISABLE_GIT": "true",
+           "WANDB_DIR": str(out)}
+    subprocess.run([sys.executable, "-c", WANDB_SCRIPT, str(out)], env=env, check=True, timeout=120)
+    return out
+
+
+def wandb_rows(root: Path) -> list[dict]:
+    """The run's history rows as wandb's own Record protobufs hold them: {key: value} with media as dicts."""
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    from paneboard.server.peers.wandb_log import records
+
+    [path] = root.glob("wandb/offline-run-*/run-*.wandb")
+    rows, record = [], pb.Record()
+    for data in records(path):
+        record.ParseFromString(data)
+        if record.WhichOneof("record_type") == "history":
+            row: dict = {}
+            for item in record.history.item:
+                keys = list(item.nested_key) or [item.key]
+                target = row
+                for k in keys[:-1]:
+                    target = target.setdefault(k, {})
+                target[keys[-1]] = json.loads(item.value_json)
+            rows.append(row)
+    return rows
+
+
+def _import(root: Path, db: Path, capsys) -> tuple[str, str]:
+    assert dash_server(["import", str(root / "wandb"), "--db", str(db), "--quiet"]) == 0
+    return capsys.readouterr()
+
+
+def test_image_lists_with_captions_and_left_out_media_named(wandb_run, tmp_path, make_server, capsys):
+    from PIL import Image
+
+    out, err = _import(wandb_run, tmp_path / "imported.db", capsys)
+    assert "(15 steps of media" in out  # 5 lists of 3 images
+    assert "W&B media paneboard has no pane for, not imported: 4 video-file in 'clips'" in err
+    rows = wandb_rows(wandb_run)
+    files = next(wandb_run.glob("wandb/offline-run-*/files"))
+    want = [(row["_step"], caption, hashlib.sha256((files / name).read_bytes()).hexdigest())
+            for row in rows for name, caption in zip(row["examples"]["filenames"], row["examples"]["captions"])]
+    assert [w[1] for w in want] == [f"s{i}k{k}" for i in range(5) for k in range(3)]
+    srv = make_server("imported")
+    recs = srv.get_json("/api/v1/envs/p%2Fr/panes/examples/steps?i0=0&i1=99")["records"]
+    assert [(r["step"], r["caption"], r["src"].rsplit("/", 1)[1]) for r in recs] == want
+    for r, (i, k) in zip(recs, [(i, k) for i in range(5) for k in range(3)]):
+        with urllib_open(srv.url + "/" + r["src"].lstrip("/")) as f:
+            assert np.asarray(Image.open(f)).max() == 40 * i + k  # the very picture logged at that place
+    runs = paneboard.Api(server=srv.url).runs()
+    assert not [c for c in runs.columns if c.startswith("config.summary.examples")]  # media fields aren't summary
+
+
+def urllib_open(url: str):
+    import urllib.request
+
+    return urllib.request.urlopen(url, timeout=30)
