@@ -100,3 +100,61 @@ def urllib_open(url: str):
     import urllib.request
 
     return urllib.request.urlopen(url, timeout=30)
+
+
+def wandb_metric_records(root: Path) -> list:
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    from paneboard.server.peers.wandb_log import records
+
+    [path] = root.glob("wandb/offline-run-*/run-*.wandb")
+    out, record = [], pb.Record()
+    for data in records(path):
+        record.ParseFromString(data)
+        if record.WhichOneof("record_type") == "metric":
+            out.append(pb.MetricRecord.FromString(record.metric.SerializeToString()))
+    return out
+
+
+def test_define_metric_axes_summaries_and_best_directions(wandb_run, tmp_path, make_server, capsys):
+    from helpers.tensorboard import exported
+
+    _out, err = _import(wandb_run, tmp_path / "imported.db", capsys)
+    metrics = {m.name or m.glob_name: m for m in wandb_metric_records(wandb_run)}
+    assert metrics["eval/*"].step_metric == "train/step" and metrics["eval/*"].options.step_sync
+    assert metrics["acc"].options.hidden and metrics["acc"].summary.max
+    rows = wandb_rows(wandb_run)
+    # What W&B draws: eval/loss at train/step's value in its row, else (step_sync) the last one before it.
+    x_of_row, last = [], None
+    for row in rows:
+        last = row.get("train/step", last)
+        x_of_row.append(last)
+    srv = make_server("imported")
+    loss = exported(srv, "p/r", "eval/loss")["eval/loss"]
+    assert loss["x"] == x_of_row == [4, 8, 8, 16, 20]
+    assert loss["y"] == [row["eval/loss"] for row in rows]
+    for key in ("acc", "plain", "train/step"):  # no step metric declared for them: W&B's _step
+        trace = exported(srv, "p/r", key)[key]
+        assert trace["x"] == [row["_step"] for row in rows] and trace["y"] == [row[key] for row in rows], key
+    panes = {p["win"]: p for p in srv.get_json("/api/v1/envs/p%2Fr")["panes"]}
+    assert panes["eval/loss"]["opts"]["xlabel"] == "train/step" and panes["plain"]["opts"]["xlabel"] == "_step"
+    info = srv.get_json("/api/v1/envs/p%2Fr/run")
+    assert info["best"] == {"eval/loss": "min", "acc": "max"}  # the declared summaries say which way is better
+    summary = info["config"]["summary"]
+    assert summary["eval/loss"] == {"min": min(row["eval/loss"] for row in rows)}
+    assert summary["acc"] == {"max": rows[-1]["acc"], "last": rows[-1]["acc"]}
+    assert "metrics hidden in W&B (define_metric hidden=True) are shown here: acc" in err
+
+
+def test_define_metric_rules_are_the_sdks(tmp_path):
+    """The importer reads a run's declarations through the SDK's MetricRules: one mapping of W&B's semantics."""
+    from paneboard.run_api.metrics import MetricRules, spec_of
+
+    rules = MetricRules()
+    rules.define("*", spec_of(step_metric="train/global_step", step_sync=True))
+    rules.define("eval/loss", spec_of(summary="min"))
+    assert rules.x_of("eval/loss") == "train/global_step"  # the name keeps what the earlier glob said
+    assert rules.x_of("train/global_step") is None  # a step metric is drawn against the run's step
+    assert rules.spec("eval/loss").direction == "min" and rules.spec("other").direction is None
+    with pytest.raises(ValueError, match="goal"):
+        spec_of(goal="sideways")

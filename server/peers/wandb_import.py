@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from . import wandb_console, wandb_media
+from paneboard.run_api.metrics import MetricRules
+
+from . import wandb_console, wandb_media, wandb_metrics
 from .sink import PeerImportError, Progress, Sink, client_id, need, tag_text
 from .wandb_log import WandbLogError, records
 
@@ -53,6 +55,7 @@ class WandbRun:
     left_out: dict[tuple[str, str], int] = field(default_factory=dict)  # (W&B type, key) -> objects not imported
     records: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (kind, key) -> steps
     output: dict[str, list[tuple[str, float, str]]] = field(default_factory=dict)  # output(_raw) -> console writes
+    metrics: MetricRules = field(default_factory=MetricRules)  # define_metric's declarations
 
 
 def _value(text: str) -> Any:
@@ -147,6 +150,8 @@ def read_run(path: Path) -> WandbRun:
                                                          ("os", env.os)) if v})
                 if env.args:
                     run.provenance["argv"] = list(env.args)
+            elif kind == "metric":
+                wandb_metrics.define(run.metrics, record.metric)
             elif kind == "exit":
                 run.exit_code = record.exit.exit_code
             elif kind == "output_raw" or kind == "output":
@@ -210,8 +215,7 @@ def import_run(sink: Sink, path: Path) -> str:
     source = f"wandb:{run.entity}/{run.project}/{run.run_id}"
     env = sink.env_for(env_of(run), source)
     _record(sink, env, source, run, path.stat().st_size)
-    for key, (x, y, w) in run.history.items():
-        sink.series(env, key, client_id(source, "history", key), np.array(x), np.array(y), np.array(w), "_step")
+    _history(sink, env, source, run)
     for key, (x, y, w) in run.system.items():
         sink.series(env, "sys_" + key, client_id(source, "system", key), np.array(x), np.array(y), np.array(w),
                     "seconds")
@@ -226,11 +230,34 @@ def import_run(sink: Sink, path: Path) -> str:
     return env
 
 
+def _history(sink: Sink, env: str, source: str, run: WandbRun) -> None:
+    """Each history key against its declared step metric (define_metric), else W&B's _step."""
+    dropped: dict[str, int] = {}
+    for key, cols in run.history.items():
+        xkey = run.metrics.x_of(key)
+        if xkey is None or xkey not in run.history:
+            x, y, w = (np.array(c) for c in cols)
+            xkey = "_step"
+        else:
+            spec = run.metrics.spec(key)
+            x, y, w, dropped[key] = wandb_metrics.on_axis(cols, run.history[xkey], bool(spec and spec.step_sync))
+        sink.series(env, key, client_id(source, "history", key), x, y, w, xkey)
+    if lost := {k: n for k, n in dropped.items() if n}:
+        named = ", ".join(f"{n} of {k!r}" for k, n in lost.items())
+        sink.stats.problems.append(f"{env}: points logged before their step metric had a value, not drawn (as in "
+                                   f"W&B): {named}")
+    if hidden := wandb_metrics.hidden(run.metrics, list(run.history)):
+        sink.stats.problems.append(f"{env}: metrics hidden in W&B (define_metric hidden=True) are shown here: "
+                                   + ", ".join(hidden))
+
+
 def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None:
-    # The summary keys the user set: not W&B's own (_*) nor a history key's last value.
+    # The summary keys the user set: not W&B's own (_*) nor a history key's last value (a declared summary of
+    # one, {"min": ...}, is kept: the store's own summary has no mean).
     # Nor a media object's fields (its type, files and captions arrive as "key.field" summary keys).
     media_keys = {key for _, key in run.records} | {key for _, key in run.left_out}
-    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_") and k not in run.history
+    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_")
+                    and (k not in run.history or isinstance(v, dict))
                     and k.split(".", 1)[0] not in media_keys and k not in media_keys}
     config = dict(run.config)
     if user_summary:
@@ -242,6 +269,7 @@ def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None
               "provenance": provenance, "tags": [t for t in map(tag_text, run.tags) if t], "notes": run.notes,
               "error": None if status != "failed" else f"exit code {run.exit_code}"}
     events: list[dict[str, Any]] = [record, {"op": "run_config", "env": env, "config": config, "replace": True}]
+    events += wandb_metrics.best_events(env, run.metrics, list(run.history))
     # A record that grew (more history, an exit) says more: its length is the record's sequence number.
     sink.events(client_id(source, "record"), size, events)
 
