@@ -158,3 +158,51 @@ def test_define_metric_rules_are_the_sdks(tmp_path):
     assert rules.spec("eval/loss").direction == "min" and rules.spec("other").direction is None
     with pytest.raises(ValueError, match="goal"):
         spec_of(goal="sideways")
+
+
+HF_SCRIPT = """
+import sys
+import torch, transformers
+class Tokens(torch.utils.data.Dataset):
+    def __init__(self, n):
+        g = torch.Generator().manual_seed(0)
+        self.ids, self.labels = torch.randint(0, 64, (n, 12), generator=g), torch.randint(0, 2, (n,), generator=g)
+    def __len__(self):
+        return len(self.ids)
+    def __getitem__(self, i):
+        return {"input_ids": self.ids[i], "labels": self.labels[i]}
+config = transformers.BertConfig(vocab_size=64, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                 intermediate_size=32, max_position_embeddings=16, num_labels=2)
+args = transformers.TrainingArguments(output_dir=sys.argv[1] + "/out", max_steps=12, logging_steps=2,
+                                      eval_strategy="steps", eval_steps=4, per_device_train_batch_size=4,
+                                      report_to=["wandb"], save_strategy="no", disable_tqdm=True, use_cpu=True,
+                                      run_name="tiny-bert")
+transformers.Trainer(model=transformers.BertForSequenceClassification(config), args=args,
+                     train_dataset=Tokens(32), eval_dataset=Tokens(8)).train()
+"""
+
+
+@pytest.mark.e2e
+def test_hf_trainer_report_to_wandb_drawn_by_global_step(tmp_path, make_server, capsys):
+    pytest.importorskip("transformers")
+    from helpers.tensorboard import exported
+
+    env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_DISABLE_GIT": "true",
+           "WANDB_DIR": str(tmp_path), "WANDB_PROJECT": "hf", "HF_HUB_OFFLINE": "1", "WANDB_CONSOLE": "off"}
+    subprocess.run([sys.executable, "-c", HF_SCRIPT, str(tmp_path)], env=env, check=True, timeout=300)
+    _import(tmp_path, tmp_path / "imported.db", capsys)
+    metrics = {m.name or m.glob_name: m for m in wandb_metric_records(tmp_path)}
+    assert metrics["*"].step_metric == "train/global_step"  # what the Trainer's WandbCallback declares
+    rows = wandb_rows(tmp_path)
+    evals = [row for row in rows if "eval/loss" in row]
+    assert [row["train/global_step"] for row in evals] == [4, 8, 12]
+    assert [row["_step"] for row in evals] != [4, 8, 12]  # W&B's own row counter is another axis
+    srv = make_server("imported")
+    [env_name] = [e["name"] for e in srv.get_json("/api/v1/envs")["envs"] if e["name"].startswith("hf/")]
+    q = env_name.replace("/", "%2F")
+    loss = exported(srv, env_name, "eval/loss")["eval/loss"]
+    assert loss["x"] == [4, 8, 12] and loss["y"] == [row["eval/loss"] for row in evals]
+    train = exported(srv, env_name, "train/loss")["train/loss"]
+    assert train["x"] == [row["train/global_step"] for row in rows if "train/loss" in row] == [2, 4, 6, 8, 10, 12]
+    panes = {p["win"]: p for p in srv.get_json(f"/api/v1/envs/{q}")["panes"]}
+    assert panes["train/global_step"]["opts"]["xlabel"] == "_step"  # the step metric keeps W&B's _step
