@@ -84,12 +84,13 @@ def test_image_lists_with_captions_and_left_out_media_named(wandb_run, tmp_path,
     rows = wandb_rows(wandb_run)
     files = next(wandb_run.glob("wandb/offline-run-*/files"))
     want = [(row["_step"], caption, hashlib.sha256((files / name).read_bytes()).hexdigest())
-            for row in rows for name, caption in zip(row["examples"]["filenames"], row["examples"]["captions"])]
+            for row in rows
+            for name, caption in zip(row["examples"]["filenames"], row["examples"]["captions"], strict=True)]
     assert [w[1] for w in want] == [f"s{i}k{k}" for i in range(5) for k in range(3)]
     srv = make_server("imported")
     recs = srv.get_json("/api/v1/envs/p%2Fr/panes/examples/steps?i0=0&i1=99")["records"]
     assert [(r["step"], r["caption"], r["src"].rsplit("/", 1)[1]) for r in recs] == want
-    for r, (i, k) in zip(recs, [(i, k) for i in range(5) for k in range(3)]):
+    for r, (i, k) in zip(recs, [(i, k) for i in range(5) for k in range(3)], strict=True):
         with urllib_open(srv.url + "/" + r["src"].lstrip("/")) as f:
             assert np.asarray(Image.open(f)).max() == 40 * i + k  # the very picture logged at that place
     runs = paneboard.Api(server=srv.url).runs()
