@@ -130,6 +130,10 @@ class Run:
                 rec = {"type": "text", "text": _table_html(rec), "format": "html"}
             self._records("histogram" if isinstance(v, Histogram) else "media", key, rec, x, t)
             return
+        if isinstance(v, (list, tuple)) and v and all(isinstance(m, Media) for m in v):
+            for m in v:  # W&B's list of images per step: each a record of the key's pane at this step
+                self._log_value(key, m, x, t, row)
+            return
         if isinstance(v, str):
             self._last[key] = v  # W&B keeps strings in the summary; there is nothing to plot
             return
