@@ -13,10 +13,10 @@ import numpy as np
 from ..protocol import TB_XLABEL
 from ..transport.points import prefix as point_prefix
 from .media import Histogram, Media, Table
+from .metrics import MetricRules, is_glob, spec_of
 from .state import Config, Summary
 
 log = logging.getLogger("paneboard")
-_GOALS = {"minimize": "min", "min": "min", "maximize": "max", "max": "max"}
 
 
 class Run:
@@ -38,7 +38,7 @@ class Run:
         self._x_of: dict[str, str] = {}  # key -> the key whose value is its x (define_metric step_metric)
         self._agg: dict[str, str] = {}  # key -> min/max/mean summary (define_metric summary)
         self._counts: dict[str, int] = {}
-        self._patterns: list[tuple[str, dict[str, Any]]] = []
+        self._rules = MetricRules()  # define_metric's declarations, read as the W&B importer reads a run's
         self._watches: list[Any] = []
         self._put_point = None if client is None else client.transport.put_point
         self.finished = client is None
@@ -130,6 +130,10 @@ class Run:
                 rec = {"type": "text", "text": _table_html(rec), "format": "html"}
             self._records("histogram" if isinstance(v, Histogram) else "media", key, rec, x, t)
             return
+        if isinstance(v, (list, tuple)) and v and all(isinstance(m, Media) for m in v):
+            for m in v:  # W&B's list of images per step: each a record of the key's pane at this step
+                self._log_value(key, m, x, t, row)
+            return
         if isinstance(v, str):
             self._last[key] = v  # W&B keeps strings in the summary; there is nothing to plot
             return
@@ -166,11 +170,10 @@ class Run:
         self._last[key] = value
 
     def _first_seen(self, key: str) -> None:
-        for pattern, spec in self._patterns:
-            if fnmatch.fnmatchcase(key, pattern):
-                self._apply_metric(key, spec)
-                return
-        self._plain[key] = self._prefix(key, None)
+        if self._rules.spec(key) is not None:
+            self._apply_metric(key)
+        else:
+            self._plain[key] = self._prefix(key, None)
 
     def _prefix(self, key: str, xkey: str | None) -> bytes:
         return point_prefix({"op": "update", "env": self.env, "win": key, "kind": "line", "mode": "append",
@@ -194,33 +197,31 @@ class Run:
         ("minimize"/"maximize": the run's best direction) of a metric, or of every key matching a glob."""
         if not isinstance(name, str):
             raise TypeError(f"define_metric: name must be a string, got {type(name).__name__}")
-        spec = {"step_metric": step_metric, "summary": summary, "goal": goal}
-        if any(c in name for c in "*?["):
-            self._patterns.append((name, spec))
-            for key in [k for k in self._plain if fnmatch.fnmatchcase(k, name)]:
-                self._apply_metric(key, spec)
-        else:
-            # A name also matched by an earlier glob keeps what the glob said unless this call says otherwise.
-            for pattern, earlier in self._patterns:
-                if fnmatch.fnmatchcase(name, pattern):
-                    spec = {k: v if v is not None else earlier[k] for k, v in spec.items()}
-            self._apply_metric(name, spec)
-
-    def _apply_metric(self, key: str, spec: dict[str, Any]) -> None:
+        try:
+            spec = spec_of(step_metric, step_sync, hidden, summary, goal)
+        except ValueError as exc:
+            self._reject(f"define_metric({name!r}): {exc}")
+            return
+        self._rules.define(name, spec)
         if self.client is None:
             return
-        if spec["step_metric"] is not None and (key == spec["step_metric"] or key in self._x_of.values()):
-            spec = {**spec, "step_metric": None}  # a step metric is drawn against the run's step (W&B's too)
+        for key in [k for k in self._plain if fnmatch.fnmatchcase(k, name)] if is_glob(name) else [name]:
+            self._apply_metric(key)
+
+    def _apply_metric(self, key: str) -> None:
+        spec = self._rules.spec(key)
+        if spec is None:
+            return
         self._plain.pop(key, None)  # off the hot path: its x or summary needs work per point
-        if spec["step_metric"]:
-            self._x_of[key] = str(spec["step_metric"])
-        aggs = [a.strip() for a in str(spec["summary"] or "").split(",") if a.strip()]
-        if aggs and aggs[0] in ("min", "max", "mean"):
-            self._agg[key] = aggs[0]
-        direction = _GOALS.get(str(spec["goal"] or "").lower()) or \
-            next((a for a in aggs if a in ("min", "max")), None)
-        if direction is not None:
-            self.client.set_best(key, direction)
+        self._x_of.pop(key, None)
+        self._agg.pop(key, None)
+        xkey = self._rules.x_of(key)
+        if xkey is not None:
+            self._x_of[key] = xkey
+        if spec.aggregate is not None:
+            self._agg[key] = spec.aggregate
+        if spec.direction is not None:
+            self.client.set_best(key, spec.direction)
         if key not in self._x_of and key not in self._agg:
             self._plain[key] = self._prefix(key, None)
 

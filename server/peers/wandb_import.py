@@ -11,7 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from . import wandb_console, wandb_media
+from paneboard.run_api.metrics import MetricRules
+
+from . import wandb_console, wandb_media, wandb_metrics
 from .sink import PeerImportError, Progress, Sink, client_id, need, tag_text
 from .wandb_log import WandbLogError, records
 
@@ -50,9 +52,10 @@ class WandbRun:
     # key -> (steps, values, walls) as lists while reading
     history: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
     system: dict[str, tuple[list[float], list[float], list[float]]] = field(default_factory=dict)
-    media: int = 0  # media objects skipped
+    left_out: dict[tuple[str, str], int] = field(default_factory=dict)  # (W&B type, key) -> objects not imported
     records: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (kind, key) -> steps
     output: dict[str, list[tuple[str, float, str]]] = field(default_factory=dict)  # output(_raw) -> console writes
+    metrics: MetricRules = field(default_factory=MetricRules)  # define_metric's declarations
 
 
 def _value(text: str) -> Any:
@@ -147,6 +150,8 @@ def read_run(path: Path) -> WandbRun:
                                                          ("os", env.os)) if v})
                 if env.args:
                     run.provenance["argv"] = list(env.args)
+            elif kind == "metric":
+                wandb_metrics.define(run.metrics, record.metric)
             elif kind == "exit":
                 run.exit_code = record.exit.exit_code
             elif kind == "output_raw" or kind == "output":
@@ -163,7 +168,7 @@ def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Pat
     """Media objects (their fields arrive as nested keys) become step records; other dicts, dotted series."""
     leaves: list[tuple[str, str]] = []
     for top, items in groups.items():
-        if any(len(n) == 2 and n[1] == "_type" for n, _ in items):
+        if any(len(n) == 2 and n[1] == "_type" for n, _ in items):  # a list of images has its fields here too
             _media(run, top, {n[1]: json.loads(t) for n, t in items if len(n) == 2}, files, step, wall)
         else:
             leaves += [(".".join(n), t) for n, t in items]
@@ -171,11 +176,11 @@ def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Pat
 
 
 def _media(run: WandbRun, key: str, obj: dict[str, Any], files: Path, step: float, wall: float) -> None:
-    found = wandb_media.record(obj, files, step, wall)
-    if found is None:
-        run.media += 1  # mp4/webm video, 3D objects ...: paneboard has no pane for them yet
-        return
-    run.records.setdefault((found[0], key), []).append(found[1])
+    found, left = wandb_media.step_records(obj, files, step, wall)
+    for kind, rec in found:
+        run.records.setdefault((kind, key), []).append(rec)
+    for wandb_type in left:  # mp4/webm video, 3D objects ...: paneboard has no pane for them yet
+        run.left_out[(wandb_type, key)] = run.left_out.get((wandb_type, key), 0) + 1
 
 
 def _run_record(run: WandbRun, r: Any) -> None:
@@ -210,25 +215,50 @@ def import_run(sink: Sink, path: Path) -> str:
     source = f"wandb:{run.entity}/{run.project}/{run.run_id}"
     env = sink.env_for(env_of(run), source)
     _record(sink, env, source, run, path.stat().st_size)
-    for key, (x, y, w) in run.history.items():
-        sink.series(env, key, client_id(source, "history", key), np.array(x), np.array(y), np.array(w), "_step")
+    _history(sink, env, source, run)
     for key, (x, y, w) in run.system.items():
         sink.series(env, "sys_" + key, client_id(source, "system", key), np.array(x), np.array(y), np.array(w),
                     "seconds")
     for (kind, key), recs in run.records.items():
         sink.records(env, key, kind, client_id(source, kind, key), recs)
-    if run.media:
-        sink.stats.problems.append(f"{env}: {run.media} W&B media objects of kinds paneboard has no pane for "
-                                   "(mp4/webm/ogg video, 3D objects, molecules ...) not imported")
+    if run.left_out:
+        named = ", ".join(f"{n} {t} in {k!r}" for (t, k), n in sorted(run.left_out.items(), key=lambda i: i[0][1]))
+        sink.stats.problems.append(f"{env}: W&B media paneboard has no pane for, not imported: {named}")
     writes = run.output.get("output_raw") or run.output.get("output") or []  # older runs: processed lines only
     wandb_console.import_console(sink, env, source, writes, path, run.started)
     sink.stats.runs += 1
     return env
 
 
+def _history(sink: Sink, env: str, source: str, run: WandbRun) -> None:
+    """Each history key against its declared step metric (define_metric), else W&B's _step."""
+    dropped: dict[str, int] = {}
+    for key, cols in run.history.items():
+        xkey = run.metrics.x_of(key)
+        if xkey is None or xkey not in run.history:
+            x, y, w = (np.array(c) for c in cols)
+            xkey = "_step"
+        else:
+            spec = run.metrics.spec(key)
+            x, y, w, dropped[key] = wandb_metrics.on_axis(cols, run.history[xkey], bool(spec and spec.step_sync))
+        sink.series(env, key, client_id(source, "history", key), x, y, w, xkey)
+    if lost := {k: n for k, n in dropped.items() if n}:
+        named = ", ".join(f"{n} of {k!r}" for k, n in lost.items())
+        sink.stats.problems.append(f"{env}: points logged before their step metric had a value, not drawn (as in "
+                                   f"W&B): {named}")
+    if hidden := wandb_metrics.hidden(run.metrics, list(run.history)):
+        sink.stats.problems.append(f"{env}: metrics hidden in W&B (define_metric hidden=True) are shown here: "
+                                   + ", ".join(hidden))
+
+
 def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None:
-    # The summary keys the user set: not W&B's own (_*) nor a history key's last value.
-    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_") and k not in run.history}
+    # The summary keys the user set: not W&B's own (_*) nor a history key's last value (a declared summary of
+    # one, {"min": ...}, is kept: the store's own summary has no mean).
+    # Nor a media object's fields (its type, files and captions arrive as "key.field" summary keys).
+    media_keys = {key for _, key in run.records} | {key for _, key in run.left_out}
+    user_summary = {k: v for k, v in run.summary.items() if not k.startswith("_")
+                    and (k not in run.history or isinstance(v, dict))
+                    and k.split(".", 1)[0] not in media_keys and k not in media_keys}
     config = dict(run.config)
     if user_summary:
         config["summary"] = user_summary
@@ -239,6 +269,7 @@ def _record(sink: Sink, env: str, source: str, run: WandbRun, size: int) -> None
               "provenance": provenance, "tags": [t for t in map(tag_text, run.tags) if t], "notes": run.notes,
               "error": None if status != "failed" else f"exit code {run.exit_code}"}
     events: list[dict[str, Any]] = [record, {"op": "run_config", "env": env, "config": config, "replace": True}]
+    events += wandb_metrics.best_events(env, run.metrics, list(run.history))
     # A record that grew (more history, an exit) says more: its length is the record's sequence number.
     sink.events(client_id(source, "record"), size, events)
 

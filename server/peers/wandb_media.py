@@ -1,5 +1,5 @@
 """W&B media that paneboard shows: histograms, images (files beside the run), tables (as Markdown text), audio,
-HTML (sanitized when shown, as any HTML text record) and GIF videos (animated pictures)."""
+HTML (sanitized when shown, as any HTML text record) and GIF videos (animated pictures), one or a list per step."""
 
 from __future__ import annotations
 
@@ -13,6 +13,39 @@ from paneboard.protocol import MAX_BUCKETS
 MIME = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
 AUDIO_MIME = {"wav": "audio/wav", "ogg": "audio/ogg", "mp3": "audio/mpeg", "flac": "audio/flac"}
 MAX_TABLE_ROWS = 1000  # a table shown as text: the first rows say what it holds
+# W&B's list of media per step (wandb.log({"k": [wandb.Audio(...), ...]})): list type -> key of its items' dicts
+LISTS = {"audio": "audio", "videos": "videos", "html": "html"}
+IMAGE_LISTS = ("images/separated", "images")
+
+
+def step_records(obj: dict[str, Any], files: Path, step: float, wall: float
+                 ) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """(pane kind, record) of each media object a logged value holds (a list holds several, shown at one step),
+    and the W&B type of each one paneboard does not show."""
+    kind = obj.get("_type")
+    if kind in IMAGE_LISTS and isinstance(obj.get("filenames"), list):
+        fmt = obj.get("format")
+        items: list[Any] = [{"_type": "image-file", "path": name, "format": fmt} for name in obj["filenames"]]
+    elif kind in LISTS and isinstance(obj.get(LISTS[str(kind)]), list):
+        items = obj[LISTS[str(kind)]]
+    else:
+        found = record(obj, files, step, wall)
+        return ([found], []) if found is not None else ([], [str(kind)])
+    captions = obj.get("captions")  # False when none of the list's items has one
+    found_all, left = [], []
+    for k, item in enumerate(items):
+        if not isinstance(item, dict):
+            left.append(str(kind))
+            continue
+        if isinstance(captions, list) and k < len(captions) and captions[k] not in (None, False, "") \
+                and item.get("caption") is None:
+            item = {**item, "caption": captions[k]}
+        found = record(item, files, step, wall)
+        if found is None:
+            left.append(str(item.get("_type")))
+        else:
+            found_all.append(found)
+    return found_all, left
 
 
 def record(obj: dict[str, Any], files: Path, step: float, wall: float) -> tuple[str, dict[str, Any]] | None:
