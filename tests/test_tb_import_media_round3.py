@@ -12,8 +12,9 @@ import pytest
 torch = pytest.importorskip("torch")
 from PIL import Image  # noqa: E402
 from tensorboard.compat.proto.summary_pb2 import Summary  # noqa: E402
-from test_tb_import import blob, import_tb, steps  # noqa: E402
 from torch.utils.tensorboard import SummaryWriter  # noqa: E402
+
+from helpers.tb_import import blob, import_tb, steps  # noqa: E402
 
 RED, BLUE, GREEN = 0, 1, 2
 PALETTE = [(255, 0, 0), (0, 0, 255), (0, 200, 0)] + [(0, 0, 0)] * 125  # 128 colours: 8-bit LZW codes
