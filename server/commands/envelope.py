@@ -80,6 +80,8 @@ def _checked_name(value: str, what: str) -> str:
         raise EventError(f"{what} must not contain control characters")
     if _SURROGATE.search(value):
         raise EventError(f"{what} must not contain lone surrogates (\\ud800-\\udfff): no UTF-8 text holds them")
+    if value in (".", ".."):  # a browser resolves the URL segment "." or ".." (encoded or not) before sending it
+        raise EventError(f"{what} must not be {value!r}: no URL can name it")
     return value
 
 
