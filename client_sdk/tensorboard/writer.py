@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..client import Client
-from ..protocol import TB_XLABEL
+from ..protocol import TB_XLABEL, run_name
 from . import convert as tc
 from . import handoff
 from . import summaries as ts
@@ -55,9 +55,9 @@ class SummaryWriter:
         if not log_dir:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
-        # "runs/x/", "./runs/x" and "runs/x" are one directory for torch, so they are one env here (the importer
-        # names a run by its normalised path too).
-        self.log_dir = os.path.normpath(str(log_dir)).replace(os.sep, "/")
+        # "runs/x/", "./runs/x" and "<cwd>/runs/x" are one directory for torch, so they are one env here, the
+        # env `import-tb` names the same directory (protocol.run_name).
+        self.log_dir = run_name(str(log_dir))
         self.purge_step = purge_step
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, filename_suffix
         if client is not None and not isinstance(client, Client):

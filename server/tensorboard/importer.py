@@ -1,8 +1,9 @@
 """TensorBoard logdir → envs, exactly once: `dash-server import-tb LOGDIR` and the `--logdir` watcher.
 
 Runs: every directory under LOGDIR that holds an event file (name containing "tfevents") or a
-projector_config.pbtxt. A run's env is its path relative to LOGDIR's *parent* ("runs/exp1" for
-`import-tb runs`), the name `paneboard.SummaryWriter(log_dir="runs/exp1")` uses live.
+projector_config.pbtxt. A run's env is named as `paneboard.SummaryWriter(log_dir=<that directory>)` names it
+live (paneboard.protocol.run_name): its path under the working directory ("runs/exp1" for `import-tb runs` or
+`import-tb runs/exp1`), else its path relative to LOGDIR's *parent*.
 
 Exactly once: each event file is one writer client ("tb:" + sha1 of its absolute path) whose sequence numbers
 are byte offsets: a batch of complete records [a, b) becomes one writer job with seq b, committed in the same
@@ -22,6 +23,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paneboard.protocol import run_name
+
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult, Submit
 from ..dispatch.parse import parse_event
@@ -38,10 +41,8 @@ def client_id(path: str) -> str:
 
 
 def env_name(logdir: Path, run_dir: Path) -> str:
-    """The run's path relative to the logdir's parent: `runs/exp1` for logdir `runs`."""
-    root = logdir.resolve()
-    rel = run_dir.resolve().relative_to(root.parent if root.parent != root else root)
-    return rel.as_posix() if str(rel) != "." else (root.name or "root")
+    """The run's env, as a live `paneboard.SummaryWriter(run_dir)` names it (paneboard.protocol.run_name)."""
+    return run_name(run_dir, logdir)
 
 
 def find_runs(logdir: Path) -> dict[Path, list[Path]]:
