@@ -78,6 +78,11 @@ class _File:
 
 
 @dataclass
+class _TbJob(Job):
+    raws: list[dict] = field(default_factory=list)  # its events before parsing, for a remote writer (remote.py)
+
+
+@dataclass
 class _Run:
     state: object                               # decode.RunState
     files: dict[str, _File] = field(default_factory=dict)
@@ -209,11 +214,12 @@ class TbImporter:
 
         batch = Batch(run.state)
         batch.add_frames(frames)
-        commands = []
+        parsed = []
         for raw in batch.events():
-            commands += self._parse(run, raw)
+            parsed += self._parse(run, raw)
             self.stats.points += sum(len(t.get("x", ())) for t in raw.get("traces") or ())
             self.stats.steps += len(raw.get("records") or ())
+        commands = [cmd for _raw, cmd in parsed]
         for cmd in commands:
             cmd.seq = frames.end
         self.stats.events += len(frames)
@@ -238,11 +244,13 @@ class TbImporter:
 
         # The job's ack_seq moves the file's last_seq to frames.end in the transaction that stores its data:
         # a batch that decodes to nothing (headers only) still moves it.
-        self.writer.submit(Job(commands, client_id=f.client_id, ack_seq=frames.end, done=done))
+        self.writer.submit(_TbJob(commands, client_id=f.client_id, ack_seq=frames.end, done=done,
+                                  raws=[raw for raw, _cmd in parsed]))
 
-    def _parse(self, run: _Run, raw: dict) -> list[Command]:
+    def _parse(self, run: _Run, raw: dict) -> list[tuple[dict, Command]]:
+        """(event, its command) for each event that parses: the good records of a chunk as events of their own."""
         try:
-            return [parse_event(raw)]
+            return [(raw, parse_event(raw))]
         except EventError as exc:
             records = raw.get("records")
             if isinstance(records, list) and len(records) > 1:  # keep the good records of a chunk
@@ -262,13 +270,14 @@ class TbImporter:
                 continue  # imported already (and not rewritten since)
             run.embeddings[emb.client_id] = emb.seq
             try:
-                commands = self._parse(run, tb_projector.event(run.state.env, emb))
+                parsed = self._parse(run, tb_projector.event(run.state.env, emb))
             except (OSError, ValueError) as exc:
                 run.state.warn_once(f"projector:{emb.win}:{exc}", "embedding %s skipped: %s", emb.win, exc)
                 continue
-            for cmd in commands:
+            for _raw, cmd in parsed:
                 cmd.seq = emb.seq
-            result = self._wait_job(Job(commands, client_id=emb.client_id, ack_seq=emb.seq))
+            result = self._wait_job(_TbJob([cmd for _raw, cmd in parsed], client_id=emb.client_id,
+                                           ack_seq=emb.seq, raws=[raw for raw, _cmd in parsed]))
             if result.failed:
                 log.error("%s: embedding %s could not be stored (%s)", run.state.env, emb.win, result.failed)
 
