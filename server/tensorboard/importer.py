@@ -22,6 +22,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from paneboard.protocol import run_name
 
@@ -77,6 +78,12 @@ class _File:
     shrunk: bool = False
 
 
+class JobWriter(Protocol):
+    """What the importer writes through: the server's writer, or a running server's HTTP API (remote.py)."""
+
+    def submit(self, job: Job) -> None: ...
+
+
 @dataclass
 class _TbJob(Job):
     raws: list[dict] = field(default_factory=list)  # its events before parsing, for a remote writer (remote.py)
@@ -92,7 +99,7 @@ class _Run:
 class TbImporter:
     """Imports whatever is new in a logdir on each `import_pass`; keeps per-file offsets and per-run state."""
 
-    def __init__(self, writer: Submit, store, logdir: str | Path) -> None:
+    def __init__(self, writer: JobWriter, store, logdir: str | Path) -> None:
         from .decode import RunState  # tensorboard's protos: only servers that import logs load them
 
         self._RunState = RunState
