@@ -9,7 +9,9 @@ import urllib.request
 from helpers.browser import XY
 
 NAMES = ["/abs/work_dirs/20260101_120000/vis_data", "runs/../other", "../runs/x", "runs//exp1", "runs/exp1/",
-         "with space", "100% done", "a#b", "what?", "ünïcødé/日本", "C:\\runs\\exp1", "a/panes/b", "%252F", "/"]
+         "with space", "100% done", "a#b", "what?", "ünïcødé/日本", "C:\\runs\\exp1", "a/panes/b", "%252F", "/",
+         "a,b", " edge space "]
+COMPARED = ["/abs/work_dirs/20260101_120000/vis_data", "a,b", " edge space ", "100% done", "a#b", "ünïcødé/日本"]
 
 # For every link of the env list: the page it opens boots with that env, and the env reads back through the
 # API the page itself calls (its encodeURIComponent of the booted name), with its one pane.
@@ -36,7 +38,14 @@ def test_every_env_list_link_opens_its_env(server, open_tab) -> None:
     t.wait("(n) => document.querySelectorAll('tr[data-env] .col-name a').length >= n", len(NAMES))
     assert t.js(FOLLOW_LINKS) == {n: [n, 200, 1] for n in NAMES}
     # Clicking through: the env page of the mmengine-style name draws its chart, no "does not exist".
-    t.page.locator("tr[data-env='/abs/work_dirs/20260101_120000/vis_data'] .col-name a").click()
+    # Compare from the env list's ticks: the compare page's ?envs= keeps names with "," and edge spaces whole.
+    t.js("""(names) => { for (const tr of document.querySelectorAll("tr[data-env]"))
+              if (names.includes(tr.dataset.env)) tr.querySelector("input.pick").click(); }""", COMPARED)
+    t.page.locator(".compare-btn").click()
+    t.wait("(n) => document.querySelectorAll('.legend-env').length === n", len(COMPARED))
+    assert sorted(t.js("() => [...document.querySelectorAll('.legend-env')].map((a) => a.dataset.env)")) == sorted(
+        COMPARED)
+    t.page.locator(".legend-env[data-env='/abs/work_dirs/20260101_120000/vis_data']").click()
     t.wait(f"() => !!({XY.format(win='loss')} || {{}})._fullLayout")
     assert "does not exist" not in t.page.content()
     assert t.errors == []

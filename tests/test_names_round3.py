@@ -23,11 +23,11 @@ from paneboard.protocol import MAX_NAME
 # The names the issue lists, as writers and clients really pass them.
 TRICKY = ["/abs/work_dirs/20260101_120000/vis_data", "runs/../other", "../runs/x", "runs//exp1", "runs/exp1/",
           "with space", "100% done", "a#b", "what?", "ünïcødé/日本", "C:\\runs\\exp1", "a/panes/b", "x/run",
-          "%2F", "%252F", "/", "//", ".hidden", "...", "a/./b"]
+          "%2F", "%252F", "/", "//", ".hidden", "...", "a/./b", "a,b", " edge ", "+plus+"]
 PER_EXAMPLE = 40
 EXAMPLES = max(1, int(os.environ.get("NAMES_PROPERTY_COUNT", "240")) // PER_EXAMPLE)
 
-SEGMENTS = st.one_of(st.sampled_from(["", ".", "..", " ", "%", "%2F", "#", "?", "&", "+", "ü", "日本", "C:", "\\",
+SEGMENTS = st.one_of(st.sampled_from(["", ".", "..", " ", "%", "%2F", "#", "?", "&", "+", ",", "ü", "日本", "C:", "\\",
                                       "runs", "exp 1", "vis_data", "~", ";", "=", "'", '"', "<b>"]),
                      st.text(min_size=1, max_size=12))
 PATHLIKE = st.tuples(st.sampled_from(["", "/", "//", "./", "../", "C:\\"]),
@@ -100,6 +100,9 @@ def store_and_check(http_: Http, names: list[str]) -> None:
     listed = {e["name"] for e in http_.json("/api/v1/envs")["envs"]}
     kept = {n for n in names if not refused(n)}
     assert kept <= listed and not {n for n in names if refused(n)} & listed
+    if kept:  # a list of names (Compare, Scalars, archives): each encoded, comma-separated, read back whole
+        picked = http_.json("/api/v1/charts?by=win&envs=" + ",".join(q(n) for n in sorted(kept)) + ",")
+        assert picked["envs"] == sorted(kept)
     for name in sorted(kept):
         assert_opens_everywhere(http_, name)
         status, _ = http_.request("DELETE", f"/api/v1/envs/{q(name)}")

@@ -9,14 +9,15 @@ from ..hparams import table as tables
 from ..hparams.importance import importance
 from .api import _env_or_404, _name
 from .common import ApiError, env_visible, json_response, services
+from .url_names import names_arg
 
 bp = Blueprint("hparams_api", __name__, url_prefix="/api/v1")
 
 def _envs() -> list[str] | None:
-    raw = request.args.get("envs")
-    if raw is None or not raw.strip():
+    listed = names_arg(request, "envs")
+    if not listed:
         return None
-    envs = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    envs = [_name(n, "env") for n in dict.fromkeys(listed)]
     return [_env_or_404(n).name for n in envs]
 
 

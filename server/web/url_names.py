@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Iterable
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Request
 from werkzeug.routing import PathConverter, UnicodeConverter
 
 _KEPT = re.compile(rb"(%2[fF]|%25)")
@@ -81,3 +81,22 @@ def install(app: Flask) -> None:
         return inner(environ, start_response)
 
     app.wsgi_app = wsgi_app  # type: ignore[method-assign]
+
+
+def names_arg(req: Request, key: str) -> list[str] | None:
+    """?key=a,b as names; None when the key is absent. A value with a literal "," is split there before decoding,
+    so each name encoded on its own (the UI's way; a one-name list ends in ",") keeps an encoded "," (%2C) or edge
+    space (%20); a value without one is decoded and then split, as urlencode writes a whole list. Spaces typed
+    around the commas are dropped."""
+    for part in req.query_string.decode("latin-1").split("&"):
+        name, _, value = part.partition("=")
+        if urllib.parse.unquote_plus(name) != key:
+            continue
+        if "," not in value:
+            return [n.strip() for n in _decoded(value).split(",") if n.strip()]
+        return [n for n in (_decoded(s.strip(" +")) for s in value.split(",")) if n]
+    return None
+
+
+def _decoded(value: str) -> str:
+    return urllib.parse.unquote_plus(value.encode("latin-1").decode("utf-8", "replace"))

@@ -17,10 +17,7 @@ const LEGEND_MAX = 12; // more series than this: the run chips above are the leg
 const CONFIG_MAX = 50; // the config diff reads this many runs' meta (a table of a thousand columns helps no one)
 
 /** Envs named in ?envs=a,b (each URL-encoded). */
-function envsFromUrl() {
-  const raw = new URLSearchParams(window.location.search).get("envs") || "";
-  return [...new Set(raw.split(",").map((s) => s.trim()).filter(Boolean))];
-}
+const envsFromUrl = () => api.envsFromUrl() || [];
 
 /** Rows of the config diff: every key of any env's config, flagged when the values differ. */
 export function configDiff(configs) {
@@ -44,7 +41,7 @@ export function comparePage({ connect, points, notice }) {
   const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
   $("tools").replaceChildren(h("a", { class: "btn-small act-snapshot", download: "",
     title: "download this comparison as one HTML file (opens offline)",
-    href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
+    href: api.url(`api/v1/compare/snapshot.html?envs=${api.envsQuery(envs)}`) }, "snapshot"));
   const controls = h("div", { class: "compare-controls" },
     groupControls(gs, () => { mode = null; refresh(); }));
   // The run selector (search, show/hide, pins, baseline); a few runs also get their chips as a legend.

@@ -14,10 +14,7 @@ const IMPORTANCE_MS = 5_000; // and refit the forest at most this often (it is t
 
 const $ = (id) => document.getElementById(id);
 
-function envsFromUrl() {
-  const raw = new URLSearchParams(window.location.search).get("envs");
-  return raw === null ? null : [...new Set(raw.split(",").map((s) => s.trim()).filter(Boolean))];
-}
+const envsFromUrl = () => api.envsFromUrl();
 
 export function hparamsPage({ connect, notice }) {
   const envs = envsFromUrl();
@@ -67,7 +64,7 @@ export function hparamsPage({ connect, notice }) {
   }
 
   async function load() {
-    const q = envs === null ? "" : `?envs=${envs.map(encodeURIComponent).join(",")}`;
+    const q = envs === null ? "" : `?envs=${api.envsQuery(envs)}`;
     hp.res = await api.getJson(`api/v1/hparams${q}`);
     hp.cols = columnsOf(hp.res);
     hp.metric = hp.res.metrics.includes(hp.wantMetric) ? hp.wantMetric : hp.res.metric;

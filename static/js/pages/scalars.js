@@ -20,9 +20,8 @@ const $ = (id) => document.getElementById(id);
 
 /** Runs named in ?envs=a,b; null when the URL names none (then every run starts picked, as in TensorBoard). */
 function envsFromUrl() {
-  const raw = new URLSearchParams(window.location.search).get("envs");
-  if (raw === null) return null;
-  return new Set(raw.split(",").map((s) => s.trim()).filter(Boolean));
+  const names = api.envsFromUrl();
+  return names === null ? null : new Set(names);
 }
 
 export function scalarsPage({ connect, points, notice }) {
