@@ -153,3 +153,15 @@ def test_url_for_builds_links_that_route_back(api, name: str) -> None:
         link = url_for("pages.env_page", name=name)
     page = api.get(link)
     assert page.status_code == 200 and boot_env(page.data) == name, link
+
+
+def test_names_open_under_a_base_url(make_server) -> None:
+    """Behind a proxy's prefix (--base-url /pb) the raw path holds the prefix: names still route whole."""
+    srv = make_server("prefixed", base_url="/pb")
+    http_ = Http(srv.port)
+    name = "/abs/work_dirs/20260101_120000/vis_data"
+    status, body = http_.request("POST", "/pb/api/v1/events", {"events": [line(name, "a,b/c")]})
+    assert status == 200 and json.loads(body)["errors"] == [], body
+    assert http_.json(f"/pb/api/v1/envs/{q(name)}/panes/{q('a,b/c')}")["win"] == "a,b/c"
+    status, body = http_.request("GET", f"/pb/env/{q(name)}")
+    assert status == 200 and boot_env(body) == name
