@@ -38,8 +38,8 @@ class SummaryWriter:
         are sent as they come (the client's own buffer holds 100,000 events while the server is away).
       * Scalars are stored as float64 whatever `new_style`/`double_precision` say (torch's default is float32).
       * `log_dir` names the env as `import-tb` names that folder (protocol.run_name: "./runs/x/" and
-        "<cwd>/runs/x" are env `runs/x`); tags are kept as
-        given, as torch writes them ("train loss" stays "train loss"; tensorboardX would write "train_loss").
+        "<cwd>/runs/x" are env `runs/x`); tags are kept as given, as torch writes them ("train loss" stays
+        "train loss"; tensorboardX would write "train_loss").
       * `add_scalars` makes one pane `main_tag` with one trace per key, not one run per key.
       * `add_hparams` logs into this env (session `run_name`, default "."), not a child run; bools stay bools.
       * Images and videos: only floats (and bools) are scaled ×255; integer images 0..255 are kept as they are.
