@@ -133,3 +133,28 @@ def visdom_text(content: object) -> str:
     if isinstance(content, dict):
         return "[object Object]"
     return str(content)
+
+
+def run_name(directory: str | os.PathLike[str], logdir: str | os.PathLike[str] | None = None) -> str:
+    """The env a run directory is named by, live (`SummaryWriter(log_dir)`) and imported (`import-tb LOGDIR`) alike.
+
+    Under the working directory: its path relative to it (`runs/exp1`, also for mmengine's absolute
+    `<cwd>/work_dirs/<ts>/vis_data`); the working directory itself: its folder's name. Elsewhere, an import names
+    it relative to LOGDIR's parent (a server's `--logdir /data/runs` keeps `runs/exp1`) and a live writer by its
+    absolute path. Separators are "/" on every system.
+    """
+    path, cwd = os.path.abspath(directory), os.getcwd()
+    try:
+        rel = os.path.relpath(path, cwd)
+    except ValueError:  # another drive on Windows: never under the working directory
+        rel = os.pardir
+    if rel == os.curdir:
+        return os.path.basename(cwd) or "root"
+    if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+        return rel.replace(os.sep, "/")
+    if logdir is not None:
+        root = os.path.abspath(logdir)
+        parent = os.path.dirname(root)
+        rel = os.path.relpath(path, parent if parent != root else root)
+        return rel.replace(os.sep, "/") if rel != os.curdir else (os.path.basename(root) or "root")
+    return path.replace(os.sep, "/")

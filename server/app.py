@@ -39,6 +39,7 @@ from .web import (
     snapshot_api,
     sockets,
     static_assets,
+    url_names,
 )
 from .web.common import ApiError, json_response
 from .web.routing import SharedRulesFlask
@@ -53,6 +54,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     """The Flask app. Without `services` it opens its own (the caller starts and stops them)."""
     app = SharedRulesFlask("paneboard.server", static_folder=str(STATIC_DIR), static_url_path="/static",
                            template_folder=str(TEMPLATES_DIR))
+    url_names.install(app)  # before the blueprints: their rules bind the name converters
     app.extensions["paneboard"] = svc = services or Services.open(settings)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes  # bigger bodies get a 413 JSON error
     app.config["PANEBOARD_TOKEN"] = settings.token

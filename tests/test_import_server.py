@@ -92,7 +92,7 @@ def test_server_import_needs_the_token_and_a_peer_source(tmp_path, make_server, 
     assert paneboard.Api(server=srv.url, token=TOKEN).runs().empty
     (tmp_path / "env.json").write_text("{}")
     assert dash_server(["import", str(tmp_path / "env.json"), "--server", srv.url]) == 2
-    assert "--server takes W&B, MLflow and Neptune sources" in capsys.readouterr().err
+    assert "--server takes TensorBoard, W&B, MLflow and Neptune sources" in capsys.readouterr().err
 
 
 def test_frames_endpoint_refuses_bad_input(make_server):

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..client import Client
-from ..protocol import TB_XLABEL
+from ..protocol import TB_XLABEL, run_name
 from . import convert as tc
 from . import handoff
 from . import summaries as ts
@@ -40,8 +40,9 @@ class SummaryWriter(WriterCompat):
       * `max_queue`, `flush_secs` and `filename_suffix` are accepted and ignored: there are no files, and events
         are sent as they come (the client's own buffer holds 100,000 events while the server is away).
       * Scalars are stored as float64 whatever `new_style`/`double_precision` say (torch's default is float32).
-      * `log_dir` is normalised ("./runs/x/" is env `runs/x`), as the importer names a run; tags are kept as
-        given, as torch writes them ("train loss" stays "train loss"; tensorboardX would write "train_loss").
+      * `log_dir` names the env as `import-tb` names that folder (protocol.run_name: "./runs/x/" and
+        "<cwd>/runs/x" are env `runs/x`); tags are kept as given, as torch writes them ("train loss" stays
+        "train loss"; tensorboardX would write "train_loss").
       * `add_scalars` makes one pane `main_tag` with one trace per key, not one run per key.
       * `add_hparams` logs into this env (session `run_name`, default "."), not a child run; bools stay bools.
       * Images and videos: only floats (and bools) are scaled ×255; integer images 0..255 are kept as they are.
@@ -60,9 +61,9 @@ class SummaryWriter(WriterCompat):
         if not log_dir:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", stamp + "_" + socket.gethostname() + comment)
-        # "runs/x/", "./runs/x" and "runs/x" are one directory for torch, so they are one env here (the importer
-        # names a run by its normalised path too).
-        self.log_dir = os.path.normpath(str(log_dir)).replace(os.sep, "/")
+        # "runs/x/", "./runs/x" and "<cwd>/runs/x" are one directory for torch, so they are one env here, the
+        # env `import-tb` names the same directory (protocol.run_name).
+        self.log_dir = run_name(str(log_dir))
         self.purge_step = purge_step
         self.max_queue, self.flush_secs, self.filename_suffix = max_queue, flush_secs, filename_suffix
         if client is not None and not isinstance(client, Client):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..peers.sink import Progress, Sink
 
 BAR = 30
-PEERS = ("wandb", "mlflow", "neptune")  # the sources an import into a running server takes
+REMOTE = ("wandb", "mlflow", "neptune", "tensorboard")  # the sources an import into a running server takes
 MLFLOW_SCHEMES = ("sqlite:", "postgresql:", "mysql:", "mssql:", "http:", "https:", "file:")
 
 
@@ -63,7 +63,7 @@ def import_command(argv: list[str]) -> int:
     p.add_argument("source", help="a folder, file or MLflow tracking URI")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
     p.add_argument("--server", default="", metavar="URL",
-                   help="import into a running server over HTTP instead (W&B, MLflow and Neptune sources)")
+                   help="import into a running server over HTTP instead (TensorBoard, W&B, MLflow, Neptune)")
     p.add_argument("--token", default=None,
                    help="the server's token (default $PANEBOARD_TOKEN), as the SDK sends it")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -77,15 +77,16 @@ def import_command(argv: list[str]) -> int:
     except ValueError as exc:
         print(f"dash-server import: {exc}", file=sys.stderr)
         return 2
-    if args.server and kind not in PEERS:
-        print(f"dash-server import: --server takes W&B, MLflow and Neptune sources; import this {kind} source "
-              "with --db PATH (the server's database, while it is stopped)", file=sys.stderr)
+    if args.server and kind not in REMOTE:
+        print(f"dash-server import: --server takes TensorBoard, W&B, MLflow and Neptune sources; import this {kind} "
+              "source with --db PATH (the server's database, while it is stopped)", file=sys.stderr)
         return 2
     db = ["--db", args.db] if args.db else []
     if kind == "tensorboard":
         from .import_commands import import_tb
 
-        return import_tb([args.source, *db, *(["--quiet"] if args.quiet else [])])
+        remote = ["--server", args.server, *(["--token", args.token] if args.token else [])] if args.server else []
+        return import_tb([args.source, *db, *remote, *(["--quiet"] if args.quiet else [])])
     if kind == "visdom":
         from .import_commands import import_visdom
 

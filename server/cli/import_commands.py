@@ -7,11 +7,16 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..counts import counted
 from ..services import Services
 from ..settings import Settings, default_db_path
 from ..visdom.importer import env_files, import_file
+
+if TYPE_CHECKING:
+    from ..tensorboard.importer import TbImporter
 
 TB_BAR = VISDOM_BAR = 30
 MAX_SKIPS_PRINTED = 50  # skipped records named after the import's summary line
@@ -27,35 +32,62 @@ def import_tb(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="dash-server import-tb",
                                 description="import a TensorBoard logdir (every run → an env; safe to re-run: "
                                             "only what is new is imported)")
-    p.add_argument("logdir", help="TensorBoard log directory (its runs become envs named from its parent)")
+    p.add_argument("logdir", help="TensorBoard log directory (its runs become envs named as a live "
+                                  "SummaryWriter names them)")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    p.add_argument("--server", default="", metavar="URL", help="import into a running server over HTTP instead")
+    p.add_argument("--token", default=None, help="the server's token (default $PANEBOARD_TOKEN)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+    if args.server and args.db:
+        print("dash-server import-tb: give --db PATH or --server URL, not both", file=sys.stderr)
+        return 2
     if not os.path.isdir(args.logdir):
         print(f"dash-server import-tb: {args.logdir}: not a directory", file=sys.stderr)
         return 2
+    from ..tensorboard import extra
+
+    if (missing := extra.missing()) is not None:
+        print(f"dash-server import-tb: {missing}", file=sys.stderr)
+        return 2
+    from ..tensorboard.importer import TbImporter  # loads tensorboard: only this command needs it
+
+    if args.server:
+        from ..peers.remote import HttpTarget
+        from ..peers.target import PeerImportError
+        from ..tensorboard.remote import RemoteStore, RemoteWriter
+
+        target = HttpTarget(args.server, args.token)
+        try:
+            target.check()
+        except PeerImportError as exc:
+            print(f"dash-server import-tb: {exc}", file=sys.stderr)
+            return 2
+        importer = TbImporter(RemoteWriter(target), RemoteStore(target), args.logdir)
+        return _tb_pass(importer, args.quiet, lambda: None)
     services = Services.open(Settings(db=args.db, watch_runs=False))
     services.start()
+    return _tb_pass(TbImporter(services.writer, services.store, args.logdir), args.quiet, services.stop)
+
+
+def _tb_pass(importer: TbImporter, quiet: bool, close: Callable[[], None]) -> int:
     t0 = time.perf_counter()
     try:
-        from ..tensorboard.importer import TbImporter  # loads tensorboard: only this command needs it
-
-        importer = TbImporter(services.writer, services.store, args.logdir)
         runs, total = importer.pending()
         done = [0]
 
         def progress(n: int) -> None:
             done[0] += n
-            if not args.quiet:
+            if not quiet:
                 _tb_progress(done[0], total, "")
 
         stats = importer.import_pass(progress)
-        if not args.quiet:
+        if not quiet:
             _tb_progress(total, total, "done")
             sys.stderr.write("\n")
     finally:
-        services.stop()
+        close()
     # TensorBoard's own units (events in its files, points and step records shown), never our write batches.
     print(f"imported {counted(stats.events, 'TensorBoard event')} ({counted(stats.points, 'scalar point')}, "
           f"{counted(stats.steps, 'step record')}, {stats.bytes / 1e6:.1f} MB) from {counted(len(runs), 'run')} in "

@@ -191,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dash-server: {why}, so access needs this token (shown once):\n"
               f"  {token}\n  browser: http://<this host>:{args.port}{args.base_url.rstrip('/')}/?token={token}\n"
               f"  scripts: PANEBOARD_TOKEN={token}", flush=True)
+    if args.logdir:
+        from ..tensorboard import extra
+
+        if (missing := extra.missing()) is not None:
+            print(f"dash-server --logdir: {missing}", file=sys.stderr)
+            return 2
     return serve(Settings(host=args.host, port=args.port, db=args.db, base_url=args.base_url, demo=args.demo,
                           log_level=args.log_level, token=token, username=args.username, password=args.password,
                           max_request_bytes=int(args.max_request_mb * 1024 * 1024), logdir=args.logdir,

@@ -62,6 +62,7 @@ Command = PaneCommand | EnvCommand
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone half of a UTF-16 pair (a JSON "\ud800" escape): not UTF-8
+_IN_URLS = ("env", "win", "eid", "target", "to")  # names that become URL path segments (env and pane names)
 
 
 def check_name(value: Any, what: str) -> str:
@@ -80,6 +81,8 @@ def _checked_name(value: str, what: str) -> str:
         raise EventError(f"{what} must not contain control characters")
     if _SURROGATE.search(value):
         raise EventError(f"{what} must not contain lone surrogates (\\ud800-\\udfff): no UTF-8 text holds them")
+    if value in (".", "..") and what in _IN_URLS:  # a browser resolves these URL segments, encoded or not
+        raise EventError(f"{what} must not be {value!r}: no URL can name it")
     return value
 
 

@@ -126,6 +126,16 @@ class HttpTarget:
             raise PeerImportError(f"{self.base}: stored {answer.get('last_seq')} items of {cid}, not {seq}")
         return problems
 
+    def write_events(self, cid: str, seq: int, raws: list[dict[str, Any]]) -> list[str]:
+        """Events that share one sequence number (a TensorBoard batch: its end offset in the event file), sent
+        as JSON: stored together, or skipped together when the server holds `seq` of `cid` already."""
+        query = urllib.parse.urlencode({"client": cid})
+        frame = pack_frame([event_json(seq, raw) for raw in raws])
+        answer = self._retried("POST", f"/api/v1/import/frames?{query}", frame, "application/octet-stream")
+        if int(answer.get("last_seq", -1)) < seq:
+            raise PeerImportError(f"{self.base}: stored {answer.get('last_seq')} of {cid}, not {seq}")
+        return [f"not stored: {r.get('error')}" for r in answer.get("rejected") or []]
+
     def put_blob(self, path: Path) -> tuple[str, int]:
         sha, size = file_sha256(path), path.stat().st_size
         state = self._call("GET", f"/api/v1/artifact-blobs/{sha}/upload")

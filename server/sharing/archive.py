@@ -20,10 +20,11 @@ from ..artifacts.blobs import BlobStore
 from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
-from ..store import PaneRecord, Store
+from ..store import PaneRecord, RunRecord, Store
 from . import artifact_archive
 from .archive_console import export_console, read_console
 from .archive_limits import ArchiveLimits, check_members, is_plain, spool_checked
+from .archive_run import export_run, read_run
 from .import_checks import check_meta, check_pane
 from .sniff import ATTACHMENT, sniff
 
@@ -77,7 +78,8 @@ def export_envs(store: Store, names: list[str], out: IO[bytes], artifact_blobs: 
             console, printed = export_console(store, name, tar, folder, _add)
             counts["console lines"] += printed
             _add(tar, f"{folder}/env.json", jsonio.dumps({"name": name, "meta": store.get_env_meta(name) or {},
-                                                          "forked_from": summary.forked_from, "console": console}))
+                                                          "forked_from": summary.forked_from, "console": console,
+                                                          "run": export_run(store, name)}))
             lines = []
             for p, pane in enumerate(store.list_panes(name)):
                 traces = []
@@ -153,6 +155,7 @@ class EnvData:
     blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (mime, bytes) its panes use
     console: list[tuple[int, list[tuple[int, float, str, str, bool]]]] = field(default_factory=list)  # per rank
     artifacts: list[artifact_archive.ArtifactImport] = field(default_factory=list)  # added with this env
+    run: RunRecord | None = None  # status, times, tags, notes, provenance, error (archive_run)
 
     def points(self) -> int:
         return sum(len(t.points) for p in self.panes for t in p.traces)
@@ -286,6 +289,7 @@ def read_archive(source: IO[bytes], limits: ArchiveLimits | None = None,
                 # Contents are checked as the live ops check theirs: a bad value must never reach the store.
                 env = EnvData(name, check_meta(name, _obj(head.get("meta", {}), "env meta") or {}))
                 env.console = read_console(head.get("console"), folder, lambda m: _member(tar, m), _bad)
+                env.run = read_run(head.get("run"), name, _bad)
                 for p, raw in enumerate(_lines(_member(tar, f"{folder}/panes.jsonl"), f"{folder}/panes.jsonl")):
                     pane = _pane(tar, folder, p, raw)
                     pane.content = check_pane(name, pane.win, pane.kind, pane.content, len(pane.traces), pane.steps,

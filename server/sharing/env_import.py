@@ -28,6 +28,8 @@ def apply(tx: StoreTx, cmd: EnvCommand, deltas: Deltas) -> None:
         deltas.env_deleted(env.name)
     tx.ensure_env(env.name)
     tx.set_env_meta(env.name, env.meta)
+    if env.run is not None:
+        tx.put_run(env.run)
     for mime, data in env.blobs.values():
         tx.put_blob(data, mime)
     for p in env.panes:

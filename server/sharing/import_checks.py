@@ -10,15 +10,17 @@ from ..commands.envelope import EventError
 from ..commands.envops import check_custom_scalars, check_views
 from ..commands.hparams import check_sessions
 from ..panes import kind_module, xy
+from ..runs.color import check_color
 from ..runs.console import check_console_base
 from ..runs.ops import check_best, check_config
-from ..store import CONSOLE_BASE
+from ..store import CONSOLE_BASE, RUN_COLOR
 
 # The env meta's keys and the op check that guards each (set_meta/run_config, hparams, save_view, custom_scalars,
-# run_best, a fork's console base): no live op writes any other key.
+# run_best, a fork's console base, run_color): no live op writes any other key.
 META_CHECKS: dict[str, Callable[[Any], Any]] = {"config": check_config, "hparams": check_sessions,
                                                 "views": check_views, "custom_scalars": check_custom_scalars,
-                                                "best": check_best, CONSOLE_BASE: check_console_base}
+                                                "best": check_best, CONSOLE_BASE: check_console_base,
+                                                RUN_COLOR: check_color}
 
 
 def check_meta(env: str, meta: dict) -> dict:

@@ -1,8 +1,9 @@
 """TensorBoard logdir → envs, exactly once: `dash-server import-tb LOGDIR` and the `--logdir` watcher.
 
 Runs: every directory under LOGDIR that holds an event file (name containing "tfevents") or a
-projector_config.pbtxt. A run's env is its path relative to LOGDIR's *parent* ("runs/exp1" for
-`import-tb runs`), the name `paneboard.SummaryWriter(log_dir="runs/exp1")` uses live.
+projector_config.pbtxt. A run's env is named as `paneboard.SummaryWriter(log_dir=<that directory>)` names it
+live (paneboard.protocol.run_name): its path under the working directory ("runs/exp1" for `import-tb runs` or
+`import-tb runs/exp1`), else its path relative to LOGDIR's *parent*.
 
 Exactly once: each event file is one writer client ("tb:" + sha1 of its absolute path) whose sequence numbers
 are byte offsets: a batch of complete records [a, b) becomes one writer job with seq b, committed in the same
@@ -23,7 +24,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from paneboard.protocol import run_name
 
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult, Submit
@@ -45,10 +48,8 @@ def client_id(path: str) -> str:
 
 
 def env_name(logdir: Path, run_dir: Path) -> str:
-    """The run's path relative to the logdir's parent: `runs/exp1` for logdir `runs`."""
-    root = logdir.resolve()
-    rel = run_dir.resolve().relative_to(root.parent if root.parent != root else root)
-    return rel.as_posix() if str(rel) != "." else (root.name or "root")
+    """The run's env, as a live `paneboard.SummaryWriter(run_dir)` names it (paneboard.protocol.run_name)."""
+    return run_name(run_dir, logdir)
 
 
 def find_runs(logdir: Path) -> dict[Path, list[Path]]:
@@ -84,6 +85,17 @@ class _File:
     shrunk: bool = False
 
 
+class JobWriter(Protocol):
+    """What the importer writes through: the server's writer, or a running server's HTTP API (remote.py)."""
+
+    def submit(self, job: Job) -> None: ...
+
+
+@dataclass
+class _TbJob(Job):
+    raws: list[dict] = field(default_factory=list)  # its events before parsing, for a remote writer (remote.py)
+
+
 @dataclass
 class _Run:
     state: RunState
@@ -94,7 +106,7 @@ class _Run:
 class TbImporter:
     """Imports whatever is new in a logdir on each `import_pass`; keeps per-file offsets and per-run state."""
 
-    def __init__(self, writer: Submit, store, logdir: str | Path) -> None:
+    def __init__(self, writer: JobWriter, store, logdir: str | Path) -> None:
         from .decode import RunState  # tensorboard's protos: only servers that import logs load them
 
         self._RunState = RunState
@@ -245,11 +257,12 @@ class TbImporter:
 
         batch = Batch(run.state)
         batch.add_frames(frames)
-        commands = []
+        parsed = []
         for raw in batch.events():
-            commands += self._parse(run, raw)
+            parsed += self._parse(run, raw)
             self.stats.points += sum(len(t.get("x", ())) for t in raw.get("traces") or ())
             self.stats.steps += len(raw.get("records") or ())
+        commands = [cmd for _raw, cmd in parsed]
         for cmd in commands:
             cmd.seq = frames.end
         self.stats.events += len(frames)
@@ -274,11 +287,13 @@ class TbImporter:
 
         # The job's ack_seq moves the file's last_seq to frames.end in the transaction that stores its data:
         # a batch that decodes to nothing (headers only) still moves it.
-        self.writer.submit(Job(commands, client_id=f.client_id, ack_seq=frames.end, done=done))
+        self.writer.submit(_TbJob(commands, client_id=f.client_id, ack_seq=frames.end, done=done,
+                                  raws=[raw for raw, _cmd in parsed]))
 
-    def _parse(self, run: _Run, raw: dict) -> list[Command]:
+    def _parse(self, run: _Run, raw: dict) -> list[tuple[dict, Command]]:
+        """(event, its command) for each event that parses: the good records of a chunk as events of their own."""
         try:
-            return [parse_event(raw)]
+            return [(raw, parse_event(raw))]
         except EventError as exc:
             records = raw.get("records")
             if isinstance(records, list) and len(records) > 1:  # keep the good records of a chunk
@@ -298,13 +313,14 @@ class TbImporter:
                 continue  # imported already (and not rewritten since)
             run.embeddings[emb.client_id] = emb.seq
             try:
-                commands = self._parse(run, tb_projector.event(run.state.env, emb))
+                parsed = self._parse(run, tb_projector.event(run.state.env, emb))
             except (OSError, ValueError) as exc:
                 run.state.warn_once(f"projector:{emb.win}:{exc}", "embedding %s skipped: %s", emb.win, exc)
                 continue
-            for cmd in commands:
+            for _raw, cmd in parsed:
                 cmd.seq = emb.seq
-            result = self._wait_job(Job(commands, client_id=emb.client_id, ack_seq=emb.seq))
+            result = self._wait_job(_TbJob([cmd for _raw, cmd in parsed], client_id=emb.client_id,
+                                           ack_seq=emb.seq, raws=[raw for raw, _cmd in parsed]))
             if result.failed:
                 log.error("%s: embedding %s could not be stored (%s)", run.state.env, emb.win, result.failed)
 

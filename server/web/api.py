@@ -24,6 +24,7 @@ from ..store import PaneRecord, Store, TraceRecord
 from . import frame_budget
 from .common import ApiError, env_visible, json_response, services, share_limit
 from .frames import checked
+from .url_names import names_arg
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 log = logging.getLogger("paneboard.api")
@@ -41,8 +42,7 @@ def _name(value: str, what: str) -> str:
 
 def env_names_arg(limit: int | None = None) -> list[str]:
     """The distinct env names of ?envs=a,b: at least one, any number unless `limit` says (a sweep has thousands)."""
-    raw = request.args.get("envs", "")
-    names = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    names = [_name(n, "env") for n in dict.fromkeys(names_arg(request, "envs") or [])]
     if not names:
         raise ApiError(400, "envs must name at least one env, comma-separated")
     if limit is not None and len(names) > limit:

@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from ..sharing.tokens import PREFIX as SHARE_PREFIX
 from ..sharing.tokens import Grant, Resolver
+from .url_names import names_arg
 
 COOKIE = "paneboard_token"
 VISDOM_COOKIE = "user_password"  # what the stock visdom client keeps after its login and sends on its socket
@@ -165,7 +166,7 @@ def check_shared(req: Request, grant: Grant) -> Response | None:
         return json_response({"error": "read-only share link: token management needs the admin token"}, 403)
     names = [str(v) for k, v in (req.view_args or {}).items() if k in ENV_ARGS]
     for key in ("envs", "env"):
-        names += [n.strip() for n in req.args.get(key, "").split(",") if n.strip()]
+        names += names_arg(req, key) or []
     for name in names:
         if grant.sees(name):
             continue

@@ -15,6 +15,7 @@ from flask import Blueprint, Response, request
 from .api import _env_or_404, _name
 from .common import ApiError, env_visible, json_response, services
 from .envs_api import _body
+from .url_names import names_arg
 from .runs_api import _query_runs
 
 bp = Blueprint("scope_api", __name__, url_prefix="/api/v1")
@@ -42,16 +43,16 @@ def selection_envs(sel: str) -> list[str]:
 def scoped_envs() -> list[str] | None:
     """The runs a page's request names: ?q= (the /runs query language and its 400s), ?sel=, ?envs=a,b (each must
     exist); None when it names none (every run)."""
-    query, sel, raw = request.args.get("q"), request.args.get("sel"), request.args.get("envs")
-    if sum(bool(v and v.strip()) for v in (query, sel, raw)) > 1:
+    query, sel, listed = request.args.get("q"), request.args.get("sel"), names_arg(request, "envs")
+    if sum(bool(v and v.strip()) for v in (query, sel)) + bool(listed) > 1:
         raise ApiError(400, "name the runs one way: q (a query), sel (a saved selection) or envs")
     if query and query.strip():
         return [r["env"] for r in _query_runs(query)]
     if sel and sel.strip():
         return selection_envs(sel.strip())
-    if raw is None or not raw.strip():
+    if not listed:
         return None
-    envs = [_name(n, "env") for n in dict.fromkeys(s.strip() for s in raw.split(",")) if n]
+    envs = [_name(n, "env") for n in dict.fromkeys(listed)]
     return [_env_or_404(n).name for n in envs]
 
 

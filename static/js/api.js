@@ -108,9 +108,25 @@ export const put = (path, body) => request("PUT", path, { body });
 export const del = (path) => request("DELETE", path);
 export const getJson = (path, opts) => get(path, opts);
 export const envPath = (env) => `api/v1/envs/${enc(env)}`;
-export const comparePageUrl = (envs) => url(`compare?envs=${envs.map(enc).join(",")}`);
+/** The names in this page's ?envs=a,b, split before decoding (each name is encoded, so a "," or an edge space
+ * inside one stays); null when the URL has no ?envs. */
+export function envsFromUrl(search = window.location.search) {
+  const part = search.replace(/^\?/, "").split("&").find((p) => p.split("=")[0] === "envs");
+  if (part === undefined) return null;
+  const dec = (s) => {
+    try { return decodeURIComponent(s.replace(/\+/g, " ")); } catch { return s; }
+  };
+  const raw = part.slice(part.indexOf("=") + 1 || part.length);
+  const names = raw.includes(",") ? raw.split(",").map((s) => dec(s.replace(/^[ +]+|[ +]+$/g, "")))
+    : dec(raw).split(",").map((s) => s.trim());
+  return [...new Set(names.filter(Boolean))];
+}
+/** ?envs= of these names, each encoded on its own; one name ends in "," so that the server and envsFromUrl split
+ * at the literal commas (a "," inside a name stays in it) rather than decode the whole list first. */
+export const envsQuery = (envs) => envs.map(enc).join(",") + (envs.length === 1 ? "," : "");
+export const comparePageUrl = (envs) => url(`compare?envs=${envsQuery(envs)}`);
 /** The Scalars view of these runs (all runs when `envs` is empty). */
-export const scalarsPageUrl = (envs) => url(envs.length ? `scalars?envs=${envs.map(enc).join(",")}` : "scalars");
+export const scalarsPageUrl = (envs) => url(envs.length ? `scalars?envs=${envsQuery(envs)}` : "scalars");
 /** The HParams view of these envs (every env with hparams when `envs` is empty). */
 export const runsPageUrl = (q) => url(q ? `runs?q=${enc(q)}` : "runs");
 /** GET api/v1/runs?q=&sort=&order=&offset=&limit= -> {runs, total, envs, columns} (400 {error, position} for a bad query) */
@@ -118,4 +134,4 @@ export function listRuns(q, params = {}) {
   const qs = new URLSearchParams({ ...(q ? { q } : {}), ...params }).toString();
   return get(qs ? `api/v1/runs?${qs}` : "api/v1/runs");
 }
-export const hparamsPageUrl = (envs) => url(envs.length ? `hparams?envs=${envs.map(enc).join(",")}` : "hparams");
+export const hparamsPageUrl = (envs) => url(envs.length ? `hparams?envs=${envsQuery(envs)}` : "hparams");

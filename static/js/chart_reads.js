@@ -4,7 +4,7 @@ import * as api from "./api.js";
 
 const enc = encodeURIComponent;
 // null: every run the server knows (keeps the URL short when a sweep of thousands is shown whole)
-const envsParam = (envs) => (envs === null ? "" : `envs=${envs.map(enc).join(",")}`);
+const envsParam = (envs) => (envs === null ? "" : `envs=${api.envsQuery(envs)}`);
 
 /** GET api/v1/charts: {envs, panes: {env: count}, charts: [{title, win, kind, opts, envs}]}. */
 export const listCharts = (envs, by = "title") => api.getJson(`api/v1/charts?${envsParam(envs)}&by=${by}`);

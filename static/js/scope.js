@@ -9,10 +9,10 @@ export function scopeFromUrl() {
   const p = new URLSearchParams(window.location.search);
   const q = (p.get("q") || "").trim();
   const sel = (p.get("sel") || "").trim();
-  const envs = p.get("envs");
+  const envs = api.envsFromUrl(); // names with "," or edge spaces stay whole (each is encoded on its own)
   if (q) return { q };
   if (sel) return { sel };
-  if (envs !== null) return { envs: [...new Set(envs.split(",").map((s) => s.trim()).filter(Boolean))] };
+  if (envs !== null) return { envs };
   return null;
 }
 
@@ -21,7 +21,7 @@ export function scopeParams(scope) {
   if (!scope) return "";
   if (scope.q) return new URLSearchParams({ q: scope.q }).toString();
   if (scope.sel) return new URLSearchParams({ sel: scope.sel }).toString();
-  return scope.envs && scope.envs.length ? `envs=${scope.envs.map(encodeURIComponent).join(",")}` : "";
+  return scope.envs && scope.envs.length ? `envs=${api.envsQuery(scope.envs)}` : "";
 }
 
 /** The runs of a scope, as the server resolves it (a query's 400 carries {error, position}). */

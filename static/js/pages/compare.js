@@ -53,7 +53,7 @@ export async function comparePage({ connect, points, notice }) {
   const gs = groupState(); // seed groups: envs grouped by config minus `seed`, one mean ± band per group
   $("tools").replaceChildren(h("a", { class: "btn-small act-snapshot", download: "",
     title: "download this comparison as one HTML file (opens offline)",
-    href: api.url(`api/v1/compare/snapshot.html?envs=${envs.map(encodeURIComponent).join(",")}`) }, "snapshot"));
+    href: api.url(`api/v1/compare/snapshot.html?envs=${api.envsQuery(envs)}`) }, "snapshot"));
   const scopeBox = h("div", { class: "scope-holder" }, scopeBar(scope, envs.length, scoped.err));
   const controls = h("div", { class: "compare-controls" },
     groupControls(gs, () => { mode = null; refresh(); }));

@@ -68,7 +68,7 @@ export function groupControls(gs, onChange) {
 export async function groupOffer(gs, envs) {
   if (gs.on || gs.offered || envs.length < OFFER_MIN) return null;
   gs.offered = true;
-  const res = await api.getJson(`api/v1/groups?envs=${envs.map(encodeURIComponent).join(",")}&ignore=${encodeURIComponent(gs.ignore)}&series=0`);
+  const res = await api.getJson(`api/v1/groups?envs=${api.envsQuery(envs)}&ignore=${encodeURIComponent(gs.ignore)}&series=0`);
   const n = res.groups.length;
   if (n < 2 || n > envs.length / 2) return null;
   gs.keys = res.keys || [];
@@ -94,7 +94,7 @@ export function shortLabel(label) {
 
 /** GET api/v1/groups for these runs; the answer's varying keys become the picker's options. */
 export function fetchGroups(gs, envs, points) {
-  const q = `envs=${envs.map(encodeURIComponent).join(",")}&ignore=${encodeURIComponent(gs.ignore)}`
+  const q = `envs=${api.envsQuery(envs)}&ignore=${encodeURIComponent(gs.ignore)}`
     + `${gs.by.length ? `&by=${gs.by.map(encodeURIComponent).join(",")}` : ""}&center=${gs.center}`
     + `&band=${gs.band}&value=${gs.value}&points=${Math.min(points | 0, BAND_POINTS)}`;
   return api.getJson(`api/v1/groups?${q}`).then((res) => {
