@@ -15,8 +15,8 @@ from flask import Blueprint, Response, request
 from .api import _env_or_404, _name
 from .common import ApiError, env_visible, json_response, services
 from .envs_api import _body
-from .url_names import names_arg
 from .runs_api import _query_runs
+from .url_names import names_arg
 
 bp = Blueprint("scope_api", __name__, url_prefix="/api/v1")
 
