@@ -26,7 +26,10 @@ def sdk_client_error(cid: object) -> str | None:
 
 
 def importer_client_error(cid: str) -> str | None:
-    """Why an import request may not use this id, or None."""
-    if not CLIENT_ID.match(cid) or not cid.startswith(IMPORTER_PREFIX):
-        return f"client must be {IMPORTER_PREFIX!r} then 1..{64 - len(IMPORTER_PREFIX)} of [A-Za-z0-9_.:-]"
+    """Why an import request may not use this id, or None. A TensorBoard import sent to a running server
+    (`import LOGDIR --server`) numbers its runs under the same `tb:` ids as the in-process one, so that importing
+    a logdir both ways, or again, stores each point once."""
+    if not CLIENT_ID.match(cid) or not cid.startswith((IMPORTER_PREFIX, TB_IMPORTER_PREFIX)):
+        return (f"client must be {IMPORTER_PREFIX!r} or {TB_IMPORTER_PREFIX!r} then up to 64 characters in all of "
+                "[A-Za-z0-9_.:-]")
     return None
