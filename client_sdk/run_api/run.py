@@ -12,11 +12,13 @@ import numpy as np
 
 from ..protocol import TB_XLABEL
 from ..transport.points import prefix as point_prefix
+from ..transport.rows import RowSchema
 from .media import Histogram, Media, Table
 from .state import Config, Summary
 
 log = logging.getLogger("paneboard")
 _GOALS = {"minimize": "min", "min": "min", "maximize": "max", "max": "max"}
+_PLAIN_TYPES = frozenset((float, int))  # values the hot path queues as they are (bool is not among them)
 
 
 class Run:
@@ -33,14 +35,18 @@ class Run:
         self._last: dict[str, Any] = {}
         self.summary = Summary(self._last, None if client is None else client.set_config)
         config._bind(None if client is None else client.set_config)
-        # key -> point prefix of the keys logged as plain points at the run's step (the hot path)
+        # key -> point prefix of the keys logged as plain points at the run's step
         self._plain: dict[str, bytes] = {}
+        # the keys of a row whose every key is plain -> its schema: such a row with float/int values is queued
+        # whole, with no per-key Python work (the hot path; the sender thread splits it)
+        self._rows: dict[tuple, RowSchema] = {}
         self._x_of: dict[str, str] = {}  # key -> the key whose value is its x (define_metric step_metric)
         self._agg: dict[str, str] = {}  # key -> min/max/mean summary (define_metric summary)
         self._counts: dict[str, int] = {}
         self._patterns: list[tuple[str, dict[str, Any]]] = []
         self._watches: list[Any] = []
         self._put_point = None if client is None else client.transport.put_point
+        self._put_row = None if client is None else client.transport.put_row
         self.finished = client is None
         self.on_finish: Any = None  # the module-level API's: a finished run is no longer the current one
 
@@ -77,8 +83,8 @@ class Run:
             sync: bool | None = None) -> None:
         """Log a dict of values at `step` (default: the run's step). Numbers are points of line pane <key>;
         nested dicts become "a/b" keys; arrays are histograms; media objects records of their pane."""
-        put = self._put_point
-        if put is None:
+        put_row = self._put_row
+        if put_row is None:
             return
         if type(data) is not dict:
             if not isinstance(data, Mapping):
@@ -99,25 +105,51 @@ class Run:
             self._step = step
         x = self._step
         t = _now()
-        plain, last = self._plain, self._last
-        try:
-            for k, v in data.items():
-                pre = plain.get(k)
-                tv = type(v)
-                if pre is not None and (tv is float or tv is int):
-                    put(pre, x, v, t)
-                    last[k] = v
-                else:
-                    self._log_value(str(k), v, x, t, data)
-        except Exception as exc:  # nothing logged may raise into the training loop
-            self._reject(f"log(): {exc}")
+        schema = self._rows.get(tuple(data))
+        if schema is not None and set(map(type, data.values())) <= _PLAIN_TYPES:
+            put_row(schema, x, tuple(data.values()), t)
+            self._last.update(data)
+        else:
+            try:
+                self._log_row(data, x, t)
+            except Exception as exc:  # nothing logged may raise into the training loop
+                self._reject(f"log(): {exc}")
         if commit or (commit is None and step is None):
             self._step = x + 1
             for w in self._watches:
                 w.step(x)
 
+    def _log_row(self, data: dict[str, Any], x: int, t: float) -> None:
+        """The slow path: the plain keys' numbers still go out as one row; every other key alone (_log_value)."""
+        keys: list[str] = []
+        values: list[float] = []
+        for k, v in data.items():
+            key = str(k)
+            if key in self._plain and not isinstance(v, (Mapping, Media, str)) and v is not None:
+                value = _number(v)
+                if value is not None:
+                    keys.append(key)
+                    values.append(value)
+                    self._last[key] = value
+                    continue
+            self._log_value(key, v, x, t, data)
+        if not keys:
+            return
+        if len(keys) == len(data) and all(isinstance(k, str) for k in data):
+            schema = self._rows.get(tuple(keys))  # a row of these keys can take the hot path next time
+            if schema is None:
+                schema = self._rows[tuple(keys)] = self._schema(tuple(keys))
+        else:
+            schema = self._schema(tuple(keys))
+        self._put_row(schema, x, tuple(values), t)  # type: ignore[misc]
+
+    def _schema(self, keys: tuple[str, ...]) -> RowSchema:
+        if len(self._rows) >= 1024:
+            self._rows.clear()
+        return RowSchema(self.env, keys, [self._pane(key, None) for key in keys])
+
     def _log_value(self, key: str, v: Any, x: int, t: float, row: Mapping[str, Any]) -> None:
-        """The slow path: a key seen for the first time, a non-float value, a nested dict or a media object."""
+        """A key seen for the first time, a non-number value, a nested dict or a media object."""
         if isinstance(v, Mapping):
             for k2, v2 in v.items():
                 self._log_value(f"{key}/{k2}", v2, x, t, row)
@@ -172,10 +204,12 @@ class Run:
                 return
         self._plain[key] = self._prefix(key, None)
 
+    def _pane(self, key: str, xkey: str | None) -> dict[str, Any]:
+        return {"win": key, "kind": "line", "name": key, "opts": {"title": key, "xlabel": xkey or TB_XLABEL},
+                "traces": [{"name": key, "style": {"mode": "lines"}}]}
+
     def _prefix(self, key: str, xkey: str | None) -> bytes:
-        return point_prefix({"op": "update", "env": self.env, "win": key, "kind": "line", "mode": "append",
-                             "name": key, "opts": {"title": key, "xlabel": xkey or TB_XLABEL},
-                             "traces": [{"name": key, "style": {"mode": "lines"}}]})
+        return point_prefix({"op": "update", "env": self.env, "mode": "append", **self._pane(key, xkey)})
 
     def _records(self, kind: str, key: str, rec: dict[str, Any], x: int, t: float) -> None:
         rec["step"], rec["wall"] = x, t
@@ -212,6 +246,7 @@ class Run:
         if spec["step_metric"] is not None and (key == spec["step_metric"] or key in self._x_of.values()):
             spec = {**spec, "step_metric": None}  # a step metric is drawn against the run's step (W&B's too)
         self._plain.pop(key, None)  # off the hot path: its x or summary needs work per point
+        self._rows.clear()
         if spec["step_metric"]:
             self._x_of[key] = str(spec["step_metric"])
         aggs = [a.strip() for a in str(spec["summary"] or "").split(",") if a.strip()]
@@ -271,7 +306,7 @@ class Run:
         if self.finished:
             return
         self.finished = True
-        self._put_point = None
+        self._put_point = self._put_row = None
         if exit_code:
             self.client.end_run(f"exit code {exit_code}")
         self.client.close_connection()
