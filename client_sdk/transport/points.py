@@ -13,21 +13,14 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterator
-from typing import Any
 
 from ..convert import fast_dumps
 from ..protocol import PointRun, pack_frame
-from .rows import Row, as_points, row_without_s, rows_event
+from .rows import Row, as_points, prefix, row_without_s, rows_event
 
 Point = tuple[bytes, float, float, float]  # (prefix, x, y, wall time)
 # What an outbox item holds: an encoded event (without "s"), a point, or a log() row (its s: the row's last seq).
 Data = bytes | Point | Row
-
-
-def prefix(envelope: dict[str, Any]) -> bytes:
-    """The encoded envelope (its one trace without points) as the fields a point's event starts with."""
-    raw = fast_dumps(envelope)  # b'{"op":..,"traces":[{"name":..,"style":{..}}]}'; TypeError: not plain JSON
-    return raw[1:-3] + b","
 
 
 class Prefixes:

@@ -14,14 +14,19 @@ from typing import Any
 from ..convert import fast_dumps
 
 
+def prefix(envelope: dict[str, Any]) -> bytes:
+    """The encoded envelope (its one trace without points) as the fields a point's event starts with
+    (points.py; here so that a row's schema can make its panes' prefixes)."""
+    raw = fast_dumps(envelope)  # b'{"op":..,"traces":[{"name":..,"style":{..}}]}'; TypeError: not plain JSON
+    return raw[1:-3] + b","
+
+
 class RowSchema:
     """The K line panes of a row, in the order of its values: their envelopes, pre-encoded once."""
 
     __slots__ = ("env", "keys", "k", "point_prefixes", "heads", "env_json")
 
     def __init__(self, env: str, keys: tuple[str, ...], panes: list[dict[str, Any]]) -> None:
-        from .points import prefix
-
         self.env = env
         self.keys = keys
         self.k = len(panes)

@@ -10,6 +10,7 @@ stored exactly once.
 from __future__ import annotations
 
 import dataclasses
+
 from ..commands.envelope import Command, EnvCommand, EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import StoreTx
