@@ -16,7 +16,7 @@ import numpy as np
 
 from . import console as console_capture
 from .artifacts import ArtifactMethods
-from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
+from .convert import as_float_array, encode_image, fast_floats, float_list, image_display, make_grid, to_numpy
 from .protocol import new_win_id, visdom_text
 from .run_lifecycle import RunMethods
 from .transport import Transport
@@ -235,18 +235,37 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         return win
 
     def image(self, img: Any, win: str | None = None, env: str | None = None,
-              opts: Mapping[str, Any] | None = None) -> str:
+              opts: Mapping[str, Any] | None = None, step: Any = None) -> str:
         """Image pane from C×H×W / H×W (Visdom), H×W×C (last dim 1/3/4), numpy/torch, or a PIL image.
 
-        Floats with max <= 1 are scaled by 255; PNG, or JPEG when opts['jpgquality'] is set.
+        Floats in [0, 1] are scaled by 255, floats in [0, 255] kept, other float ranges (an ImageNet-normalised
+        tensor) min–max normalised per image, the original range kept as opts.value_range (shown on hover);
+        PNG, or JPEG when opts['jpgquality'] is set. With `step`, the pane keeps one image per step with a step
+        slider (as SummaryWriter.add_image), the caption per step from opts['caption'].
         """
         check_opts(opts)
         if img is None:
             raise TypeError("image: img is None")
-        wire = encode_image(image_hwc(img), (opts or {}).get("jpgquality"))
+        hwc, value_range = image_display(img)
+        wire = encode_image(hwc, (opts or {}).get("jpgquality"))
         win = new_win_id() if win is None else win
-        self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
-                            "kind": "image", "opts": wire_opts(opts), "image": wire})
+        env = self.env if env is None else env
+        wopts = wire_opts(opts)
+        t = _now()
+        if step is not None:
+            rec: dict[str, Any] = {"type": "image", "data": wire["data"], "mime": wire["mime"],
+                                   "step": int(step), "wall": t}
+            if wopts.get("caption") is not None:
+                rec["caption"] = str(wopts["caption"])
+            if value_range is not None:
+                rec["value_range"] = value_range
+            self.transport.put({"t": t, "op": "update", "env": env, "win": win, "kind": "media", "mode": "append",
+                                "name": None, "opts": {"title": wopts.get("title") or win}, "records": [rec]})
+            return win
+        if value_range is not None:
+            wopts["value_range"] = value_range
+        self.transport.put({"t": t, "op": "set", "env": env, "win": win, "kind": "image", "opts": wopts,
+                            "image": wire})
         return win
 
     def images(self, tensor: Any, nrow: int = 8, padding: int = 2, win: str | None = None,

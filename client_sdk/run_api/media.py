@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import pixels
 from ..convert import to_numpy
 from ..tensorboard import convert as tc
-from . import pixels
 
 
 class Media:
