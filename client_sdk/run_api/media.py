@@ -187,3 +187,22 @@ def _cell(v: Any) -> Any:
     if callable(item) and getattr(v, "ndim", 1) == 0:
         return item()
     return str(v)
+
+
+# A gallery's own style (the server keeps a text record's <style>, scoped to its pane): images side by side.
+_GALLERY_STYLE = ("<style>.pb-gallery figure{display:inline-block;margin:4px;vertical-align:top;text-align:center}"
+                  ".pb-gallery figcaption{font-size:12px}</style>")
+
+
+def gallery_record(images: Sequence[Image]) -> dict[str, Any]:
+    """W&B's list of images under one key: one record per step showing them side by side, each with its caption."""
+    from html import escape
+
+    figures = "".join(
+        f'<figure><img src="data:{im.mime};base64,{im.data}" alt="{escape(im.caption or "")}">'
+        + (f"<figcaption>{escape(im.caption)}</figcaption>" if im.caption else "")
+        + ("" if im.value_range is None else
+           f'<figcaption title="min–max normalised">values {im.value_range[0]:.4g} … {im.value_range[1]:.4g}'
+           "</figcaption>")
+        + "</figure>" for im in images)
+    return {"type": "text", "format": "html", "text": f'{_GALLERY_STYLE}<div class="pb-gallery">{figures}</div>'}

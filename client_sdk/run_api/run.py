@@ -13,7 +13,7 @@ import numpy as np
 from ..protocol import TB_XLABEL
 from ..transport.points import prefix as point_prefix
 from ..transport.rows import RowSchema
-from .media import Histogram, Media, Table
+from .media import Histogram, Image, Media, Table, gallery_record
 from .state import Config, Summary
 
 log = logging.getLogger("paneboard")
@@ -33,7 +33,7 @@ class Run:
         self.config = config
         self._step = 0
         self._last: dict[str, Any] = {}
-        self.summary = Summary(self._last, None if client is None else client.set_config)
+        self.summary = Summary(self._last, None if client is None else client.set_config, self._settle_summary)
         config._bind(None if client is None else client.set_config)
         # key -> point prefix of the keys logged as plain points at the run's step
         self._plain: dict[str, bytes] = {}
@@ -47,6 +47,8 @@ class Run:
         self._watches: list[Any] = []
         self._put_point = None if client is None else client.transport.put_point
         self._put_row = None if client is None else client.transport.put_row
+        self._row: dict[str, Any] | None = None  # the current step's values, until committed
+        self._row_wall = 0.0
         self.finished = client is None
         self.on_finish: Any = None  # the module-level API's: a finished run is no longer the current one
 
@@ -102,22 +104,48 @@ class Run:
                 self._reject(f"log(step={step}) is before the run's current step {self._step}: data dropped "
                              "(steps must not go backwards, as in W&B)")
                 return
-            self._step = step
-        x = self._step
-        t = _now()
-        schema = self._rows.get(tuple(data))
-        if schema is not None and set(map(type, data.values())) <= _PLAIN_TYPES:
-            put_row(schema, x, tuple(data.values()), t)
-            self._last.update(data)
+            if step > self._step:
+                self._send_row()  # the earlier step's row is complete
+                self._step = step
+        # The step's row accumulates until it is committed (W&B: commit=True, or no step given) or a later step
+        # is logged: a key logged twice in one step keeps its last value.
+        row = self._row
+        if row is None:
+            self._row = data if commit or (commit is None and step is None) else data.copy()
         else:
-            try:
-                self._log_row(data, x, t)
-            except Exception as exc:  # nothing logged may raise into the training loop
-                self._reject(f"log(): {exc}")
+            row.update(data)
+        self._row_wall = _now()
         if commit or (commit is None and step is None):
+            x = self._step
+            self._send_row()
             self._step = x + 1
             for w in self._watches:
                 w.step(x)
+
+    def _settle_summary(self) -> None:
+        """The summary's last values include the step not yet sent (its plain numbers and strings)."""
+        for k, v in (self._row or {}).items():
+            if isinstance(k, str) and k not in self._agg and not isinstance(v, (Mapping, Media)):
+                value = v if isinstance(v, str) else _number(v)
+                if value is not None:
+                    self._last[k] = value
+
+    def _send_row(self) -> None:
+        """Send the current step's accumulated row: whole, when every key is a known plain number (the hot path)."""
+        data = self._row
+        if data is None:
+            return
+        self._row = None
+        x, t = self._step, self._row_wall
+        schema = self._rows.get(tuple(data))
+        if schema is not None and set(map(type, data.values())) <= _PLAIN_TYPES:
+            self._put_row(schema, x, tuple(data.values()), t)  # type: ignore[misc]
+            self._last.update(data)
+            return
+        try:
+            self._log_row(data, x, t)
+        except Exception as exc:  # nothing logged may raise into the training loop
+            self._reject(f"log(): {exc}")
 
     def _log_row(self, data: dict[str, Any], x: int, t: float) -> None:
         """The slow path: the plain keys' numbers still go out as one row; every other key alone (_log_value)."""
@@ -164,6 +192,9 @@ class Run:
             return
         if isinstance(v, str):
             self._last[key] = v  # W&B keeps strings in the summary; there is nothing to plot
+            return
+        if isinstance(v, (list, tuple)) and v and all(isinstance(i, Image) for i in v):
+            self._records("media", key, gallery_record(v), x, t)  # W&B's gallery: the step's images side by side
             return
         value = _number(v)
         if value is None:
@@ -305,6 +336,7 @@ class Run:
         """End the run (failed when exit_code is non-zero), deliver what is queued and close the connection."""
         if self.finished:
             return
+        self._send_row()
         self.finished = True
         self._put_point = self._put_row = None
         if exit_code:
