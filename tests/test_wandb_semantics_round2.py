@@ -29,7 +29,7 @@ def _steps(server, env: str, win: str) -> list[dict]:
 
 
 def test_a_list_of_images_is_one_gallery_record_per_step_with_captions(online, tmp_path) -> None:
-    run = paneboard.init(project="gal", name="lery", dir=tmp_path)
+    paneboard.init(project="gal", name="lery", dir=tmp_path)
     for step in (0, 1):
         pictures = [paneboard.Image(np.full((4, 6, 3), 40 * (k + 1), np.uint8), caption=f"class {k} @ {step}")
                     for k in range(3)]
