@@ -257,7 +257,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         wire = encode_image(hwc, (opts or {}).get("jpgquality"))
         win = new_win_id() if win is None else win
         env = self.env if env is None else env
-        wopts = wire_opts(opts)
+        wopts = dict(wire_opts(opts))
         t = _now()
         if step is not None:
             rec: dict[str, Any] = {"type": "image", "data": wire["data"], "mime": wire["mime"],

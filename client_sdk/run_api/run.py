@@ -184,10 +184,13 @@ class Run:
             return
         if v is None:
             return
+        if isinstance(v, Table):
+            # A table pane: the latest table (W&B shows the latest too), logged at this step
+            self.client.transport.put({"t": t, "op": "set", "env": self.env, "win": key, "kind": "table",
+                                       "opts": {"title": key, "step": x}, "table": v.wire()})
+            return
         if isinstance(v, Media):
             rec = v.record()
-            if isinstance(v, Table):
-                rec = {"type": "text", "text": _table_html(rec), "format": "html"}
             self._records("histogram" if isinstance(v, Histogram) else "media", key, rec, x, t)
             return
         if isinstance(v, str):
@@ -370,19 +373,3 @@ def _number(v: Any) -> float | None:
         return float(v)
     return None
 
-
-def _table_html(rec: dict[str, Any]) -> str:
-    from html import escape
-
-    head = "".join(f"<th>{escape(c)}</th>" for c in rec["columns"])
-    body = "".join("<tr>" + "".join(f"<td>{_cell_html(v)}</td>" for v in row) + "</tr>" for row in rec["rows"])
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _cell_html(v: Any) -> str:
-    from html import escape
-
-    if isinstance(v, dict) and "media" in v and v["media"].get("type") == "image":
-        m = v["media"]
-        return f'<img src="data:{m["mime"]};base64,{m["data"]}">'
-    return "" if v is None else escape(str(v))
