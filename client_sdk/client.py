@@ -135,7 +135,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
              opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:
         """Line plot: Y of shape N (one trace) or N×M (M traces); X of shape N or N×M, default 0..N-1.
 
-        update: None (create/overwrite), "append" (X required), "replace" ("new"/"insert"), "remove" (name).
+        update: None (create/overwrite), "append" (without X: the trace's next indices), "replace" ("new"/"insert"), "remove" (name).
         """
         try:
             if update == "append" and win is not None and X is not None and (opts is None or type(opts) is dict) \
