@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import urllib.parse
 
 import numpy as np
@@ -81,3 +83,19 @@ def test_use_artifact_latest_resolves_with_w_and_b_prefixes(online, tmp_path) ->
     paneboard.finish()
     used = online.get_json("/api/v1/envs/art%2Fevaluate/artifacts")["used"]
     assert sorted((a["name"], a["version"]) for a in used) == [("classifier", 1), ("classifier", 2)]
+
+
+def test_a_script_ending_without_finish_still_sends_its_last_step(server, tmp_path) -> None:
+    """W&B finishes a run at exit: the last step's row (held until the step is complete) goes out then."""
+    script = ("import paneboard as wandb\n"
+              "wandb.init(project='exit', name='nofinish')\n"
+              "for s in range(5):\n"
+              "    wandb.log({'loss': 1.0 / (s + 1), 'acc': s / 4}, step=s)\n")
+    env = {**os.environ, "PANEBOARD_URL": server.url, "PANEBOARD_SPOOL_DIR": str(tmp_path)}
+    for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
+        env.pop(var, None)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert exported(server, "exit/nofinish", "loss")["loss"]["x"] == [0, 1, 2, 3, 4]
+    assert exported(server, "exit/nofinish", "acc")["acc"]["y"] == [0.0, 0.25, 0.5, 0.75, 1.0]

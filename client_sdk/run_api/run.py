@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
 import logging
 from collections.abc import Mapping
@@ -49,6 +50,10 @@ class Run:
         self._put_row = None if client is None else client.transport.put_row
         self._row: dict[str, Any] | None = None  # the current step's values, until committed
         self._row_wall = 0.0
+        if client is not None:
+            # A script that ends without finish() (W&B finishes runs at exit) still sends its last step's row;
+            # registered after the Client's own exit handlers, so it runs before they close the connection.
+            atexit.register(self._send_row)
         self.finished = client is None
         self.on_finish: Any = None  # the module-level API's: a finished run is no longer the current one
 
@@ -133,7 +138,7 @@ class Run:
     def _send_row(self) -> None:
         """Send the current step's accumulated row: whole, when every key is a known plain number (the hot path)."""
         data = self._row
-        if data is None:
+        if data is None or self._put_row is None:
             return
         self._row = None
         x, t = self._step, self._row_wall
@@ -340,6 +345,7 @@ class Run:
         if self.finished:
             return
         self._send_row()
+        atexit.unregister(self._send_row)
         self.finished = True
         self._put_point = self._put_row = None
         if exit_code:
