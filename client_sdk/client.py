@@ -16,7 +16,8 @@ import numpy as np
 
 from . import console as console_capture
 from .artifacts import ArtifactMethods
-from .convert import as_float_array, encode_image, fast_floats, float_list, image_hwc, make_grid, to_numpy
+from .convert import as_float_array, encode_image, fast_floats, float_list, image_display, make_grid, to_numpy
+from .never_raise import guard_methods, rejected_call
 from .protocol import new_win_id, visdom_text
 from .run_lifecycle import RunMethods
 from .transport import Transport
@@ -79,7 +80,9 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
 
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a
-    background thread; bad input raises ValueError/TypeError in the caller. The env is a run: `config` and `tags`
+    background thread. Bad input to a plotting or run call never raises either: the call is rejected with a
+    warning (the first; later ones are logged at debug level) and counted in `rejected`, and flush() returns
+    False; strict=True makes such calls raise ValueError/TypeError in the caller instead (tests, debugging). The env is a run: `config` and `tags`
     are its config and tags, and unless capture=False the run records this job's provenance and ends as
     finished on close_connection() or at exit (failed, with the traceback, if an exception ends the program).
     offline=True never connects: every event goes to the spool, for `paneboard sync` later (as Visdom's
@@ -93,7 +96,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
                  token: str | None = None, config: Mapping[str, Any] | None = None,
                  tags: list[str] | tuple[str, ...] | None = None, capture: bool = True, console: bool = True,
                  resume: bool = False, fork_from: str | None = None, fork_step: float | None = None,
-                 offline: bool = False, **visdom_kwargs: Any) -> None:
+                 offline: bool = False, strict: bool = False, **visdom_kwargs: Any) -> None:
+        self.strict = bool(strict)  # bad input raises instead of being rejected (never_raise.py)
         unknown = set(visdom_kwargs) - _VISDOM_IGNORED
         if unknown:
             raise TypeError(f"Client() got unexpected keyword argument(s): {', '.join(sorted(unknown))}")
@@ -131,40 +135,43 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
              opts: Mapping[str, Any] | None = None, update: str | None = None, name: str | None = None) -> str:
         """Line plot: Y of shape N (one trace) or N×M (M traces); X of shape N or N×M, default 0..N-1.
 
-        update: None (create/overwrite), "append" (X required), "replace" ("new"/"insert"), "remove" (name).
+        update: None (create/overwrite), "append" (without X: the trace's next indices), "replace" ("new"/"insert"), "remove" (name).
         """
-        if update == "append" and win is not None and X is not None and (opts is None or type(opts) is dict) \
-                and (name is None or type(name) is str):
-            # Hot path (plain Python numbers appended to a known pane: one trace, or one point for each of M
-            # traces as Y=[[v1, ..., vM]], X=[x]): no numpy, no helpers. The events equal the general path's.
-            ys = fast_floats(Y)
-            row = fast_floats(Y[0]) if ys is None and type(Y) is list and len(Y) == 1 and name is None else None
-            xs = fast_floats(X) if ys is not None or row is not None else None
-            if xs is not None and len(xs) == (len(ys) if row is None else 1) \
-                    and (opts is None or STYLE_KEYS.isdisjoint(opts)):
-                legend = opts.get("legend") if opts else None
-                style = {"mode": "lines+markers" if opts and opts.get("markers") else "lines"}
-                if row is None:
-                    tname = name if name is not None else str(legend[0]) if legend else "1"
-                    pre = self._point_prefixes.get(self.env if env is None else env, win, name, tname, opts, style) \
-                        if ys is not None and len(ys) == 1 else None
-                    if pre is not None and ys is not None:  # one point: queued as such (points.py)
-                        self.transport.put_point(pre, xs[0], ys[0], _now())
-                        return win
-                    traces = [{"name": tname, "x": xs, "y": ys, "style": style}]
-                else:
-                    traces = [{"name": str(legend[k]) if legend and k < len(legend) else str(k + 1), "x": xs,
-                               "y": [v], "style": style} for k, v in enumerate(row)]
-                self.transport.put({
-                    "t": _now(), "op": "update", "env": self.env if env is None else env, "win": win,
-                    "kind": "line", "mode": "append", "name": name, "opts": opts or {}, "traces": traces})
-                return win
-        mode, win = self._xy_prelude(win, opts, update, name)
-        if mode == "remove":
-            return self._emit_xy("line", win, env, opts, mode, name, [])
-        if mode == "append" and X is None:
-            X = self._next_indices(Y, self.env if env is None else env, win, name)
-        return self._emit_xy("line", win, env, opts, mode, name, self._line_traces(Y, X, opts, mode, name))
+        try:
+            if update == "append" and win is not None and X is not None and (opts is None or type(opts) is dict) \
+                    and (name is None or type(name) is str):
+                # Hot path (plain Python numbers appended to a known pane: one trace, or one point for each of M
+                # traces as Y=[[v1, ..., vM]], X=[x]): no numpy, no helpers. The events equal the general path's.
+                ys = fast_floats(Y)
+                row = fast_floats(Y[0]) if ys is None and type(Y) is list and len(Y) == 1 and name is None else None
+                xs = fast_floats(X) if ys is not None or row is not None else None
+                if xs is not None and len(xs) == (len(ys) if row is None else 1) \
+                        and (opts is None or STYLE_KEYS.isdisjoint(opts)):
+                    legend = opts.get("legend") if opts else None
+                    style = {"mode": "lines+markers" if opts and opts.get("markers") else "lines"}
+                    if row is None:
+                        tname = name if name is not None else str(legend[0]) if legend else "1"
+                        pre = self._point_prefixes.get(self.env if env is None else env, win, name, tname, opts, style) \
+                            if ys is not None and len(ys) == 1 else None
+                        if pre is not None and ys is not None:  # one point: queued as such (points.py)
+                            self.transport.put_point(pre, xs[0], ys[0], _now())
+                            return win
+                        traces = [{"name": tname, "x": xs, "y": ys, "style": style}]
+                    else:
+                        traces = [{"name": str(legend[k]) if legend and k < len(legend) else str(k + 1), "x": xs,
+                                   "y": [v], "style": style} for k, v in enumerate(row)]
+                    self.transport.put({
+                        "t": _now(), "op": "update", "env": self.env if env is None else env, "win": win,
+                        "kind": "line", "mode": "append", "name": name, "opts": opts or {}, "traces": traces})
+                    return win
+            mode, win = self._xy_prelude(win, opts, update, name)
+            if mode == "remove":
+                return self._emit_xy("line", win, env, opts, mode, name, [])
+            if mode == "append" and X is None:
+                X = self._next_indices(Y, self.env if env is None else env, win, name)
+            return self._emit_xy("line", win, env, opts, mode, name, self._line_traces(Y, X, opts, mode, name))
+        except Exception as exc:  # never raised into the loop (strict clients do): never_raise.py
+            return rejected_call(self, "line", exc, win)
 
     def _next_indices(self, Y: Any, env: str, win: str, name: str | None) -> np.ndarray:
         """X for an append without one: the trace's next indices, as Visdom's client counts them (this client's
@@ -235,18 +242,37 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         return win
 
     def image(self, img: Any, win: str | None = None, env: str | None = None,
-              opts: Mapping[str, Any] | None = None) -> str:
+              opts: Mapping[str, Any] | None = None, step: Any = None) -> str:
         """Image pane from C×H×W / H×W (Visdom), H×W×C (last dim 1/3/4), numpy/torch, or a PIL image.
 
-        Floats with max <= 1 are scaled by 255; PNG, or JPEG when opts['jpgquality'] is set.
+        Floats in [0, 1] are scaled by 255, floats in [0, 255] kept, other float ranges (an ImageNet-normalised
+        tensor) min–max normalised per image, the original range kept as opts.value_range (shown on hover);
+        PNG, or JPEG when opts['jpgquality'] is set. With `step`, the pane keeps one image per step with a step
+        slider (as SummaryWriter.add_image), the caption per step from opts['caption'].
         """
         check_opts(opts)
         if img is None:
             raise TypeError("image: img is None")
-        wire = encode_image(image_hwc(img), (opts or {}).get("jpgquality"))
+        hwc, value_range = image_display(img)
+        wire = encode_image(hwc, (opts or {}).get("jpgquality"))
         win = new_win_id() if win is None else win
-        self.transport.put({"t": _now(), "op": "set", "env": self.env if env is None else env, "win": win,
-                            "kind": "image", "opts": wire_opts(opts), "image": wire})
+        env = self.env if env is None else env
+        wopts = dict(wire_opts(opts))
+        t = _now()
+        if step is not None:
+            rec: dict[str, Any] = {"type": "image", "data": wire["data"], "mime": wire["mime"],
+                                   "step": int(step), "wall": t}
+            if wopts.get("caption") is not None:
+                rec["caption"] = str(wopts["caption"])
+            if value_range is not None:
+                rec["value_range"] = value_range
+            self.transport.put({"t": t, "op": "update", "env": env, "win": win, "kind": "media", "mode": "append",
+                                "name": None, "opts": {"title": wopts.get("title") or win}, "records": [rec]})
+            return win
+        if value_range is not None:
+            wopts["value_range"] = value_range
+        self.transport.put({"t": t, "op": "set", "env": env, "win": win, "kind": "image", "opts": wopts,
+                            "image": wire})
         return win
 
     def images(self, tensor: Any, nrow: int = 8, padding: int = 2, win: str | None = None,
@@ -263,6 +289,8 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
 
     def close(self, win: str | None = None, env: str | None = None) -> str | None:
         """Delete pane `win`, or every pane of the env when win is None."""
+        if win is not None and not isinstance(win, str):
+            raise TypeError(f"close: win must be a string or None, got {type(win).__name__}")
         self.transport.put({"t": _now(), "op": "close", "env": self.env if env is None else env, "win": win})
         return win
 
@@ -380,3 +408,6 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         styles = trace_styles(opts, m, line_mode)
         return [{"name": trace_name(opts, name, k, m), "x": float_list(x), "y": float_list(y),
                  "style": styles[k]} for k, (x, y) in enumerate(cols)]
+
+
+guard_methods(Client)  # a training loop's calls reject bad input instead of raising

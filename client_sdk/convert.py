@@ -169,11 +169,23 @@ def to_uint8(a: np.ndarray) -> np.ndarray:
 
 
 def image_hwc(img: Any) -> np.ndarray:
-    """uint8 H×W (gray) or H×W×C (C = 3 or 4) array from an array/tensor/PIL image.
+    """uint8 H×W (gray) or H×W×C (C = 3 or 4) array from an array/tensor/PIL image (Visdom's scaling).
 
     Layout rule for 3-D input: Visdom's C×H×W when the first dim is 1, 3 or 4; otherwise H×W×C when the last
     dim is 1, 3 or 4; anything else is rejected. (A 3×H×3 image is read as C×H×W.)
     """
+    return to_uint8(_image_layout(img))
+
+
+def image_display(img: Any) -> tuple[np.ndarray, list[float] | None]:
+    """image_hwc's layout with the pixels people expect (pixels.scale: floats in [0, 1] ×255, other float ranges
+    min–max normalised per image) and, when normalised, the [min, max] the values had."""
+    from .pixels import scale
+
+    return scale(_image_layout(img))
+
+
+def _image_layout(img: Any) -> np.ndarray:
     if is_pil(img):
         if img.mode not in ("L", "RGB", "RGBA"):
             keep_alpha = "A" in img.mode or "transparency" in img.info
@@ -191,7 +203,7 @@ def image_hwc(img: Any) -> np.ndarray:
         raise ValueError(f"img must be H×W, C×H×W or H×W×C, got shape {a.shape}")
     if a.shape[0] == 0 or a.shape[1] == 0:
         raise ValueError(f"img is empty (shape {a.shape})")
-    return to_uint8(a)
+    return a
 
 
 def encode_image(hwc: np.ndarray, jpgquality: float | None = None) -> dict[str, Any]:

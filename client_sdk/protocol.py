@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 # Pane kinds, each owned by one module under server/panes/ and one under static/js/panes/.
 KIND_NAMES = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
-              "histogram", "media", "pr_curve", "projector")
+              "histogram", "media", "pr_curve", "projector", "table")
 
 MAX_NAME = 256           # env, window and hparam names, in characters
 MAX_BUCKETS = 20_000     # histogram buckets per record

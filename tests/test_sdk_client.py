@@ -37,6 +37,9 @@ def make_client(**kw) -> paneboard.Client:
     # be a console event): only the calls under test are among the events these tests read back.
     kw.setdefault("capture", False)
     kw.setdefault("console", False)
+    # strict: bad input raises, so these tests see each call's own error (by default it is a counted rejection:
+    # tests/test_client_never_raises.py)
+    kw.setdefault("strict", True)
     return paneboard.Client(server="http://127.0.0.1", port=closed_port(), **kw)
 
 

@@ -45,9 +45,9 @@ def test_audio_and_video_become_players(server, viz, tmp_path):
     clip = tmp_path / "clip.mp4"
     clip.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(64))
     viz.video(videofile=str(clip), win="vid")
-    with pytest.raises(ValueError, match="videofile"):
-        viz.video(tensor=np.zeros((2, 4, 4, 3)))
-    assert viz.flush(timeout=15)
+    viz.video(tensor=np.zeros((2, 4, 4, 3)))  # no encoder for a tensor here: rejected (counted), not raised
+    assert viz.rejected == 1
+    assert viz.flush(timeout=15) is False  # flush() reports the rejection; everything else is stored
     assert '<audio controls="" src="data:audio/wav;base64,' in pane(server, "snd")["data"]["html"].replace(
         "<audio controls src", '<audio controls="" src')
     assert "data:video/mp4;base64," in pane(server, "vid")["data"]["html"]

@@ -103,5 +103,6 @@ def test_graph(server, client):
     assert got["kind"] == "network" and got["opts"]["directed"] is True
     assert [n["label"] for n in got["data"]["nodes"]] == ["a", "b", "c", "d"]
     assert got["data"]["edges"] == [{"source": 0, "target": 1, "label": "0-1"}, {"source": 1, "target": 3, "label": "1-3"}]
-    with pytest.raises(ValueError):
-        client.graph([(0, 1)], nodeLabels=["only one"], win="g")
+    rejected = client.rejected
+    assert client.graph([(0, 1)], nodeLabels=["only one"], win="g") == "g"  # rejected, not raised
+    assert client.rejected == rejected + 1

@@ -81,8 +81,8 @@ def test_pytorch_training_with_watch_summary_and_table(server, run_script) -> No
     assert info["config"]["architecture"] == "MLP" and info["status"] == "finished"
     panes = {p["win"] for p in server.get_json(f"/api/v1/envs/{urllib.parse.quote(env, safe='')}")["panes"]}
     assert any(w.startswith("model") for w in panes), panes  # watch(model) logged its norms
-    table = records(server, env, "predictions")
-    assert len(table) == 1 and "<th>guess</th>" in table[0]["html"]
+    table = server.get_json(f"/api/v1/envs/{urllib.parse.quote(env, safe='')}/panes/predictions")
+    assert table["kind"] == "table" and table["data"]["columns"] == ["id", "truth", "guess"]
 
 
 def test_define_metric_custom_axes(server, run_script) -> None:

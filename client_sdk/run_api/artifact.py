@@ -29,8 +29,15 @@ class Artifact:
                 self._files.append((full, os.path.join(name, rel) if name else rel))
 
     def download(self, root: str | None = None, **_: Any) -> str:
+        """The folder holding the version's files (W&B's artifact directory)."""
         if self._path is None:
             raise ValueError("download() is for an artifact from use_artifact()")
+        return self._path if os.path.isdir(self._path) else os.path.dirname(self._path)
+
+    def file(self, root: str | None = None) -> str:
+        """The path of a one-file artifact's file."""
+        if self._path is None or os.path.isdir(self._path):
+            raise ValueError("file() is for a one-file artifact from use_artifact()")
         return self._path
 
     def _source(self) -> str:
@@ -61,9 +68,23 @@ def log_artifact(run: Any, artifact_or_path: Any, name: str | None, type: str | 
 
 
 def use_artifact(run: Any, ref: Any) -> Artifact:
+    """W&B's "name:alias", "project/name:alias" or "entity/project/name:alias" (no alias: latest); the name is
+    looked up as given, then without its entity and project (paneboard's artifact names have neither)."""
+    from ..artifacts import ArtifactError
+
     text = ref.name if isinstance(ref, Artifact) else str(ref)
-    name = text.split(":", 1)[0]
-    out = Artifact(name)
-    if run.client is not None:
-        out._path = run.client.use_artifact(text if ":" in text else text + ":latest")
+    name, _, alias = text.partition(":")
+    out = Artifact(name.rsplit("/", 1)[-1])
+    if run.client is None:
+        return out
+    parts = name.split("/")
+    candidates = ["/".join(parts[i:]) for i in range(min(len(parts), 3))]
+    for i, candidate in enumerate(candidates):
+        try:
+            out._path = run.client.use_artifact(f"{candidate}:{alias or 'latest'}")
+            out.name = candidate
+            return out
+        except ArtifactError:
+            if i == len(candidates) - 1:
+                raise
     return out

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import pixels
 from ..convert import to_numpy
 from ..tensorboard import convert as tc
-from . import pixels
 
 
 class Media:
@@ -168,6 +168,19 @@ class Table(Media):
 
     def record(self) -> dict[str, Any]:
         return {"columns": list(self.columns), "rows": [list(r) for r in self.data]}
+
+    def wire(self) -> dict[str, Any]:
+        """The table pane's `table` (docs/WIRE.md): pictures as {"image": {mime, data, caption}}, other media
+        as their type's name."""
+        def cell(v: Any) -> Any:
+            if isinstance(v, dict) and "media" in v:
+                m = v["media"]
+                if m.get("type") != "image":
+                    return str(m.get("type"))
+                return {"image": {k: m[k] for k in ("mime", "data", "caption") if k in m}}
+            return v
+
+        return {"columns": list(self.columns), "rows": [[cell(v) for v in row] for row in self.data]}
 
 
 class Object3D(Media):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import fnmatch
 import logging
 from collections.abc import Mapping
@@ -12,11 +13,13 @@ import numpy as np
 
 from ..protocol import TB_XLABEL
 from ..transport.points import prefix as point_prefix
+from ..transport.rows import RowSchema
 from .media import Histogram, Media, Table
 from .metrics import MetricRules, is_glob, spec_of
 from .state import Config, Summary
 
 log = logging.getLogger("paneboard")
+_PLAIN_TYPES = frozenset((float, int))  # values the hot path queues as they are (bool is not among them)
 
 
 class Run:
@@ -31,16 +34,26 @@ class Run:
         self.config = config
         self._step = 0
         self._last: dict[str, Any] = {}
-        self.summary = Summary(self._last, None if client is None else client.set_config)
+        self.summary = Summary(self._last, None if client is None else client.set_config, self._settle_summary)
         config._bind(None if client is None else client.set_config)
-        # key -> point prefix of the keys logged as plain points at the run's step (the hot path)
+        # key -> point prefix of the keys logged as plain points at the run's step
         self._plain: dict[str, bytes] = {}
+        # the keys of a row whose every key is plain -> its schema: such a row with float/int values is queued
+        # whole, with no per-key Python work (the hot path; the sender thread splits it)
+        self._rows: dict[tuple, RowSchema] = {}
         self._x_of: dict[str, str] = {}  # key -> the key whose value is its x (define_metric step_metric)
         self._agg: dict[str, str] = {}  # key -> min/max/mean summary (define_metric summary)
         self._counts: dict[str, int] = {}
         self._rules = MetricRules()  # define_metric's declarations, read as the W&B importer reads a run's
         self._watches: list[Any] = []
         self._put_point = None if client is None else client.transport.put_point
+        self._put_row = None if client is None else client.transport.put_row
+        self._row: dict[str, Any] | None = None  # the current step's values, until committed
+        self._row_wall = 0.0
+        if client is not None:
+            # A script that ends without finish() (W&B finishes runs at exit) still sends its last step's row;
+            # registered after the Client's own exit handlers, so it runs before they close the connection.
+            atexit.register(self._send_row)
         self.finished = client is None
         self.on_finish: Any = None  # the module-level API's: a finished run is no longer the current one
 
@@ -77,8 +90,8 @@ class Run:
             sync: bool | None = None) -> None:
         """Log a dict of values at `step` (default: the run's step). Numbers are points of line pane <key>;
         nested dicts become "a/b" keys; arrays are histograms; media objects records of their pane."""
-        put = self._put_point
-        if put is None:
+        put_row = self._put_row
+        if put_row is None:
             return
         if type(data) is not dict:
             if not isinstance(data, Mapping):
@@ -96,38 +109,93 @@ class Run:
                 self._reject(f"log(step={step}) is before the run's current step {self._step}: data dropped "
                              "(steps must not go backwards, as in W&B)")
                 return
-            self._step = step
-        x = self._step
-        t = _now()
-        plain, last = self._plain, self._last
-        try:
-            for k, v in data.items():
-                pre = plain.get(k)
-                tv = type(v)
-                if pre is not None and (tv is float or tv is int):
-                    put(pre, x, v, t)
-                    last[k] = v
-                else:
-                    self._log_value(str(k), v, x, t, data)
-        except Exception as exc:  # nothing logged may raise into the training loop
-            self._reject(f"log(): {exc}")
+            if step > self._step:
+                self._send_row()  # the earlier step's row is complete
+                self._step = step
+        # The step's row accumulates until it is committed (W&B: commit=True, or no step given) or a later step
+        # is logged: a key logged twice in one step keeps its last value.
+        row = self._row
+        if row is None:
+            self._row = data if commit or (commit is None and step is None) else data.copy()
+        else:
+            row.update(data)
+        self._row_wall = _now()
         if commit or (commit is None and step is None):
+            x = self._step
+            self._send_row()
             self._step = x + 1
             for w in self._watches:
                 w.step(x)
 
+    def _settle_summary(self) -> None:
+        """The summary's last values include the step not yet sent (its plain numbers and strings)."""
+        for k, v in (self._row or {}).items():
+            if isinstance(k, str) and k not in self._agg and not isinstance(v, (Mapping, Media)):
+                value = v if isinstance(v, str) else _number(v)
+                if value is not None:
+                    self._last[k] = value
+
+    def _send_row(self) -> None:
+        """Send the current step's accumulated row: whole, when every key is a known plain number (the hot path)."""
+        data = self._row
+        if data is None or self._put_row is None:
+            return
+        self._row = None
+        x, t = self._step, self._row_wall
+        schema = self._rows.get(tuple(data))
+        if schema is not None and set(map(type, data.values())) <= _PLAIN_TYPES:
+            self._put_row(schema, x, tuple(data.values()), t)  # type: ignore[misc]
+            self._last.update(data)
+            return
+        try:
+            self._log_row(data, x, t)
+        except Exception as exc:  # nothing logged may raise into the training loop
+            self._reject(f"log(): {exc}")
+
+    def _log_row(self, data: dict[str, Any], x: int, t: float) -> None:
+        """The slow path: the plain keys' numbers still go out as one row; every other key alone (_log_value)."""
+        keys: list[str] = []
+        values: list[float] = []
+        for k, v in data.items():
+            key = str(k)
+            if key in self._plain and not isinstance(v, (Mapping, Media, str)) and v is not None:
+                value = _number(v)
+                if value is not None:
+                    keys.append(key)
+                    values.append(value)
+                    self._last[key] = value
+                    continue
+            self._log_value(key, v, x, t, data)
+        if not keys:
+            return
+        if len(keys) == len(data) and all(isinstance(k, str) for k in data):
+            schema = self._rows.get(tuple(keys))  # a row of these keys can take the hot path next time
+            if schema is None:
+                schema = self._rows[tuple(keys)] = self._schema(tuple(keys))
+        else:
+            schema = self._schema(tuple(keys))
+        self._put_row(schema, x, tuple(values), t)  # type: ignore[misc]
+
+    def _schema(self, keys: tuple[str, ...]) -> RowSchema:
+        if len(self._rows) >= 1024:
+            self._rows.clear()
+        return RowSchema(self.env, keys, [self._pane(key, None) for key in keys])
+
     def _log_value(self, key: str, v: Any, x: int, t: float, row: Mapping[str, Any]) -> None:
-        """The slow path: a key seen for the first time, a non-float value, a nested dict or a media object."""
+        """A key seen for the first time, a non-number value, a nested dict or a media object."""
         if isinstance(v, Mapping):
             for k2, v2 in v.items():
                 self._log_value(f"{key}/{k2}", v2, x, t, row)
             return
         if v is None:
             return
+        if isinstance(v, Table):
+            # A table pane: the latest table (W&B shows the latest too), logged at this step
+            self.client.transport.put({"t": t, "op": "set", "env": self.env, "win": key, "kind": "table",
+                                       "opts": {"title": key, "step": x}, "table": v.wire()})
+            return
         if isinstance(v, Media):
             rec = v.record()
-            if isinstance(v, Table):
-                rec = {"type": "text", "text": _table_html(rec), "format": "html"}
             self._records("histogram" if isinstance(v, Histogram) else "media", key, rec, x, t)
             return
         if isinstance(v, (list, tuple)) and v and all(isinstance(m, Media) for m in v):
@@ -175,10 +243,12 @@ class Run:
         else:
             self._plain[key] = self._prefix(key, None)
 
+    def _pane(self, key: str, xkey: str | None) -> dict[str, Any]:
+        return {"win": key, "kind": "line", "name": key, "opts": {"title": key, "xlabel": xkey or TB_XLABEL},
+                "traces": [{"name": key, "style": {"mode": "lines"}}]}
+
     def _prefix(self, key: str, xkey: str | None) -> bytes:
-        return point_prefix({"op": "update", "env": self.env, "win": key, "kind": "line", "mode": "append",
-                             "name": key, "opts": {"title": key, "xlabel": xkey or TB_XLABEL},
-                             "traces": [{"name": key, "style": {"mode": "lines"}}]})
+        return point_prefix({"op": "update", "env": self.env, "mode": "append", **self._pane(key, xkey)})
 
     def _records(self, kind: str, key: str, rec: dict[str, Any], x: int, t: float) -> None:
         rec["step"], rec["wall"] = x, t
@@ -213,6 +283,7 @@ class Run:
         if spec is None:
             return
         self._plain.pop(key, None)  # off the hot path: its x or summary needs work per point
+        self._rows.clear()
         self._x_of.pop(key, None)
         self._agg.pop(key, None)
         xkey = self._rules.x_of(key)
@@ -271,8 +342,10 @@ class Run:
         """End the run (failed when exit_code is non-zero), deliver what is queued and close the connection."""
         if self.finished:
             return
+        self._send_row()
+        atexit.unregister(self._send_row)
         self.finished = True
-        self._put_point = None
+        self._put_point = self._put_row = None
         if exit_code:
             self.client.end_run(f"exit code {exit_code}")
         self.client.close_connection()
@@ -304,19 +377,3 @@ def _number(v: Any) -> float | None:
         return float(v)
     return None
 
-
-def _table_html(rec: dict[str, Any]) -> str:
-    from html import escape
-
-    head = "".join(f"<th>{escape(c)}</th>" for c in rec["columns"])
-    body = "".join("<tr>" + "".join(f"<td>{_cell_html(v)}</td>" for v in row) + "</tr>" for row in rec["rows"])
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _cell_html(v: Any) -> str:
-    from html import escape
-
-    if isinstance(v, dict) and "media" in v and v["media"].get("type") == "image":
-        m = v["media"]
-        return f'<img src="data:{m["mime"]};base64,{m["data"]}">'
-    return "" if v is None else escape(str(v))

@@ -84,9 +84,11 @@ class Summary:
     """run.summary: the last logged value of each key, unless set here (set values are kept in the run's
     config as "summary", where imported W&B runs keep theirs)."""
 
-    def __init__(self, last: dict[str, Any], send: Any = None) -> None:
+    def __init__(self, last: dict[str, Any], send: Any = None, settle: Any = None) -> None:
         self._set: dict[str, Any] = {}
         self._last, self._send = last, send  # _last is the run's own dict, filled by log()
+        # Brings _last up to the values of the step not yet sent (the run's accumulating row) before a read.
+        self._settle = settle if settle is not None else (lambda: None)
 
     def _push(self) -> None:
         if self._send is not None:
@@ -101,6 +103,7 @@ class Summary:
         self._push()
 
     def __getitem__(self, key: str) -> Any:
+        self._settle()
         return self._set[key] if key in self._set else self._last[key]
 
     def __getattr__(self, key: str) -> Any:
@@ -117,6 +120,7 @@ class Summary:
         self._push()
 
     def __contains__(self, key: object) -> bool:
+        self._settle()
         return key in self._set or key in self._last
 
     def __iter__(self) -> Iterator[str]:
@@ -132,6 +136,7 @@ class Summary:
         return self.as_dict().items()
 
     def as_dict(self) -> dict[str, Any]:
+        self._settle()
         return {**self._last, **self._set}
 
     def __repr__(self) -> str:

@@ -64,9 +64,10 @@ class Outbox:
 
     # ------------------------------------------------------------------------------------ callers
 
-    def put_locked(self, data: Data) -> tuple[int, bool]:
-        """Assign the next seq and enqueue; returns (seq, whether the sender must spill)."""
-        s = self.seq + 1
+    def put_locked(self, data: Data, seqs: int = 1) -> tuple[int, bool]:
+        """Assign the next `seqs` seqs (a log() row takes one per pane) and enqueue under the last; returns
+        (seq, whether the sender must spill)."""
+        s = self.seq + seqs
         self.seq = s
         q = self.queue
         q.append((s, data))

@@ -5,6 +5,7 @@ the event's encoded envelope up to its trace's points (env, win, opts, trace nam
 built, consecutive points with the same prefix and consecutive sequence numbers become one columnar event
 `{"s": last, "s0": first, ..., "traces": [{..., "x": [..], "y": [..], "wall": [..]}]}` (docs/WIRE.md §1): the
 server stores it as the calls s0..s (one point each) and, on a replay, skips the points it already has.
+log() rows (rows.py) ride the same queue as one item each and go out as `rows` events, or as points.
 """
 
 from __future__ import annotations
@@ -12,19 +13,14 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterator
-from typing import Any
 
 from ..convert import fast_dumps
 from ..protocol import PointRun, pack_frame
+from .rows import Row, as_points, prefix, row_without_s, rows_event
 
 Point = tuple[bytes, float, float, float]  # (prefix, x, y, wall time)
-Data = bytes | Point  # what an outbox item holds: an encoded event (without "s"), or a point
-
-
-def prefix(envelope: dict[str, Any]) -> bytes:
-    """The encoded envelope (its one trace without points) as the fields a point's event starts with."""
-    raw = fast_dumps(envelope)  # b'{"op":..,"traces":[{"name":..,"style":{..}}]}'; TypeError: not plain JSON
-    return raw[1:-3] + b","
+# What an outbox item holds: an encoded event (without "s"), a point, or a log() row (its s: the row's last seq).
+Data = bytes | Point | Row
 
 
 class Prefixes:
@@ -50,28 +46,58 @@ class Prefixes:
         return pre
 
 
-def encoded(data: Data) -> bytes:
-    """An item's event as JSON without "s" (the spool's lines, pending_events)."""
+def encoded(data: Data, s: int = 0) -> bytes:
+    """An item's event as JSON without "s" (the spool's lines, pending_events); `s`: the item's seq."""
     if isinstance(data, bytes):
         return data
-    pre, x, y, t = data
+    if type(data[0]) is not bytes:
+        return row_without_s(s, data)  # type: ignore[arg-type]
+    pre, x, y, t = data  # type: ignore[misc]
     return b'{"t":%s,%s"x":%s,"y":%s}]}' % (fast_dumps(t), pre, fast_dumps([x]), fast_dumps([y]))
 
 
 def size(data: Data) -> int:
     """About how many bytes the item takes on the wire (batch size limits)."""
-    return len(data) if isinstance(data, bytes) else len(data[0]) + 64
+    if isinstance(data, bytes):
+        return len(data)
+    head = data[0]
+    return len(head) + 64 if type(head) is bytes else 64 + 96 * head.k  # type: ignore[arg-type, union-attr]
+
+
+def expand_rows(items: list[tuple[int, Data]]) -> list[tuple[int, Data]]:
+    """Rows as their single-point appends (a server without `rows`); other items as they are."""
+    if all(isinstance(d, bytes) or type(d[0]) is bytes for _, d in items):
+        return items
+    out: list[tuple[int, Data]] = []
+    for s, d in items:
+        if isinstance(d, bytes) or type(d[0]) is bytes:
+            out.append((s, d))
+        else:
+            out += as_points(s, d)  # type: ignore[arg-type]
+    return out
 
 
 def runs(items: list[tuple[int, Data]]) -> Iterator[tuple[int, int, bytes | list[Point]]]:
     """(first s, last s, what goes out as one event): an encoded event alone, or a run of points to one
-    trace with consecutive sequence numbers."""
+    trace with consecutive sequence numbers; a run of rows of one schema is encoded here as one event."""
     i, n = 0, len(items)
     while i < n:
         s, d = items[i]
         if isinstance(d, bytes):
             yield s, s, d
             i += 1
+            continue
+        if type(d[0]) is not bytes:
+            # Rows of one schema with consecutive sequence numbers (k per row): one `rows` event.
+            schema = d[0]
+            k = schema.k  # type: ignore[union-attr]
+            j = i + 1
+            while j < n and not isinstance(items[j][1], bytes) and items[j][1][0] is schema \
+                    and items[j][0] == items[j - 1][0] + k:
+                j += 1
+            first, last = s - k + 1, items[j - 1][0]
+            yield first, last, rows_event(first, last, [it[1] for it in items[i:j]])  # type: ignore[misc]
+            i = j
             continue
         run = [d]
         j = i + 1
@@ -85,12 +111,13 @@ def runs(items: list[tuple[int, Data]]) -> Iterator[tuple[int, int, bytes | list
         i = j
 
 
-def frame(items: list[tuple[int, Data]]) -> bytes:
-    """`{"batch":[...]}` with each event's `s` spliced in; runs of points to one trace as one event each."""
+def frame(items: list[tuple[int, Data]], rows: bool = True) -> bytes:
+    """`{"batch":[...]}` with each event's `s` spliced in; runs of points to one trace as one event each;
+    `rows`: the server takes `rows` events (else rows go out as their points)."""
     out: list[bytes] = []
-    for s, last, event in runs(items):
+    for s, last, event in runs(items if rows else expand_rows(items)):
         if isinstance(event, bytes):
-            out.append(b'{"s":%d,%s' % (s, event[1:]))
+            out.append(event if event.startswith(b'{"s":') else b'{"s":%d,%s' % (s, event[1:]))
         elif len(event) == 1:
             out.append(b'{"s":%d,%s' % (s, encoded(event[0])[1:]))
         else:
@@ -101,12 +128,12 @@ def frame(items: list[tuple[int, Data]]) -> bytes:
 
 
 # -- binary frames (docs/WIRE.md §1), once the server's welcome agreed to them: paneboard.protocol's codec -------
-def binary_frame(items: list[tuple[int, Data]]) -> bytes:
+def binary_frame(items: list[tuple[int, Data]], rows: bool = True) -> bytes:
     """The frame of `items` as binary: runs of points as little-endian float64 columns x, y, wall."""
     events: list[bytes | PointRun] = []
-    for s, last, event in runs(items):
+    for s, last, event in runs(items if rows else expand_rows(items)):
         if isinstance(event, bytes):
-            events.append(b'{"s":%d,%s' % (s, event[1:]))
+            events.append(event if event.startswith(b'{"s":') else b'{"s":%d,%s' % (s, event[1:]))
             continue
         envelope = b"{" + event[0][0][:-1] + b"}]}"
         cols = array("d", [p[1] for p in event] + [p[2] for p in event] + [p[3] for p in event])

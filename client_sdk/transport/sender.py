@@ -62,6 +62,7 @@ class Sender:
         self.frames_sent = 0  # batches sent so far (diagnostics, tests)
         self.binary_frames = True  # offer binary frames at the handshake (False: JSON text only)
         self.binary = False  # this connection's server agreed to them
+        self.rows = False  # this connection's server takes `rows` events (docs/WIRE.md §1)
         self.watched = True  # a browser follows our envs (the last ack's "watched"; older servers: always)
         self.flushing = 0  # flush() calls waiting: no pacing meanwhile (changed under the outbox lock)
         self.stop = False
@@ -158,6 +159,7 @@ class Sender:
             ws.send(json.dumps({"hello": hello}))
             welcome = json.loads(ws.recv(timeout=10.0))["welcome"]
             self.binary = welcome.get("frames") == BINARY_FORMAT  # older servers answer without it: JSON
+            self.rows = welcome.get("rows") is True  # older servers: log() rows go out as single points
             last_seq = int(welcome.get("last_seq") or 0)
             limit = welcome.get("max_event_bytes")
             if isinstance(limit, int) and limit > 0:
@@ -243,11 +245,11 @@ class Sender:
                         time.sleep(self.linger)
                     continue
                 if self.binary:
-                    ws.send(binary_frame(batch.items))
+                    ws.send(binary_frame(batch.items, self.rows))
                     self.last_frame = time.monotonic()
                     self.frames_sent += 1
                     continue
-                data = frame(batch.items)
+                data = frame(batch.items, self.rows)
                 self.last_frame = time.monotonic()
                 self.frames_sent += 1
                 if send_text:

@@ -85,7 +85,7 @@ class Spool:
         entries = []
         for s, data in items:
             prefix = b"%d\t" % s
-            data = encoded(data)
+            data = encoded(data, s)
             line = prefix + data + b"\n"
             if len(line) > budget:
                 break

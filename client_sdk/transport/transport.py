@@ -19,6 +19,7 @@ from ..convert import dumps, fast_dumps
 from ..protocol import MAX_BATCH_EVENTS
 from .outbox import Outbox
 from .points import Data, encoded
+from .rows import RowSchema
 from .sender import Sender
 from .spool import Spool
 from .spool import default_dir as default_spool_dir
@@ -165,13 +166,18 @@ class Transport:
         Kept unencoded until sent: a run of them goes out as one columnar event (points.py)."""
         return self._enqueue((prefix, x, y, wall))
 
-    def _enqueue(self, data: Data) -> int:
+    def put_row(self, schema: RowSchema, x: float, values: tuple, wall: float) -> int:
+        """Enqueue one log() row: one value per pane of `schema`, all at `x`; it takes schema.k sequence numbers
+        (returns the last). Split into its panes' points on the sender thread (rows.py)."""
+        return self._enqueue((schema, x, values, wall), schema.k)
+
+    def _enqueue(self, data: Data, seqs: int = 1) -> int:
         sender = self.sender
         if sender.thread is None or self._closed:
             self._start()  # first use after a fork, or use after close_connection()
         ob = self.outbox
         with ob.lock:
-            s, spill = ob.put_locked(data)
+            s, spill = ob.put_locked(data, seqs)
             wake = spill or (sender.idle and not getattr(self._local, "deferred", False))
             if wake:
                 sender.idle = False
@@ -236,7 +242,7 @@ class Transport:
         """Decoded copies of every event not yet acknowledged, oldest first (for tests and diagnostics)."""
         with self.outbox.lock:
             items = self.outbox.items_locked()
-        return [{"s": s, **json.loads(encoded(d))} for s, d in items]
+        return [{"s": s, **json.loads(encoded(d, s))} for s, d in items]
 
     def pending_count(self) -> int:
         with self.outbox.lock:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..commands.envelope import Command, PaneCommand
-from ..panes import kind_module, mergeable_of, xy
+from ..commands.envelope import Command, EnvCommand, PaneCommand
+from ..panes import kind_module, mergeable_of, rows, xy
 from .table import env_wide
 
 
@@ -19,10 +19,25 @@ def skip_stored(cmd: Command, last: int) -> Command | None:
     return cmd
 
 
+def unstored(commands: list[Command], last: int) -> list[Command]:
+    """What of `commands` is not stored yet (skip_stored), with each rows event split into its panes' appends
+    (only the points above `last`), so that the writer's coalesce merges them like single appends."""
+    out: list[Command] = []
+    for cmd in commands:
+        if isinstance(cmd, EnvCommand) and cmd.op == "rows":
+            if cmd.seq is not None and cmd.seq > last:
+                out += rows.unstored(cmd, last)
+        elif (c := skip_stored(cmd, last)) is not None:
+            out.append(c)
+    return out
+
+
 def first_seq(cmd: Command) -> int | None:
     """The first producer call a command stands for (a coalesced append stands for first_seq..seq)."""
     if isinstance(cmd, PaneCommand) and cmd.first_seq is not None:
         return cmd.first_seq
+    if isinstance(cmd, EnvCommand) and cmd.op == "rows":
+        return rows.first_seq(cmd)
     return cmd.seq
 
 

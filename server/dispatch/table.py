@@ -16,6 +16,7 @@ from ..commands import envops, hparams
 from ..commands.envelope import Command
 from ..live.deltas import Deltas
 from ..panes import ops as pane_ops
+from ..panes import rows as pane_rows
 from ..runs import color as run_color
 from ..runs import console, visdom_run
 from ..runs import ops as run_ops
@@ -45,6 +46,7 @@ OPS: dict[str, Op] = {
     "set": Op(pane_ops.parse_pane, pane_ops.apply_pane),
     "update": Op(pane_ops.parse_pane, pane_ops.apply_pane),
     "close": Op(pane_ops.parse_close, pane_ops.apply_close, pane_ops.close_wide),
+    "rows": Op(pane_rows.parse_rows, pane_rows.apply_rows),  # several line panes' points of log() rows
     # env ops
     "delete_env": Op(envops.parse_delete, envops.apply_delete, envops.this_env),
     "fork_env": Op(envops.parse_fork, envops.apply_fork, envops.both_envs),

@@ -12,7 +12,7 @@ from sqlalchemy.exc import DataError, DBAPIError
 
 from ..commands.envelope import Command, EventError
 from ..commands.jobs import Job, JobResult
-from ..dispatch.batch import coalesce, first_seq, skip_stored
+from ..dispatch.batch import coalesce, first_seq, unstored
 from ..dispatch.table import apply_command
 from ..live.deltas import Deltas
 from ..store import Store, StoreTx
@@ -169,8 +169,7 @@ class Writer:
         last = tx.client_last_seq(job.client_id) if job.client_id else 0
         # A seq at or below `last` was committed by an earlier delivery of the same event (of a coalesced
         # append's calls, those at or below it).
-        fresh = [c for cmd in job.commands if (c := skip_stored(cmd, last)) is not None] if job.client_id \
-            else job.commands
+        fresh = unstored(job.commands, last) if job.client_id else job.commands
         # Merge only after that filter, so a replay that overlaps a committed batch stays exact.
         for cmd in coalesce(fresh):
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import re
 import wave
 from collections.abc import Mapping
@@ -40,8 +41,23 @@ AUDIO_MAGIC = {"audio/wav": (b"RIFF",), "audio/ogg": (b"OggS",), "audio/mpeg": (
 def _image(rec: dict, where: str) -> tuple[dict, bytes, str]:
     data, mime, width, height = decode_image(rec, where)
     caption = rec.get("caption")
-    return {"type": "image", "mime": mime, "width": width, "height": height,
-            "caption": None if caption is None else str(caption)}, data, mime
+    out = {"type": "image", "mime": mime, "width": width, "height": height,
+           "caption": None if caption is None else str(caption)}
+    value_range = value_range_of(rec.get("value_range"), where)
+    if value_range is not None:
+        out["value_range"] = value_range
+    return out, data, mime
+
+
+def value_range_of(value: object, where: str) -> list[float] | None:
+    """The [min, max] of the values a picture was min–max normalised from (the SDK's float images), or None."""
+    if value is None:
+        return None
+    if not (isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+            and value[0] <= value[1]):
+        raise EventError(f"{where}: value_range must be [min, max], two finite numbers")
+    return [float(value[0]), float(value[1])]
 
 
 def _audio(rec: dict, where: str) -> tuple[dict, bytes, str]:
@@ -101,6 +117,7 @@ def _check_stored(data: dict, blob: str | None, where: str, blobs: Mapping[str, 
         _text(data, where)
     elif kind == "image":
         check_picture({**data, "blob": blob}, blobs, where)
+        value_range_of(data.get("value_range"), where)
     elif kind == "audio":
         mime, rate = data.get("mime"), data.get("sample_rate")
         if not isinstance(mime, str) or mime not in AUDIO_MAGIC:
@@ -157,7 +174,8 @@ def render_record(row: StepRow) -> dict:
         out.update(html=_html(data), format=data.get("format"))
     else:
         out["src"] = f"api/v1/blobs/{row.blob or ''}"
-        out.update({k: data.get(k) for k in ("mime", "width", "height", "caption", "sample_rate", "frames") if k in data})
+        out.update({k: data.get(k) for k in ("mime", "width", "height", "caption", "sample_rate", "frames",
+                                             "value_range") if k in data})
     return out
 
 

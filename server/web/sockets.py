@@ -130,7 +130,7 @@ async def ingest(ws: WebSocket, services: Services) -> None:
                     services.hub.producers.add(producer)
                 last = await loop.run_in_executor(None, services.store.client_last_seq, cid)
                 welcome: dict[str, Any] = {"server": "paneboard", "version": __version__, "last_seq": last,
-                                           "max_event_bytes": limit}
+                                           "max_event_bytes": limit, "rows": True}
                 offered = hello.get("frames")
                 if isinstance(offered, list) and BINARY_FORMAT in offered:
                     welcome["frames"] = BINARY_FORMAT  # the SDK may send binary frames from now on

@@ -20,6 +20,13 @@ export function sizeImage(img, width, height) {
   img.classList.toggle("pixelated", k > 1 || (w <= PIXEL_ART && h <= PIXEL_ART));
 }
 
+/** Hover text of a picture the SDK min–max normalised: the range its values had (docs: images). */
+export function rangeNote(range) {
+  if (!Array.isArray(range) || range.length !== 2) return "";
+  const [lo, hi] = range.map(Number);
+  return `values ${lo.toPrecision(4)} … ${hi.toPrecision(4)}, min–max normalised to 0–255`;
+}
+
 /** Where a click at (offsetX, offsetY) falls in the image's own pixels, for an <img> drawn with object-fit: contain. */
 export function imagePixel(img, offsetX, offsetY) {
   const w = img.naturalWidth || img.width;
@@ -94,6 +101,7 @@ export function render(el, pane, ctx) {
     cap.textContent = caption;
     cap.hidden = !caption;
     img.alt = caption || p.title || p.win || "image";
+    img.title = rangeNote(p.opts && p.opts.value_range);
     const w = Number(d.width) || 0;
     const h = Number(d.height) || 0;
     ctx.setInfo(w && h ? `${w}×${h}` : "", d.mime || "");

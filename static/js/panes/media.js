@@ -1,5 +1,5 @@
 // panes/media.js — media panes (TensorBoard images, audio, text per step): the record at the slider's step, newest by default.
-import { sizeImage } from "./image.js";
+import { rangeNote, sizeImage } from "./image.js";
 import { stepper } from "./stepper.js";
 import { counted } from "../dom.js";
 
@@ -51,6 +51,7 @@ export function render(el, pane, ctx) {
       const src = srcOf(rec);
       if (m.getAttribute("src") !== src) m.src = src;
       m.alt = rec.caption ? String(rec.caption) : `step ${rec.step}`;
+      m.title = rangeNote(rec.value_range);
     } else if (type === "audio") {
       const src = srcOf(rec);
       if (m.getAttribute("src") !== src) m.src = src;

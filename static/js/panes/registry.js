@@ -11,6 +11,7 @@ import * as media from "./media.js";
 import * as prCurve from "./pr_curve.js";
 import * as modelGraph from "./model_graph.js";
 import * as projector from "./projector.js";
+import * as table from "./table.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -34,6 +35,7 @@ const KINDS = new Map([
   ["pr_curve", prCurve],
   ["model_graph", modelGraph],
   ["projector", projector],
+  ["table", table],
 ]);
 
 const unsupported = {
