@@ -57,7 +57,7 @@ function buildChrome(page) {
   $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
-  $("main").replaceChildren(page.filterError, page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
+  $("main").replaceChildren(page.filterError, page.alerts.el, page.run.banner, page.run.el, page.ws.metaBox, page.grid, page.empty);
 }
 
 function showStats(e) {
