@@ -47,7 +47,8 @@ def shot(tab: Any, name: str, tmp_path: Path) -> None:
     tab.page.screenshot(path=str(folder / f"runpage-{name}.png"), full_page=False)
 
 
-def test_a_failed_runs_page_shows_its_error_and_step_with_the_traceback_a_click_away(server, open_tab, tmp_path):
+def test_a_failed_runs_page_shows_its_error_and_step_with_the_traceback_a_click_away(make_server, open_tab, tmp_path):
+    server = make_server("failed")  # an ephemeral port of its own
     done = subprocess.run(job_args(server, "boom", FAILS), cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PANEBOARD_SPOOL_DIR": str(tmp_path / "spool")})
     assert done.returncode == 1 and "ZeroDivisionError" in done.stderr

@@ -7,6 +7,7 @@ import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
 import { sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
+import { cardResizer, sizeControl } from "./env_layout.js";
 import { runPanel } from "./run_panel.js";
 import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
@@ -54,7 +55,8 @@ function buildChrome(page) {
   page.sections = sections({ env, container: page.grid });
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
   page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
-  $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
+  page.resizer = cardResizer();
+  $("tools").replaceChildren(page.search, sizeControl(page), page.run.toggle, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
   $("main").replaceChildren(page.filterError, page.alerts.el, page.run.banner, page.run.el, page.ws.metaBox, page.grid, page.empty);
