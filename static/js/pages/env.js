@@ -8,6 +8,7 @@ import { frameQueue } from "../frame_queue.js";
 import { sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
 import { cardResizer, sizeControl } from "./env_layout.js";
+import { smoothingControl } from "../chart_prefs.js";
 import { runPanel } from "./run_panel.js";
 import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
@@ -56,7 +57,8 @@ function buildChrome(page) {
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
   page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
   page.resizer = cardResizer();
-  $("tools").replaceChildren(page.search, sizeControl(page), page.run.toggle, ...page.ws.tools());
+  // Line panes redraw themselves when the shared smoothing changes (panes/xy.js); off until chosen on any page.
+  $("tools").replaceChildren(page.search, smoothingControl(0).el, sizeControl(page), page.run.toggle, ...page.ws.tools());
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
   $("main").replaceChildren(page.filterError, page.alerts.el, page.run.banner, page.run.el, page.ws.metaBox, page.grid, page.empty);

@@ -1,5 +1,6 @@
 // pages/scalars.js — TensorBoard-style Scalars view of any number of runs: charts read as they scroll into view (one
 // budgeted read of every shown run each), live updates fetch only the new points of the runs that changed.
+import { smoothingOf } from "../chart_prefs.js";
 import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { h } from "../dom.js";
@@ -32,7 +33,7 @@ export function scalarsPage({ connect, points, notice }) {
   const urlRuns = envsFromUrl();
   const sc = {
     points, notice, urlRuns,
-    state: { smoothing: 0.6, xmode: "step", logY: false, outliers: true },
+    state: { smoothing: smoothingOf(0.6), xmode: "step", logY: false, outliers: true },
     picked: new Set(urlRuns || []),
     known: new Set(), // runs seen so far (a run first seen later starts picked)
     runs: [], // every env, sorted by name
