@@ -12,7 +12,7 @@ import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
 import { legendPlacement, smoothingControl } from "../chart_prefs.js";
 import { smooth } from "../smoothing.js";
-import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
+import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupLegend, groupOffer, groupState } from "./seed_groups.js";
 
 const REFRESH_MS = 300; // live changes of compared envs are read at most this often
 const LEGEND_MAX = 12; // more series than this: the run chips above are the legend
@@ -72,9 +72,10 @@ export function comparePage({ connect, points, notice }) {
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
-  const abBox = h("div", { class: "ab-holder" });
+  const abBox = h("div", { class: "ab-holder" }); // under the charts: the bands come first
+  const groupBox = h("div", { class: "ab-holder" }); // the groups' legend, above the charts
   const offerBox = h("div", { class: "offer-holder" });
-  $("main").replaceChildren(offerBox, legend, controls, configBox, abBox, grid, empty);
+  $("main").replaceChildren(offerBox, legend, controls, configBox, groupBox, grid, abBox, empty);
   if (envs.length < 1) {
     notice("Pick envs to compare: /compare?envs=a,b", "warn");
     return;
@@ -242,12 +243,14 @@ export function comparePage({ connect, points, notice }) {
         }
         c.group = s;
       }
-      abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes)] : []));
+      groupBox.replaceChildren(...(groupRes.groups.length ? [groupLegend(groupRes)] : []));
+      abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes, gs)] : []));
       for (const c of charts.values()) await draw(c);
       empty.hidden = charts.size > 0;
       return;
     }
     abBox.replaceChildren();
+    groupBox.replaceChildren();
     if (!gs.offered) groupOffer(gs, envs).then((box) => box && offerBox.replaceChildren(box), () => {});
     if (needIndex) await index();
     const changed = new Set(dirty);
