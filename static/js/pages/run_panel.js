@@ -24,6 +24,26 @@ export function statusBadge(status) {
 }
 
 const fmtValue = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+const isBranch = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0;
+
+/** The config as one tree: a nested object's keys indented under its key, leaves as values (not JSON strings). */
+export function configTree(config) {
+  const rows = [];
+  const walk = (obj, depth, path) => {
+    for (const [k, v] of Object.entries(obj)) {
+      const key = path ? `${path}.${k}` : k;
+      const th = h("th", { text: k, style: `padding-left:${depth * 14}px` });
+      if (isBranch(v)) {
+        rows.push(h("tr", { class: "config-branch", dataset: { key } }, th, h("td")));
+        walk(v, depth + 1, key);
+      } else {
+        rows.push(h("tr", { class: "config-leaf", dataset: { key } }, th, h("td", { text: fmtValue(v) })));
+      }
+    }
+  };
+  walk(config, 0, "");
+  return h("table", { class: "config-tree" }, h("tbody", null, rows));
+}
 
 export function runPanel({ env, notice }) {
   const badge = h("span", { class: "run-badge" });
@@ -82,9 +102,7 @@ export function runPanel({ env, notice }) {
         ` on ${git.branch || "?"}`, git.dirty ? h("span", { class: "git-dirty", text: " · dirty" }) : "") : "–"],
     ];
     const factTable = h("table", { class: "run-facts" }, facts.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", null, v))));
-    const config = Object.entries(run.config || {});
-    const configTable = config.length
-      ? h("table", { class: "config" }, config.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", { text: fmtValue(v) }))))
+    const configTable = Object.keys(run.config || {}).length ? configTree(run.config)
       : h("div", { class: "muted", text: "no config (Client(config=...), set_config or add_hparams)" });
     const extras = []; // a failed run's traceback is in the banner above the panes (run_error.js), not here
     if (git && git.diff) {
@@ -98,7 +116,7 @@ export function runPanel({ env, notice }) {
     el.replaceChildren(
       h("div", { class: "run-cols" },
         h("div", { class: "run-col" }, h("h3", { text: "run" }), factTable, ...extras),
-        h("div", { class: "run-col" }, h("h3", { text: "config" }), configTable),
+        h("div", { class: "run-col run-config" }, h("h3", { text: "config" }), configTable),
         h("div", { class: "run-col" }, h("h3", { text: "tags" }), tagEditor(), h("h3", { text: "notes" }), notesEditor())),
       artifacts.el);
   }
@@ -150,5 +168,12 @@ export function runPanel({ env, notice }) {
     return m.type === "run" || m.type === "artifact";
   }
 
-  return { badge, toggle, el, banner: banner.el, load, onMessage };
+  /** Open the panel at the config (the header's "config" button: the config is shown here only). */
+  function showConfig() {
+    el.hidden = false;
+    const col = el.querySelector(".run-config");
+    if (col) col.scrollIntoView({ block: "nearest" });
+  }
+
+  return { badge, toggle, el, banner: banner.el, load, onMessage, showConfig };
 }

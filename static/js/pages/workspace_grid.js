@@ -50,6 +50,7 @@ export function fitRows(slot, px) {
   const rows = Math.max(2, Math.min(DEFAULT_H, Math.ceil((px + 30 + 10) / (ROW + 10))));
   if (slot.fitRows === rows) return;
   slot.fitRows = rows;
+  slot.card.dataset.fit = "1";
   if (!slot.layout) slot.card.style.gridRow = `span ${rows}`;
 }
 
