@@ -153,7 +153,8 @@ export function comparePage({ connect, points, notice }) {
     }
     c.card.dataset.grouped = c.group ? "1" : "";
     c.card.dataset.points = String(traces.filter((t) => t.meta?.role !== "raw").reduce((n, t) => n + t.x.filter((v) => v !== null && !Number.isNaN(v)).length, 0));
-    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
+    // Groups are named by the legend above the charts (seed_groups.js groupLegend), not once more in each chart.
+    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: !c.group && count <= LEGEND_MAX,
       hovermode: c.group ? (count > LEGEND_MAX ? "closest" : "x unified") : false, // run charts: run_hover.js's sorted, capped tooltip
       uirevision: "keep", font: { size: 11 },
       // Outside the plot area: right of a wide chart with short names, else under it (chart_prefs.js).

@@ -162,7 +162,8 @@ function layoutOf(state, unit, { count, width, range = null, bands = false, name
   const legend = legendPlacement(width, names);
   const many = count > LEGEND_MAX;
   return {
-    autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many, legend,
+    // Groups are named by the legend above the charts (seed_groups.js groupLegend), not once more in each chart.
+    autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many && !bands, legend,
     // Run charts: run_hover.js's tooltip, not Plotly's (which would walk every point of a sweep per move).
     hovermode: bands ? (many ? "closest" : "x unified") : false, hoverlabel: { font: { size: 11 } },
     xaxis: { type: state.xmode === "wall" ? "date" : "linear", title: { text: xtitle, standoff: 4 }, automargin: true,
