@@ -64,7 +64,7 @@ def test_groups_have_a_legend_their_own_colours_and_a_compact_table_against_a_ch
     rgb = lambda hex_: tuple(int(hex_[k:k + 2], 16) for k in (1, 3, 5))  # noqa: E731
     chips = {g: tuple(int(v) for v in c[c.index("(") + 1:c.index(")")].split(",")[:3]) for g, _, c in legend}
     assert all(chips[g] == rgb(color) for g, color in means)
-    assert all(fill.startswith("rgba(%d,%d,%d," % rgb(dict(means)[g])) for g, fill in bands)
+    assert all(fill.startswith("rgba({},{},{},".format(*rgb(dict(means)[g]))) for g, fill in bands)
     # The table sits under the charts, one row per group, each against the baseline (the first group).
     assert tab.js("() => !!(document.querySelector('#grid').compareDocumentPosition(document.querySelector('.ab-box')) & Node.DOCUMENT_POSITION_FOLLOWING)")
     rows = "() => [...document.querySelectorAll('.ab-table tr[data-group], .ab-table tr.ab-pair')].map(r => [r.className.split(' ')[0], r.dataset.group || r.dataset.a, r.dataset.b || '', r.dataset.p || ''])"
