@@ -122,13 +122,16 @@ function hslHex(hue, sat, light) {
   return `#${f(0)}${f(8)}${f(4)}`;
 }
 
+const DISTINCT = 20; // groups told apart by colour; a larger sweep's groups share these (packed per colour then)
+
 /**
  * A group's colour: hues spread evenly over the groups of the answer (neighbours also differ in lightness past a
- * dozen), so no two groups share a colour, and a group's band, line, legend chip and table row share its hue.
+ * dozen), so no two of up to 20 groups share a colour, and a group's band, line, legend chip and table row share
+ * its hue. More groups cycle through 20 colours: a chart of 50 then draws 20 packed bands, not 50.
  */
 export function groupColor(res, id) {
-  const n = Math.max(res.groups.length, 1);
-  const i = Math.max(0, res.groups.findIndex((x) => x.id === id));
+  const n = Math.min(Math.max(res.groups.length, 1), DISTINCT);
+  const i = Math.max(0, res.groups.findIndex((x) => x.id === id)) % DISTINCT;
   return hslHex((210 + (i * 360) / n) % 360, 0.7, n > 12 && i % 2 ? 0.6 : 0.42);
 }
 
@@ -247,13 +250,13 @@ export function abTable(res, gs = null) {
   const rows = [];
   for (const t of res.tests) {
     const arrow = t.direction === "min" ? "lower is better" : "higher is better";
-    rows.push(h("tr", { class: "ab-series" }, h("th", { colspan: "5",
+    rows.push(h("tr", { class: "ab-series" }, h("th", { colspan: "6",
       text: `${t.title} — ${t.value === "best" ? `best (${t.direction})` : "final"} value, ${arrow}` })));
     for (const g of t.groups) {
       const stats = `${fmt(g.mean)} ${g.ci ? `[${fmt(g.ci[0])}, ${fmt(g.ci[1])}]` : "(n < 2: no CI)"}`;
       if (g.group === base) {
         rows.push(h("tr", { class: "ab-base", dataset: { series: t.title, group: g.group } }, h("td", null, label(g.group)),
-          h("td", { text: `n=${g.n}` }), h("td", { text: stats }), h("td", { text: "baseline" }), h("td")));
+          h("td", { text: `n=${g.n}` }), h("td", { text: stats }), h("td", { text: "baseline" }), h("td"), h("td")));
         continue;
       }
       const p = against(t, g.group, base);
@@ -262,8 +265,11 @@ export function abTable(res, gs = null) {
         dataset: { series: t.title, a: g.group, b: base, p: p && p.p !== null ? String(p.p) : "" } },
       h("td", null, label(g.group)), h("td", { text: `n=${g.n}` }), h("td", { text: stats }),
       h("td", { class: "ab-diff", text: p ? `Δ ${fmt(p.diff)}` : "–" }),
-      h("td", { class: "ab-p", title: p ? p.note || (p.t === null ? "" : `Welch t=${fmt(p.t)}, df=${fmt(p.df)}`) : "",
-        text: !p ? "" : p.p === null ? (p.note ? "n too small" : "") : `${p.p < 1e-4 ? "p < 0.0001" : `p = ${fmtP(p.p)}`}${sig ? " ✓" : ""}` })));
+      h("td", { class: "ab-p", title: p && p.t !== null ? `Welch t=${fmt(p.t)}, df=${fmt(p.df)}` : "",
+        text: !p || p.p === null ? "" : p.p < 1e-4 ? "p < 0.0001" : `p = ${fmtP(p.p)}` }),
+      h("td", { class: "ab-note", title: p && p.note ? p.note : "",
+        text: !p ? "" : p.p === null ? (p.note && p.note.startsWith("n too small") ? "n too small" : p.note || "")
+          : sig ? "significant at 0.05" : "not significant" })));
     }
   }
   const many = res.groups.length > 8; // a sweep's 50 groups: folded, the charts come first
