@@ -3,6 +3,7 @@
 import * as api from "../api.js";
 import { counted, h, plotlyText } from "../dom.js";
 import { rgba } from "../run_colors.js";
+import { isDark } from "../theme.js";
 
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
 const VALUES = [["final", "final value"], ["best", "best value"]];
@@ -132,7 +133,8 @@ const DISTINCT = 20; // groups told apart by colour; a larger sweep's groups sha
 export function groupColor(res, id) {
   const n = Math.min(Math.max(res.groups.length, 1), DISTINCT);
   const i = Math.max(0, res.groups.findIndex((x) => x.id === id)) % DISTINCT;
-  return hslHex((210 + (i * 360) / n) % 360, 0.7, n > 12 && i % 2 ? 0.6 : 0.42);
+  const light = isDark() ? 0.62 : 0.42; // read on the theme's background, as run colours are
+  return hslHex((210 + (i * 360) / n) % 360, 0.7, n > 12 && i % 2 ? light + 0.16 * (isDark() ? -1 : 1) : light);
 }
 
 /** The legend of the grouped charts: each group's colour, name and size, above the charts. */
