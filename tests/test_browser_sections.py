@@ -43,7 +43,7 @@ def env(server) -> str:
 
 def test_sections_group_order_and_note(server, env, tab):
     tab.open(server.env_url(env))
-    assert tab.js(SECTIONS) == [["panes", "1", True], ["train", "2", True], ["val", "1", True],
+    assert tab.js(SECTIONS) == [["metrics", "1", True], ["train", "2", True], ["val", "1", True],
                                 ["alerts", "1", True], ["model", "1", True], ["system", "2", True]]
     # Inside a section the server's (creation) order holds.
     assert tab.js("() => [...document.querySelectorAll('[data-section=\"train\"] .card')].map(c => c.dataset.win)") \
@@ -100,12 +100,12 @@ def test_pin_moves_a_pane_to_the_top_and_stays_pinned(server, env, tab):
     assert tab.js("() => document.querySelector('[data-win=\"model_lr\"]').closest('.pane-section').dataset.section") == "pinned"
     assert tab.js("() => document.querySelector('[data-win=\"model_lr\"] .pin-btn').getAttribute('aria-pressed')") == "true"
     tab.page.locator('[data-win="model_lr"] .pin-btn').click()
-    assert [s[0] for s in tab.js(SECTIONS)] == ["panes", "train", "val", "alerts", "model", "system"]
+    assert [s[0] for s in tab.js(SECTIONS)] == ["metrics", "train", "val", "alerts", "model", "system"]
     # The filter hides sections left without a match.
     tab.page.locator("input.filter").fill("loss")
     tab.wait("() => document.querySelector('[data-section=\"model\"]').hidden")
     visible = tab.js("() => [...document.querySelectorAll('.pane-section:not([hidden])')].map(s => s.dataset.section)")
-    assert visible == ["panes", "train", "val"]
+    assert visible == ["metrics", "train", "val"]
     assert tab.errors == []
 
 
@@ -115,7 +115,7 @@ def test_one_section_shows_no_headers(server, sdk, tab):
     c.line(Y=[1.0, 2.0], X=[0, 1], win="b")
     flushed(c)
     tab.open(server.env_url("plain"))
-    assert tab.js(SECTIONS) == [["panes", "2", False]]
+    assert tab.js(SECTIONS) == [["metrics", "2", False]]
     assert tab.errors == []
 
 

@@ -11,6 +11,8 @@ client seen anywhere within the grace is not crashed. They all use one grace, th
 `crash_grace_s`): a server given --crash-grace stores it there, and every watch re-reads it every few seconds.
 
 A crashed run's client that connects again (its job was only cut off longer than the grace) makes it running.
+A crashed run ends at its client's last contact (when its connection dropped), not when the grace ran out, so a
+job killed after 7 s shows 7 s, not 7 s plus the grace.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class RunWatch:
         self.announce = announce               # publishes to the other servers (None: this one is alone)
         self._live: dict[str, int] = {}        # client id -> open ingest connections
         self._due: dict[str, float] = {}       # client id -> when it counts as gone (monotonic)
+        self._left: dict[str, float] = {}      # client id -> wall time its last connection dropped (its run's end)
         self._elsewhere: dict[str, float] = {}  # client id -> when another server last said it holds it
         self._fresh: set[str] = set()           # connected since the last announcement
         self._back: set[str] = set()            # connected since the last check for crashed runs they ran
@@ -69,6 +72,7 @@ class RunWatch:
         with self._lock:
             self._live[client_id] = self._live.get(client_id, 0) + 1
             self._due.pop(client_id, None)
+            self._left.pop(client_id, None)
             self._fresh.add(client_id)  # announced by the watch thread: a NOTIFY would block the event loop
             self._back.add(client_id)
 
@@ -100,6 +104,7 @@ class RunWatch:
                 return
             self._live.pop(client_id, None)
             self._due[client_id] = time.monotonic() + self.grace
+            self._left[client_id] = time.time()
 
     def _agree_grace(self) -> float:
         """Store this server's grace as everyone's, or take the stored one; returns the grace runs left running
@@ -138,6 +143,7 @@ class RunWatch:
             for cid in orphans:
                 if cid not in self._live:
                     self._due.setdefault(cid, time.monotonic() + promised)
+                    self._left.setdefault(cid, time.time())  # the last contact this server can vouch for
         said = read = time.monotonic()
         while not self._stop.wait(CHECK_EVERY):
             now = time.monotonic()
@@ -158,13 +164,14 @@ class RunWatch:
                 del self._due[cid]
             # A client another server holds (or held within the grace) is alive there.
             gone = [cid for cid in expired if now - self._elsewhere.get(cid, -1e18) > self.grace]
+            left = {cid: self._left.pop(cid, None) for cid in expired}
             self._elsewhere = {c: t for c, t in self._elsewhere.items() if now - t <= 2 * self.grace}
             tell, self._fresh = (list(self._live) if announce_all else list(self._fresh)), set()
             # Only a client still connected is back: one that came and went again between two rounds has not
             # come back, and reviving its run would undo the crash its drop is due.
             back, self._back = {cid for cid in self._back if cid in self._live}, set()
         if gone:
-            self._crash(gone)
+            self._crash({cid: left.get(cid) or time.time() for cid in gone})
         if back:
             self._revive(back)
         if self.announce is not None and tell:
@@ -181,13 +188,15 @@ class RunWatch:
             log.info("run(s) %s running again: their job reconnected", ", ".join(sorted({c.env for c in commands})))
             self.writer.submit(Job(list(commands)))
 
-    def _crash(self, clients: list[str]) -> None:
+    def _crash(self, clients: dict[str, float]) -> None:
+        """Crash the runs of `clients` (client id -> wall time of its last contact, the runs' end)."""
         try:
             running = self.store.active_run_clients()
         except Exception:
             log.exception("could not read the running runs")
             return
-        commands = [status_command(env, "crashed", cid, time.time()) for cid in clients for env in running.get(cid, ())]
+        commands = [status_command(env, "crashed", cid, left) for cid, left in clients.items()
+                    for env in running.get(cid, ())]
         if commands:
             log.warning("run(s) %s crashed: their job's connection dropped without a clean end",
                         ", ".join(sorted({c.env for c in commands})))

@@ -269,8 +269,10 @@ def series_bands(groups: list[Group], runs: dict[str, dict[str, RunSeries]], kin
     return out
 
 
-def comparisons(groups: list[Group], runs: dict[str, dict[str, RunSeries]], value: str) -> list[dict[str, Any]]:
-    """Per series: each group's final (or best) values summarized, and Welch's test for pairs of groups."""
+def comparisons(groups: list[Group], runs: dict[str, dict[str, RunSeries]], value: str,
+                baseline: str | None = None) -> list[dict[str, Any]]:
+    """Per series: each group's final (or best) values summarized, and Welch's test for pairs of groups: every
+    other group against `baseline` (a group id) when it has values, else all pairs (or each against the first)."""
     out = []
     for name in sorted(runs):
         per_env = runs[name]
@@ -289,7 +291,9 @@ def comparisons(groups: list[Group], runs: dict[str, dict[str, RunSeries]], valu
                 samples[g.id] = describe(vals)
         ids = list(samples)
         pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
-        if len(pairs) > MAX_PAIRS:
+        if baseline in samples:  # the page's compact table: one row per group, each against the user's baseline
+            pairs = [(a, baseline) for a in ids if a != baseline]
+        elif len(pairs) > MAX_PAIRS:
             pairs = [(ids[0], b) for b in ids[1:]]
         out.append({
             "title": name, "value": value, "direction": direction,

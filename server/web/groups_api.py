@@ -45,7 +45,8 @@ def _by() -> list[str] | None:
 @bp.get("/groups")
 def groups() -> Response:
     """?envs=a,b (runs), ?by=lr,optim.name (group by these config keys) or ?ignore=seed (config keys left out),
-    ?center=mean|median, ?band=std|minmax|ci, ?value=final|best; ?title= (one chart: that series, or its
+    ?center=mean|median, ?band=std|minmax|ci, ?value=final|best; ?baseline=<group id> (each group's test against
+    that one, not all pairs); ?title= (one chart: that series, or its
     `title/trace` series); ?series=0: the groups and keys alone, no reads."""
     names = env_names_arg()
     ignore = _ignored()
@@ -75,5 +76,5 @@ def groups() -> Response:
     for name in sorted(plan):  # one series at a time: a sweep's points are held for one chart, not all at once
         runs = {name: seed_groups.read_series(store, plan[name], budget)}
         series += seed_groups.series_bands(made, runs, band, budget, center)
-        tests += seed_groups.comparisons(made, runs, value)
+        tests += seed_groups.comparisons(made, runs, value, request.args.get("baseline") or None)
     return json_response({**head, "series": series, "tests": tests})

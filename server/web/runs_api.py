@@ -77,6 +77,8 @@ def _run_of(env: str) -> dict[str, Any]:
     out["config"] = meta.get("config") or {}
     out["best"] = meta.get("best") or {}
     out["color"] = color_of(meta)
+    # How far the job got: the furthest step of its line series (a failed run's banner says where it stopped).
+    out["last_step"] = max((r.last_x for r in store.list_series([env]) if r.last_x is not None), default=None)
     return out
 
 

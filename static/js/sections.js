@@ -1,33 +1,54 @@
-// sections.js — the env page's pane sections: TensorBoard-style groups by title prefix, the hooks' groups, pins.
+// sections.js — the env page's pane sections: TensorBoard-style groups by title prefix, the hooks' groups, pins;
+// the user's metrics first, then media and text, then framework bookkeeping.
 import { h } from "./dom.js";
 import { getJSON, setJSON } from "./storage.js";
 
 const PINNED = "\u0000pinned"; // section keys never clash with a title prefix
 const UNGROUPED = "";
+const MEDIA = "\u0000media"; // ungrouped images, text, audio and video: below the metrics
+const BOOKKEEPING = "\u0000bookkeeping"; // a framework's own panes (Lightning's epoch and status): last of the user's
+// Kinds that are not charts of a metric: they go below the charts, in their section and in the page.
+const MEDIA_KINDS = new Set(["text", "image", "media", "properties"]);
+// What frameworks log beside the user's metrics: Lightning's "epoch" scalar and "status" text, a global step.
+const BOOKKEEPING_NAME = /^(epoch|status|global_step|trainer\/global_step|step)$/;
 // The training hooks' default pane ids (hooks/*.py prefixes; `_r<rank>` is appended in distributed jobs).
 const HOOK_GROUPS = [["alerts", /^alerts(_r\d+)?$/], ["data", /^data_/], ["model", /^model_/], ["system", /^sys_/]];
 // One-line notes of a hook (system.py's "no GPU panes: ..."): a status line under the section's header, shown
 // even when the section is collapsed.
 const NOTE_WIN = /^sys_note(_r\d+)?$/;
 
-/** The section of a pane: opts.section, a hook's group, the title's prefix before "/" (train/loss -> train), or "". */
-export function sectionOf(win, title, opts) {
+/** True for the kinds drawn below the charts (images, text, audio, video, properties). */
+export const isMedia = (kind) => MEDIA_KINDS.has(kind);
+
+/**
+ * The section of a pane: opts.section, a hook's group, a framework's bookkeeping, the title's prefix before "/"
+ * (train/loss -> train), or the ungrouped metrics ("") or media.
+ */
+export function sectionOf(win, title, opts, kind = null) {
   if (opts && typeof opts.section === "string" && opts.section.trim()) return opts.section.trim();
   for (const [name, re] of HOOK_GROUPS) if (re.test(win)) return name;
+  if (BOOKKEEPING_NAME.test(String(win)) && BOOKKEEPING_NAME.test(String(title || win))) return BOOKKEEPING;
   for (const text of [String(title || ""), String(win)]) {
     const i = text.indexOf("/");
     if (i > 0) return text.slice(0, i);
   }
-  return UNGROUPED;
+  return isMedia(kind) ? MEDIA : UNGROUPED;
 }
 
-/** Display rank: pinned, ungrouped user panes, user sections (first seen first), then alerts, data, model, system. */
-function rank(key) {
+/**
+ * Display rank: pinned, ungrouped metrics, user sections with charts (first seen first), user sections of media
+ * only, ungrouped media, bookkeeping, then alerts, data, model, system.
+ */
+function rank(key, mediaOnly) {
   if (key === PINNED) return 0;
   if (key === UNGROUPED) return 1;
+  if (key === MEDIA) return 4;
+  if (key === BOOKKEEPING) return 5;
   const hook = HOOK_GROUPS.findIndex(([name]) => name === key);
-  return hook < 0 ? 2 : 3 + hook;
+  return hook >= 0 ? 6 + hook : mediaOnly ? 3 : 2;
 }
+
+const LABELS = new Map([[PINNED, "pinned"], [UNGROUPED, "metrics"], [MEDIA, "media & text"], [BOOKKEEPING, "bookkeeping"]]);
 
 function stored(key, fallback) {
   const v = getJSON("local", key, fallback);
@@ -50,7 +71,7 @@ export function sections({ env, container, onShow }) {
   let seen = 0; // first-seen order of user sections
 
   function make(key) {
-    const label = key === PINNED ? "pinned" : key === UNGROUPED ? "panes" : key;
+    const label = LABELS.get(key) ?? key;
     const grid = h("div", { class: "grid ws-grid section-grid" });
     const notes = h("div", { class: "section-notes" });
     const count = h("span", { class: "section-count" });
@@ -85,7 +106,8 @@ export function sections({ env, container, onShow }) {
         byKey.delete(key);
       }
     }
-    const list = [...byKey.values()].sort((a, b) => rank(a.key) - rank(b.key) || a.order - b.order);
+    const mediaOnly = (sec) => [...sec.grid.children].every((c) => c.dataset.media === "1");
+    const list = [...byKey.values()].sort((a, b) => rank(a.key, mediaOnly(a)) - rank(b.key, mediaOnly(b)) || a.order - b.order);
     list.forEach((sec, i) => {
       if (container.children[i] !== sec.el) container.insertBefore(sec.el, container.children[i] || null);
       sec.count.textContent = String(sec.grid.childElementCount + sec.notes.childElementCount);
@@ -101,25 +123,28 @@ export function sections({ env, container, onShow }) {
   function place(slot) {
     const opts = slot.pane && slot.pane.opts;
     const note = NOTE_WIN.test(slot.win);
-    const key = pins.has(slot.win) ? PINNED : sectionOf(slot.win, slot.title, opts);
+    const kind = slot.pane ? slot.pane.kind : null;
+    const key = pins.has(slot.win) ? PINNED : sectionOf(slot.win, slot.title, opts, kind);
     const sec = byKey.get(key) || make(key);
     const parent = note ? sec.notes : sec.grid;
     slot.card.classList.toggle("card-note", note);
-    slot.card.dataset.paneSection = key === PINNED ? "pinned" : key;
+    slot.card.dataset.paneSection = LABELS.get(key) ?? key;
+    slot.card.dataset.media = isMedia(kind) ? "1" : "";
     slot.card.dataset.pinned = pins.has(slot.win) ? "1" : "";
     if (slot.pinBtn) {
       slot.pinBtn.setAttribute("aria-pressed", String(pins.has(slot.win)));
       slot.pinBtn.title = pins.has(slot.win) ? "unpin" : "pin to the top";
     }
-    // Keep the server's order inside a section.
+    // Keep the server's order inside a section, charts before media.
+    const at = (isMedia(kind) ? 1e12 : 0) + slot.order;
     let before = null;
     for (const c of parent.children) {
-      if (c !== slot.card && c.paneOrder > slot.order) {
+      if (c !== slot.card && c.paneOrder > at) {
         before = c;
         break;
       }
     }
-    slot.card.paneOrder = slot.order;
+    slot.card.paneOrder = at;
     if (slot.card.parentElement !== parent || slot.card.nextElementSibling !== before) parent.insertBefore(slot.card, before);
     arrange();
   }

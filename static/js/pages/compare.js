@@ -10,7 +10,9 @@ import { attachHover, rehighlight } from "../run_hover.js";
 import { heardRunColor, runColor, styleSeries } from "../run_colors.js";
 import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
-import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupOffer, groupState } from "./seed_groups.js";
+import { legendPlacement, smoothingControl } from "../chart_prefs.js";
+import { smooth } from "../smoothing.js";
+import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupLegend, groupOffer, groupState } from "./seed_groups.js";
 import { scopeBar, scopeEnvs, scopeFromUrl } from "../scope.js";
 
 const REFRESH_MS = 300; // live changes of compared envs are read at most this often
@@ -55,7 +57,11 @@ export async function comparePage({ connect, points, notice }) {
     title: "download this comparison as one HTML file (opens offline)",
     href: api.url(`api/v1/compare/snapshot.html?envs=${api.envsQuery(envs)}`) }, "snapshot"));
   const scopeBox = h("div", { class: "scope-holder" }, scopeBar(scope, envs.length, scoped.err));
-  const controls = h("div", { class: "compare-controls" },
+  // Smoothing: the one setting of Scalars and run pages (off until chosen), applied to line charts.
+  let smoothing = 0;
+  const smoother = smoothingControl(0, (w) => { smoothing = w; for (const c of charts.values()) if (c.loaded || c.group) draw(c); });
+  smoothing = Number(smoother.input.value);
+  const controls = h("div", { class: "compare-controls" }, smoother.el,
     groupControls(gs, () => { mode = null; refresh(); }));
   // The run selector (search, show/hide, pins, baseline); a few runs also get their chips as a legend.
   const sel = selectorState([...envs].sort());
@@ -76,9 +82,10 @@ export async function comparePage({ connect, points, notice }) {
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
-  const abBox = h("div", { class: "ab-holder" });
+  const abBox = h("div", { class: "ab-holder" }); // under the charts: the bands come first
+  const groupBox = h("div", { class: "ab-holder" }); // the groups' legend, above the charts
   const offerBox = h("div", { class: "offer-holder" });
-  $("main").replaceChildren(scopeBox, offerBox, legend, controls, configBox, abBox, grid, empty);
+  $("main").replaceChildren(scopeBox, offerBox, legend, controls, configBox, groupBox, grid, abBox, empty);
   if (envs.length < 1) {
     if (!scoped.err) notice("No runs to compare: type a runs query above, or tick runs on the runs table and open them in Compare.", "warn");
     document.body.dataset.ready = "1";
@@ -118,13 +125,16 @@ export async function comparePage({ connect, points, notice }) {
     const Plotly = await loadPlotly();
     let traces;
     let count = 0; // series drawn: runs (or their keys), or groups
+    const weight = c.kind === "line" ? smoothing : 0;
+    const smoothed = (ys) => (weight > 0 ? smooth(ys, weight) : ys);
     if (c.group) {
-      traces = bandTraces(groupRes, c.group);
+      traces = bandTraces(groupRes, c.group, weight > 0 ? smoothed : undefined);
       count = c.group.groups.length;
       c.card.querySelector(".card-info").textContent = bandInfo(groupRes, c.group);
     } else {
       const order = new Map(envs.map((e, i) => [e, i]));
-      const list = [...c.held.values()].filter((s) => shown.has(s.env)).sort((a, b) => order.get(a.env) - order.get(b.env));
+      const held = [...c.held.values()].filter((s) => shown.has(s.env)).sort((a, b) => order.get(a.env) - order.get(b.env));
+      const list = held.map((s) => (weight > 0 ? { ...s, y: smoothed(s.y), raw: s.y } : s));
       const styles = styleSeries(list);
       c.tipSeries = list.map((s, i) => ({ env: s.env, label: styles[i].label, color: styles[i].color, x: s.x, y: s.y }));
       const mode = c.kind === "scatter" ? "markers" : "lines";
@@ -139,6 +149,12 @@ export async function comparePage({ connect, points, notice }) {
           connectgaps: false, line: { width: 1.5, color: styles[i].color, dash: styles[i].dash },
           marker: { size: 4, color: styles[i].color }, hoverinfo: "none",
         }));
+        // Smoothed: each run's raw line faded underneath its smoothed one, as on Scalars.
+        if (weight > 0) {
+          traces.unshift(...list.map((s, i) => ({ type: "scatter", x: s.x, y: s.raw, name: "", legendgroup: s.env, mode,
+            showlegend: false, connectgaps: false, opacity: 0.25, hoverinfo: "skip", meta: { env: s.env, role: "raw" },
+            line: { width: 1, color: styles[i].color, dash: styles[i].dash } })));
+        }
       }
       count = list.length;
       c.card.dataset.series = String(count);
@@ -147,14 +163,13 @@ export async function comparePage({ connect, points, notice }) {
       c.card.querySelector(".card-info").textContent = `${total.toLocaleString()} pts · ${counted(runs, "run")}`;
     }
     c.card.dataset.grouped = c.group ? "1" : "";
-    c.card.dataset.points = String(traces.reduce((n, t) => n + t.x.filter((v) => v !== null && !Number.isNaN(v)).length, 0));
-    const wide = (c.plot.clientWidth || 600) >= 560;
-    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: count <= LEGEND_MAX,
+    c.card.dataset.points = String(traces.filter((t) => t.meta?.role !== "raw").reduce((n, t) => n + t.x.filter((v) => v !== null && !Number.isNaN(v)).length, 0));
+    // Groups are named by the legend above the charts (seed_groups.js groupLegend), not once more in each chart.
+    const layout = { autosize: true, margin: { l: 44, r: 10, t: 8, b: 32 }, showlegend: !c.group && count <= LEGEND_MAX,
       hovermode: c.group ? (count > LEGEND_MAX ? "closest" : "x unified") : false, // run charts: run_hover.js's sorted, capped tooltip
       uirevision: "keep", font: { size: 11 },
-      // Outside the plot area: right of a wide chart, under a narrow one.
-      legend: wide ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }
-        : { orientation: "h", x: 0, y: -0.25, yanchor: "top", font: { size: 10 } },
+      // Outside the plot area: right of a wide chart with short names, else under it (chart_prefs.js).
+      legend: legendPlacement(c.plot.clientWidth || 600, traces.filter((t) => t.showlegend !== false).map((t) => t.name)),
       yaxis: { type: c.opts && c.opts.ytype === "log" ? "log" : "-" } };
     const config = { responsive: true, displaylogo: false };
     if (c.first) await Plotly.newPlot(c.plot, traces, layout, config);
@@ -240,12 +255,14 @@ export async function comparePage({ connect, points, notice }) {
         }
         c.group = s;
       }
-      abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes)] : []));
+      groupBox.replaceChildren(...(groupRes.groups.length ? [groupLegend(groupRes)] : []));
+      abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes, gs)] : []));
       for (const c of charts.values()) await draw(c);
       empty.hidden = charts.size > 0;
       return;
     }
     abBox.replaceChildren();
+    groupBox.replaceChildren();
     if (!gs.offered) groupOffer(gs, envs).then((box) => box && offerBox.replaceChildren(box), () => {});
     if (needIndex) await index();
     const changed = new Set(dirty);

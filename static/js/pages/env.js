@@ -7,6 +7,8 @@ import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
 import { sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
+import { cardResizer, sizeControl } from "./env_layout.js";
+import { smoothingControl } from "../chart_prefs.js";
 import { runPanel } from "./run_panel.js";
 import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
@@ -53,11 +55,16 @@ function buildChrome(page) {
   page.grid = h("div", { class: "sections", id: "grid" });
   page.sections = sections({ env, container: page.grid });
   page.nextOrder = 1e9; // panes created live sort after the ones loaded in the server's order
-  page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots });
+  page.ws = workspace({ env, grid: page.grid, notice, slots: () => page.slots, showConfig: () => page.run.showConfig() });
+  page.resizer = cardResizer();
   $("tools").replaceChildren(page.search, page.run.toggle, ...page.ws.tools());
+  // Chart options above the charts (the header's tools are full): the smoothing shared with Scalars and Compare
+  // (line panes redraw themselves, panes/xy.js; off until chosen) and the chart size.
+  page.viewBar = h("div", { class: "run-view-bar" }, smoothingControl(0).el, sizeControl(page));
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
   page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
-  $("main").replaceChildren(page.filterError, page.alerts.el, page.run.el, page.ws.metaBox, page.grid, page.empty);
+  $("main").replaceChildren(page.filterError, page.alerts.el, page.run.banner, page.run.el, page.ws.metaBox,
+    page.viewBar, page.grid, page.empty);
 }
 
 function showStats(e) {

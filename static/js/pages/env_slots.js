@@ -3,6 +3,7 @@ import * as api from "../api.js";
 import { h } from "../dom.js";
 import { moduleFor } from "../panes/registry.js";
 import { regexError } from "../smoothing.js";
+import { fitText } from "./env_layout.js";
 
 /** Hide the cards whose title and win both miss the filter box's regex; an invalid regex hides nothing and says why. */
 export function applyFilter(page) {
@@ -36,6 +37,7 @@ export function createSlot(page, win) {
   slot.order = page.nextOrder++; // a pane born live goes last; loadAll sets the server's order
   page.sections.place(slot);
   page.vis.observe(slot); // its first report comes after layout: a pane created by a live message loads if in view
+  page.resizer.observe(card);
   page.ws.attach(slot);
   card.querySelector(".card-bar").insertBefore(page.sections.pinButton(slot), card.querySelector(".pane-menu"));
   page.empty.hidden = true;
@@ -48,6 +50,7 @@ export function removeSlot(page, slot) {
   page.slots.delete(slot.win);
   page.frames.forget(slot);
   page.vis.unobserve(slot);
+  page.resizer.unobserve(slot.card);
   page.sections.remove(slot);
   slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
   page.empty.hidden = page.slots.size > 0;
@@ -99,13 +102,17 @@ function applyPane(page, slot, pane) {
   describe(page, slot, pane);
   return enqueue(slot, async () => {
     slot.body.classList.remove("loading");
-    if (slot.view && slot.kind === pane.kind) return slot.view.update(pane);
+    if (slot.view && slot.kind === pane.kind) {
+      await slot.view.update(pane);
+      return fitText(slot);
+    }
     if (slot.view) slot.view.destroy();
     slot.body.replaceChildren();
     slot.kind = pane.kind;
     slot.card.dataset.kind = String(pane.kind);
     slot.view = moduleFor(pane.kind).render(slot.body, pane, slot.ctx);
-    return slot.view.ready;
+    await slot.view.ready;
+    return fitText(slot);
   });
 }
 

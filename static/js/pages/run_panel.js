@@ -6,6 +6,7 @@
 import * as api from "../api.js";
 import { counted, h, throttled, timeEl, toMs } from "../dom.js";
 import { artifactsColumn } from "./run_artifacts.js";
+import { errorBanner, statusLink } from "./run_error.js";
 
 /** "1 h 02 min" from seconds. */
 export function fmtDuration(s) {
@@ -23,6 +24,26 @@ export function statusBadge(status) {
 }
 
 const fmtValue = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+const isBranch = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0;
+
+/** The config as one tree: a nested object's keys indented under its key, leaves as values (not JSON strings). */
+export function configTree(config) {
+  const rows = [];
+  const walk = (obj, depth, path) => {
+    for (const [k, v] of Object.entries(obj)) {
+      const key = path ? `${path}.${k}` : k;
+      const th = h("th", { text: k, style: `padding-left:${depth * 14}px` });
+      if (isBranch(v)) {
+        rows.push(h("tr", { class: "config-branch", dataset: { key } }, th, h("td")));
+        walk(v, depth + 1, key);
+      } else {
+        rows.push(h("tr", { class: "config-leaf", dataset: { key } }, th, h("td", { text: fmtValue(v) })));
+      }
+    }
+  };
+  walk(config, 0, "");
+  return h("table", { class: "config-tree" }, h("tbody", null, rows));
+}
 
 export function runPanel({ env, notice }) {
   const badge = h("span", { class: "run-badge" });
@@ -32,6 +53,7 @@ export function runPanel({ env, notice }) {
   // Drafts survive a redraw (live messages redraw the panel): null when the notes editor is closed.
   const draft = { notes: null, tag: "" };
   const artifacts = artifactsColumn(env);
+  const banner = errorBanner(env); // a failed or crashed run's error, above the panes, whether the panel is open or not
 
   async function load() {
     try {
@@ -57,11 +79,12 @@ export function runPanel({ env, notice }) {
   function draw() {
     const p = run.provenance || {};
     const git = p.git || null;
-    badge.replaceChildren(statusBadge(run.status));
+    banner.draw(run);
+    badge.replaceChildren(statusLink(statusBadge(run.status), run.status, banner.reveal));
     const started = toMs(run.started);
     const ended = run.ended ? toMs(run.ended) : null;
     const facts = [
-      ["status", statusBadge(run.status)],
+      ["status", statusLink(statusBadge(run.status), run.status, banner.reveal)],
       ["started", run.started ? timeEl(run.started) : "–"],
       ["ended", run.ended ? timeEl(run.ended) : "–"],
       ["duration", run.started ? fmtDuration(((ended ?? Date.now()) - started) / 1000) : "–"],
@@ -72,22 +95,16 @@ export function runPanel({ env, notice }) {
       ["GPUs", p.gpus && p.gpus.length ? p.gpus.join(", ") : "–"],
       ...(run.fork ? [["forked from", h("span", null, h("a", { href: api.envPageUrl(run.fork.from), text: run.fork.from }),
         run.fork.step === null ? "" : ` at step ${run.fork.step}`)]] : []),
-      ["console", h("a", { class: "run-console-link", href: api.consolePageUrl(env) + (run.error || run.status === "crashed" ? "#error" : "") },
-        run.error || run.status === "crashed" ? "console (jump to the error)" : "console")],
+      // "jump to the error" only where there is one: a crashed (killed) run has no traceback to jump to.
+      ["console", h("a", { class: "run-console-link", href: api.consolePageUrl(env) + (run.error ? "#error" : "") },
+        run.error ? "console (jump to the error)" : "console")],
       ["git", git ? h("span", null, h("code", { text: git.commit.slice(0, 12), title: git.commit }),
         ` on ${git.branch || "?"}`, git.dirty ? h("span", { class: "git-dirty", text: " · dirty" }) : "") : "–"],
     ];
     const factTable = h("table", { class: "run-facts" }, facts.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", null, v))));
-    const config = Object.entries(run.config || {});
-    const configTable = config.length
-      ? h("table", { class: "config" }, config.map(([k, v]) => h("tr", null, h("th", { text: k }), h("td", { text: fmtValue(v) }))))
+    const configTable = Object.keys(run.config || {}).length ? configTree(run.config)
       : h("div", { class: "muted", text: "no config (Client(config=...), set_config or add_hparams)" });
-    const extras = [];
-    if (run.error) { // a failed run's traceback, open: it is why the run failed
-      extras.push(h("details", { class: "run-error", open: true }, h("summary", null, "traceback · ",
-        h("a", { href: `${api.consolePageUrl(env)}#error`, class: "act-console-error" }, "in the console")),
-        h("pre", { text: run.error })));
-    }
+    const extras = []; // a failed run's traceback is in the banner above the panes (run_error.js), not here
     if (git && git.diff) {
       extras.push(h("details", { class: "run-diff" }, h("summary", { text: `git diff (${counted(git.diff.split("\n").length, "line")}${git.diff_truncated ? ", truncated" : ""})` }),
         h("pre", { text: git.diff })));
@@ -99,7 +116,7 @@ export function runPanel({ env, notice }) {
     el.replaceChildren(
       h("div", { class: "run-cols" },
         h("div", { class: "run-col" }, h("h3", { text: "run" }), factTable, ...extras),
-        h("div", { class: "run-col" }, h("h3", { text: "config" }), configTable),
+        h("div", { class: "run-col run-config" }, h("h3", { text: "config" }), configTable),
         h("div", { class: "run-col" }, h("h3", { text: "tags" }), tagEditor(), h("h3", { text: "notes" }), notesEditor())),
       artifacts.el);
   }
@@ -151,5 +168,12 @@ export function runPanel({ env, notice }) {
     return m.type === "run" || m.type === "artifact";
   }
 
-  return { badge, toggle, el, load, onMessage };
+  /** Open the panel at the config (the header's "config" button: the config is shown here only). */
+  function showConfig() {
+    el.hidden = false;
+    const col = el.querySelector(".run-config");
+    if (col) col.scrollIntoView({ block: "nearest" });
+  }
+
+  return { badge, toggle, el, banner: banner.el, load, onMessage, showConfig };
 }

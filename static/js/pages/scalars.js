@@ -1,5 +1,6 @@
 // pages/scalars.js — TensorBoard-style Scalars view of any number of runs: charts read as they scroll into view (one
 // budgeted read of every shown run each), live updates fetch only the new points of the runs that changed.
+import { smoothingOf } from "../chart_prefs.js";
 import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
 import { h } from "../dom.js";
@@ -10,7 +11,7 @@ import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
 import { readMarks, setMarks } from "./run_marks.js";
 import { heardRunColor } from "../run_colors.js";
 import { overlayCharts, viewsListed, viewTools } from "./scalars_views.js";
-import { abTable, fetchGroups, groupOffer, groupState } from "./seed_groups.js";
+import { abTable, fetchGroups, groupLegend, groupOffer, groupState } from "./seed_groups.js";
 import { scopeBar, scopeEnvs, scopeFromUrl } from "../scope.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
@@ -29,7 +30,7 @@ export function scalarsPage({ connect, points, notice }) {
   const urlRuns = scope && scope.envs ? new Set(scope.envs) : null;
   const sc = {
     points, notice, urlRuns, scope,
-    state: { smoothing: 0.6, xmode: "step", logY: false, outliers: true },
+    state: { smoothing: smoothingOf(0.6), xmode: "step", logY: false, outliers: true },
     picked: new Set(urlRuns || []),
     known: new Set(), // runs seen so far (a run first seen later starts picked)
     seen: new Set(), // every run heard of on the live channel, in view or not
@@ -64,7 +65,8 @@ export function scalarsPage({ connect, points, notice }) {
   const side = sideBar(sc, { redraw: () => redraw(sc), refresh, reread: () => rereadAll(sc, refresh), reshow });
   sc.sections = h("div", { class: "sc-sections" });
   sc.empty = h("div", { class: "empty", hidden: true });
-  sc.abBox = h("div", { class: "ab-holder" });
+  sc.abBox = h("div", { class: "ab-holder" }); // under the charts: the bands come first
+  sc.groupBox = h("div", { class: "ab-holder" }); // the groups' legend, above the charts
   sc.offerBox = h("div", { class: "offer-holder" });
   // On a narrow screen the sidebar folds behind this button (CSS shows it there only).
   const sideToggle = h("button", { type: "button", class: "btn-small sc-side-toggle", "aria-expanded": "false",
@@ -75,7 +77,7 @@ export function scalarsPage({ connect, points, notice }) {
     } }, "settings and runs");
   sc.scopeBox = h("div", { class: "scope-holder" });
   const page = h("div", { class: "scalars" }, sideToggle, side,
-    h("div", { class: "sc-content" }, sc.scopeBox, sc.offerBox, sc.abBox, sc.sections, sc.empty));
+    h("div", { class: "sc-content" }, sc.scopeBox, sc.offerBox, sc.groupBox, sc.sections, sc.abBox, sc.empty));
   $("main").replaceChildren(page);
   // Run colours differ per theme (each capped to read on its background): swatches and lines follow a switch.
   document.addEventListener("paneboard:theme", () => { drawRuns(sc); redraw(sc); });
@@ -158,6 +160,7 @@ async function update(sc) {
     sc.charts.clear();
     sc.groupRes = null;
     sc.abBox.replaceChildren();
+    sc.groupBox.replaceChildren();
     sc.needIndex = true;
   }
   if (pickChanged || sc.needIndex) await loadIndex(sc);
@@ -298,7 +301,8 @@ async function updateGroups(sc) {
     }
     chart.group = s;
   }
-  sc.abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes)] : []));
+  sc.groupBox.replaceChildren(...(groupRes.groups.length ? [groupLegend(groupRes)] : []));
+  sc.abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes, sc.groups)] : []));
   for (const chart of sc.charts.values()) await drawChart(sc, chart);
   sc.needIndex = true;
   applyTagFilter(sc);

@@ -1,5 +1,6 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
+import { legendPlacement } from "../chart_prefs.js";
 import { firstRunHelp } from "../empty_states.js";
 import { h, plotlyText } from "../dom.js";
 import { boundsTrace, showLines } from "../canvas_lines.js";
@@ -153,17 +154,17 @@ function yRange(sc, chart, raw) {
   return chart.range;
 }
 
-function layoutOf(state, unit, { count, width, range = null, bands = false }) {
+function layoutOf(state, unit, { count, width, range = null, bands = false, names = [] }) {
   const yaxis = { type: state.logY ? "log" : "linear", automargin: true, gridcolor: "#eceef1" };
   if (range) yaxis.range = range;
   else yaxis.autorange = true;
   const xtitle = { step: "step", relative: `relative (${unit[1]})`, wall: "wall time" }[state.xmode];
-  // The legend sits outside the plot area: at the right of a wide chart, under a narrow one.
-  const legend = width >= 560 ? { x: 1.02, xanchor: "left", y: 1, yanchor: "top", font: { size: 10 } }
-    : { orientation: "h", x: 0, xanchor: "left", y: -0.25, yanchor: "top", font: { size: 10 } };
+  // The legend sits outside the plot area: at the right of a wide chart with short names, else under it.
+  const legend = legendPlacement(width, names);
   const many = count > LEGEND_MAX;
   return {
-    autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many, legend,
+    // Groups are named by the legend above the charts (seed_groups.js groupLegend), not once more in each chart.
+    autosize: true, margin: { l: 48, r: 10, t: 8, b: 36 }, font: { size: 11 }, showlegend: !many && !bands, legend,
     // Run charts: run_hover.js's tooltip, not Plotly's (which would walk every point of a sweep per move).
     hovermode: bands ? (many ? "closest" : "x unified") : false, hoverlabel: { font: { size: 11 } },
     xaxis: { type: state.xmode === "wall" ? "date" : "linear", title: { text: xtitle, standoff: 4 }, automargin: true,
@@ -191,14 +192,16 @@ export async function drawChart(sc, chart) {
     const traces = bandTraces(sc.groupRes, chart.group, (ys) => smooth(ys, smoothing));
     chart.card.querySelector(".card-info").textContent = bandInfo(sc.groupRes, chart.group);
     const st = { ...sc.state, xmode: "step", outliers: false };
-    drawn = { traces, layout: layoutOf(st, [1, "s"], { count: chart.group.groups.length, width, bands: true }) };
+    drawn = { traces, layout: layoutOf(st, [1, "s"], { count: chart.group.groups.length, width, bands: true,
+      names: traces.filter((t) => t.showlegend !== false).map((t) => t.name) }) };
     chart.tipSeries = [];
   } else {
     const { traces, lines, unit, noWalls, count, points, raw, tips } = tracesOf(sc, chart);
     chart.tipSeries = tips;
     chart.card.querySelector(".card-info").textContent = noWalls ? "no wall times: step axis" : `${count} series`;
     const range = yRange(sc, chart, raw);
-    drawn = { traces, lines, count, points, layout: layoutOf(sc.state, unit, { count, width, range }) };
+    drawn = { traces, lines, count, points, layout: layoutOf(sc.state, unit, { count, width, range,
+      names: traces.filter((t) => t.showlegend !== false).map((t) => t.name) }) };
   }
   // Plotly's camera button would picture the axes without a sweep's canvas lines: the card's own button does both.
   const config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["toImage"] };

@@ -1,4 +1,5 @@
 // pages/scalars_controls.js — the Scalars view's side bar: smoothing, axis and scale controls, the run picker.
+import { setSmoothing } from "../chart_prefs.js";
 import { h } from "../dom.js";
 import { keepMarks } from "./run_marks.js";
 import { drawList, selectorEl, shownOf } from "./run_selector.js";
@@ -27,10 +28,11 @@ export function sideBar(sc, { redraw, refresh, reread, reshow }) {
     onMarks: () => keepMarks("scalars", sc.sel) });
   sc.runFilter = sc.sel.filter;
   sc.runList = sc.sel.list;
-  const smoothVal = h("span", { class: "smoothing-value", text: "0.60" });
-  const smoothIn = h("input", { type: "range", class: "smoothing", min: "0", max: "0.99", step: "0.01", value: "0.6",
+  const smoothVal = h("span", { class: "smoothing-value", text: state.smoothing.toFixed(2) });
+  const smoothIn = h("input", { type: "range", class: "smoothing", min: "0", max: "0.99", step: "0.01", value: String(state.smoothing),
     "aria-label": "smoothing", oninput: () => {
       state.smoothing = Number(smoothIn.value);
+      setSmoothing(state.smoothing); // one setting with run pages and Compare (chart_prefs.js)
       smoothVal.textContent = state.smoothing.toFixed(2);
       redraw();
     } });

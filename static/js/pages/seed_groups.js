@@ -2,7 +2,8 @@
 // mean or median ± band traces, the A-vs-B table, and the offer to group a sweep whose runs form groups.
 import * as api from "../api.js";
 import { counted, h, plotlyText } from "../dom.js";
-import { rgba, runColor } from "../run_colors.js";
+import { rgba } from "../run_colors.js";
+import { isDark } from "../theme.js";
 
 const BANDS = [["std", "mean ± std"], ["minmax", "min – max"], ["ci", "95% CI"]];
 const VALUES = [["final", "final value"], ["best", "best value"]];
@@ -17,14 +18,20 @@ const PACK_GROUPS = 12; // more groups than this: bands and lines packed per col
  * Default grouping state: off, by every config key but `seed` (by: [] ) , the mean with a ±std band, A vs B on final
  * values; keys: the config keys that vary, as the last answer listed them (the picker's options).
  */
-export const groupState = () => ({ on: false, ignore: "seed", by: [], keys: [], center: "mean", band: "std", value: "final" });
+export const groupState = () => ({ on: false, ignore: "seed", by: [], keys: [], center: "mean", band: "std", value: "final",
+  baseline: null }); // baseline: the group id the A-vs-B table compares every other group with (null: the first)
 
 /** The controls (a checkbox, ignored keys, band and value pickers); each change calls onChange(). */
 export function groupControls(gs, onChange) {
+  gs.refresh = onChange; // the A-vs-B table's baseline picker reads the groups again through it
   const on = h("input", { type: "checkbox", class: "group-seeds", checked: gs.on,
     onchange: () => { gs.on = on.checked; sync(); onChange(); } });
   const ignore = h("input", { type: "text", class: "group-ignore", value: gs.ignore, "aria-label": "config keys to ignore",
-    title: "config keys left out when grouping (comma-separated)", onchange: () => { gs.ignore = ignore.value; onChange(); } });
+    title: "config keys left out when grouping (comma-separated)", onchange: () => {
+      gs.ignore = ignore.value;
+      gs.baseline = null; // new groups, new ids
+      onChange();
+    } });
   const pick = (cls, label, options, key) => {
     const sel = h("select", { class: cls, "aria-label": label, onchange: () => { gs[key] = sel.value; onChange(); } },
       options.map(([v, t]) => h("option", { value: v, text: t, selected: gs[key] === v })));
@@ -37,6 +44,7 @@ export function groupControls(gs, onChange) {
   const by = h("select", { class: "group-by", multiple: true, size: 4, "aria-label": "group by config keys",
     title: "group by these config keys (none: every key but the ignored ones)", onchange: () => {
       gs.by = [...by.selectedOptions].map((o) => o.value);
+      gs.baseline = null;
       ignoreRow.hidden = gs.by.length > 0;
       onChange();
     } });
@@ -96,7 +104,8 @@ export function shortLabel(label) {
 export function fetchGroups(gs, envs, points) {
   const q = `envs=${api.envsQuery(envs)}&ignore=${encodeURIComponent(gs.ignore)}`
     + `${gs.by.length ? `&by=${gs.by.map(encodeURIComponent).join(",")}` : ""}&center=${gs.center}`
-    + `&band=${gs.band}&value=${gs.value}&points=${Math.min(points | 0, BAND_POINTS)}`;
+    + `&band=${gs.band}&value=${gs.value}&points=${Math.min(points | 0, BAND_POINTS)}`
+    + `${gs.baseline ? `&baseline=${encodeURIComponent(gs.baseline)}` : ""}`;
   return api.getJson(`api/v1/groups?${q}`).then((res) => {
     gs.keys = res.keys || [];
     if (gs.syncKeys) gs.syncKeys();
@@ -104,10 +113,35 @@ export function fetchGroups(gs, envs, points) {
   });
 }
 
-/** A group's colour from its label, as a run's from its name: the same group has one colour on every page. */
+/** "#rrggbb" of an HSL colour (rgba() and Plotly take hex). */
+function hslHex(hue, sat, light) {
+  const a = sat * Math.min(light, 1 - light);
+  const f = (n) => {
+    const k = (n + hue / 30) % 12;
+    return Math.round(255 * (light - a * Math.max(-1, Math.min(k - 3, 9 - k, 1)))).toString(16).padStart(2, "0");
+  };
+  return `#${f(0)}${f(8)}${f(4)}`;
+}
+
+const DISTINCT = 20; // groups told apart by colour; a larger sweep's groups share these (packed per colour then)
+
+/**
+ * A group's colour: hues spread evenly over the groups of the answer (neighbours also differ in lightness past a
+ * dozen), so no two of up to 20 groups share a colour, and a group's band, line, legend chip and table row share
+ * its hue. More groups cycle through 20 colours: a chart of 50 then draws 20 packed bands, not 50.
+ */
 export function groupColor(res, id) {
-  const g = res.groups.find((x) => x.id === id);
-  return runColor(g ? `group:${g.label}` : `group:${id}`);
+  const n = Math.min(Math.max(res.groups.length, 1), DISTINCT);
+  const i = Math.max(0, res.groups.findIndex((x) => x.id === id)) % DISTINCT;
+  const light = isDark() ? 0.62 : 0.42; // read on the theme's background, as run colours are
+  return hslHex((210 + (i * 360) / n) % 360, 0.7, n > 12 && i % 2 ? light + 0.16 * (isDark() ? -1 : 1) : light);
+}
+
+/** The legend of the grouped charts: each group's colour, name and size, above the charts. */
+export function groupLegend(res) {
+  return h("div", { class: "group-legend", role: "list", "aria-label": "groups" }, res.groups.map((g) =>
+    h("span", { class: "group-legend-item", role: "listitem", dataset: { group: g.id }, title: g.envs.join("\n") },
+      h("span", { class: "chip", style: `background:${groupColor(res, g.id)}` }), `${shortLabel(g.label)} (n=${g.n})`)));
 }
 
 /**
@@ -199,36 +233,55 @@ const fmt = (v) => (v === null || v === undefined ? "–" : Math.abs(v) >= 1e4 |
   ? Number(v).toExponential(3) : Number(v).toPrecision(4));
 const fmtP = (p) => (p === null || p === undefined ? "–" : p < 1e-4 ? "< 0.0001" : p.toFixed(4));
 
-/** The A-vs-B table: per series each group's n, mean and 95% CI, then Welch's t-test for each pair of groups. */
-export function abTable(res) {
+/** The Welch test of group `id` against `base` in a series' pairs, oriented as "id minus base" (null: none). */
+function against(t, id, base) {
+  const p = t.pairs.find((x) => (x.a === id && x.b === base) || (x.a === base && x.b === id));
+  if (!p) return null;
+  return p.a === id ? p : { ...p, diff: p.diff === null ? null : -p.diff, t: p.t === null ? null : -p.t };
+}
+
+/**
+ * The A-vs-B table, compact: per series one row per group (n, mean and 95% CI) with Welch's test against the
+ * baseline group the user picks (the first by default); folded when there are many groups. Goes under the charts.
+ */
+export function abTable(res, gs = null) {
   const byId = new Map(res.groups.map((g) => [g.id, g]));
+  const base = gs && gs.baseline && byId.has(gs.baseline) ? gs.baseline : res.groups[0].id;
   const label = (id) => h("span", { class: "ab-group" },
-    h("span", { class: "chip", style: `background:${groupColor(res, id)}` }), byId.get(id).label);
+    h("span", { class: "chip", style: `background:${groupColor(res, id)}` }), shortLabel(byId.get(id).label));
   const rows = [];
   for (const t of res.tests) {
     const arrow = t.direction === "min" ? "lower is better" : "higher is better";
     rows.push(h("tr", { class: "ab-series" }, h("th", { colspan: "6",
       text: `${t.title} — ${t.value === "best" ? `best (${t.direction})` : "final"} value, ${arrow}` })));
     for (const g of t.groups) {
-      rows.push(h("tr", { class: "ab-row", dataset: { series: t.title, group: g.group } },
-        h("td", null, label(g.group)), h("td", { text: `n=${g.n}` }), h("td", { text: fmt(g.mean) }),
-        h("td", { text: g.ci ? `[${fmt(g.ci[0])}, ${fmt(g.ci[1])}]` : "n < 2: no CI" }), h("td"), h("td")));
-    }
-    for (const p of t.pairs) {
-      const sig = p.p !== null && p.p < 0.05;
-      rows.push(h("tr", { class: `ab-pair${sig ? " significant" : ""}${p.p === null ? " too-small" : ""}`,
-        dataset: { series: t.title, a: p.a, b: p.b, p: p.p === null ? "" : String(p.p) } },
-      h("td", null, label(p.a), h("span", { class: "ab-vs", text: " vs " }), label(p.b)),
-      h("td", { text: "Welch t" }), h("td", { text: `Δ ${fmt(p.diff)}` }),
-      h("td", { text: p.t === null ? "" : `t=${fmt(p.t)}, df=${fmt(p.df)}` }),
-      h("td", { class: "ab-p", text: p.p === null ? "" : p.p < 1e-4 ? "p < 0.0001" : `p = ${fmtP(p.p)}` }),
-      h("td", { class: "ab-note", text: p.note || (sig ? "significant at 0.05" : "not significant at 0.05") })));
+      const stats = `${fmt(g.mean)} ${g.ci ? `[${fmt(g.ci[0])}, ${fmt(g.ci[1])}]` : "(n < 2: no CI)"}`;
+      if (g.group === base) {
+        rows.push(h("tr", { class: "ab-base", dataset: { series: t.title, group: g.group } }, h("td", null, label(g.group)),
+          h("td", { text: `n=${g.n}` }), h("td", { text: stats }), h("td", { text: "baseline" }), h("td"), h("td")));
+        continue;
+      }
+      const p = against(t, g.group, base);
+      const sig = !!p && p.p !== null && p.p < 0.05;
+      rows.push(h("tr", { class: `ab-pair${sig ? " significant" : ""}${p && p.p === null ? " too-small" : ""}`,
+        dataset: { series: t.title, a: g.group, b: base, p: p && p.p !== null ? String(p.p) : "" } },
+      h("td", null, label(g.group)), h("td", { text: `n=${g.n}` }), h("td", { text: stats }),
+      h("td", { class: "ab-diff", text: p ? `Δ ${fmt(p.diff)}` : "–" }),
+      h("td", { class: "ab-p", title: p && p.t !== null ? `Welch t=${fmt(p.t)}, df=${fmt(p.df)}` : "",
+        text: !p || p.p === null ? "" : p.p < 1e-4 ? "p < 0.0001" : `p = ${fmtP(p.p)}` }),
+      h("td", { class: "ab-note", title: p && p.note ? p.note : "",
+        text: !p ? "" : p.p === null ? (p.note && p.note.startsWith("n too small") ? "n too small" : p.note || "")
+          : sig ? "significant at 0.05" : "not significant" })));
     }
   }
-  // A sweep's 50 groups make a table of thousands of rows: folded then, so the bands come first on the page.
-  const many = res.groups.length > 8;
-  const named = res.groups.slice(0, 4).map((g) => `${g.label}: n=${g.n}`).join("; ");
+  const many = res.groups.length > 8; // a sweep's 50 groups: folded, the charts come first
+  const picker = h("select", { class: "ab-baseline", "aria-label": "baseline group", onchange: () => {
+    if (!gs) return;
+    gs.baseline = picker.value;
+    if (gs.refresh) gs.refresh();
+  } }, res.groups.map((g) => h("option", { value: g.id, text: shortLabel(g.label), selected: g.id === base })));
   return h("details", { class: "ab-box", open: !many },
-    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} (${named}${many ? "; …" : ""})` }),
+    h("summary", { text: `A vs B: ${counted(res.groups.length, "group")} against ${shortLabel(byId.get(base).label)} (n=${byId.get(base).n}), Welch's t-test` }),
+    h("label", { class: "ab-baseline-row" }, "baseline ", picker),
     h("table", { class: "config ab-table" }, h("tbody", null, rows)));
 }

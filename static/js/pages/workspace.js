@@ -9,7 +9,7 @@ import { closeMenusOnOutsideClick, paneMenu } from "./workspace_menu.js";
  *   env: the env name; grid: the pane grid element; notice(text, kind): status line;
  *   slots(): Map win -> slot ({win, card, pane, ...}) of app.js.
  */
-export function workspace({ env, grid, notice, slots }) {
+export function workspace({ env, grid, notice, slots, showConfig = null }) {
   grid.classList.add("ws-grid");
   const metaBox = h("div", { class: "env-meta", hidden: true });
   let meta = {};
@@ -33,8 +33,9 @@ export function workspace({ env, grid, notice, slots }) {
     viewSel.value = "";
     if (name) act(() => api.post(`${api.envPath(env)}/views/${encodeURIComponent(name)}/load`));
   } });
+  // The config is shown once, as a tree in the run panel (run_panel.js): the button opens it there.
   const configBtn = h("button", { type: "button", class: "btn-small act-config", hidden: true,
-    onclick: () => { metaBox.hidden = !metaBox.hidden; } }, "config");
+    onclick: () => (showConfig ? showConfig() : (metaBox.hidden = !metaBox.hidden)) }, "config");
 
   function tools() {
     return [
@@ -69,7 +70,7 @@ export function workspace({ env, grid, notice, slots }) {
       ...views.map((v) => h("option", { value: v, text: v })));
     const config = meta.config && typeof meta.config === "object" ? meta.config : null;
     configBtn.hidden = !config;
-    metaBox.replaceChildren(...(config ? [h("table", { class: "config" }, Object.entries(config).map(([k, v]) =>
+    metaBox.replaceChildren(...(config && !showConfig ? [h("table", { class: "config" }, Object.entries(config).map(([k, v]) =>
       h("tr", null, h("th", { text: k }), h("td", { text: typeof v === "string" ? v : JSON.stringify(v) }))))] : []));
   }
 

@@ -1,15 +1,30 @@
 // pages/workspace_grid.js — the env page's 12-column pane grid: where a card sits, dragging and resizing it, saving that.
 import * as api from "../api.js";
+import { getItem, setItem } from "../storage.js";
 
 export const COLS = 12; // must match server/envops.py GRID_COLUMNS
 const ROW = 30; // px per grid row (CSS grid-auto-rows); a card spans h rows
 const DEFAULT_W = 6;
 const DEFAULT_H = 9;
 
-/** Grid cell a pane takes before anyone placed it: half the width (full if opts.width is wide), ~330 px high. */
+// The chart-size control's widths in grid columns (TensorBoard's card width): three, two or one card a row.
+export const CHART_SIZES = { S: 4, M: 6, L: 12 };
+const SIZE_KEY = "paneboard.chartSize";
+
+/** The chart size every run page uses ("S", "M" or "L"), kept in this browser. */
+export function chartSize() {
+  const v = getItem("local", SIZE_KEY);
+  return Object.hasOwn(CHART_SIZES, v) ? v : "M";
+}
+
+export function setChartSize(size) {
+  if (Object.hasOwn(CHART_SIZES, size)) setItem("local", SIZE_KEY, size);
+}
+
+/** Grid cell a pane takes before anyone placed it: the chart size's width (full if opts.width is wide), ~330 px high. */
 export function defaultSize(pane) {
   const o = (pane && pane.opts) || {};
-  const w = Number(o.width) >= 700 ? COLS : DEFAULT_W;
+  const w = Number(o.width) >= 700 ? COLS : CHART_SIZES[chartSize()] || DEFAULT_W;
   const ph = Number(o.height);
   const hgt = ph >= 120 && ph <= 1200 ? Math.ceil((ph + 40) / (ROW + 10)) : DEFAULT_H;
   return { w, h: hgt };
@@ -24,9 +39,19 @@ export function place(slot, layout) {
   const size = l || defaultSize(slot.pane);
   const st = slot.card.style;
   st.gridColumn = l ? `${l.x + 1} / span ${l.w}` : `span ${Math.min(COLS, size.w)}`;
-  st.gridRow = l ? `${l.y + 1} / span ${l.h}` : `span ${size.h}`;
+  // A text card nobody sized takes the height of its text (fitRows), not a chart's.
+  st.gridRow = l ? `${l.y + 1} / span ${l.h}` : `span ${slot.fitRows || size.h}`;
   slot.card.dataset.layout = l ? `${l.x},${l.y},${l.w},${l.h}` : "";
   resizePlot(slot);
+}
+
+/** Size a flowing text card to its content's height `px` (a few rows for a line, a chart's height at most). */
+export function fitRows(slot, px) {
+  const rows = Math.max(2, Math.min(DEFAULT_H, Math.ceil((px + 30 + 10) / (ROW + 10))));
+  if (slot.fitRows === rows) return;
+  slot.fitRows = rows;
+  slot.card.dataset.fit = "1";
+  if (!slot.layout) slot.card.style.gridRow = `span ${rows}`;
 }
 
 export function resizePlot(slot) {

@@ -6,6 +6,8 @@ import { defaultMode, mathReady, normalizeLayout, normalizeTrace } from "./plotl
 import { counted } from "../dom.js";
 import { checkpointShapes, onCheckpoints } from "../checkpoints.js";
 import { flatRange } from "../smoothing.js";
+import { legendPlacement, onSmoothing, smoothingOf } from "../chart_prefs.js";
+import { rawTraces, resmooth, withSmoothed } from "./xy_smooth.js";
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
 const GRID = "#eceef1";
@@ -48,7 +50,7 @@ function plotlyTrace(t, i, pane) {
   return tr;
 }
 
-function plotlyLayout(pane, ntraces) {
+function plotlyLayout(pane, ntraces, { width = 600, names = [] } = {}) {
   const o = pane.opts || {};
   const axis = (label, type) => ({
     title: { text: label === undefined || label === null ? "" : plotlyText(label), standoff: 6 },
@@ -71,7 +73,7 @@ function plotlyLayout(pane, ntraces) {
     xaxis: axis(o.xlabel, o.xtype),
     yaxis: axis(o.ylabel, o.ytype),
     showlegend: ntraces > 1 || !!o.showlegend,
-    legend: { orientation: "h", x: 0, xanchor: "left", y: 1.02, yanchor: "bottom", font: { size: 10 } },
+    legend: legendPlacement(width, names), // Scalars' and Compare's placement: long names go under the plot
     hovermode: "closest",
     hoverlabel: { font: { family: FONT, size: 11 } },
     uirevision: "keep", // keep the user's zoom and legend toggles across re-renders
@@ -134,7 +136,7 @@ export function render(el, pane, ctx) {
   }
 
   function report() {
-    const shown = (div.data || []).reduce((n, d) => n + (d.x ? d.x.length : 0), 0);
+    const shown = rawTraces(div.data).reduce((n, d) => n + (d.x ? d.x.length : 0), 0);
     ctx.setPoints(shown);
     const tip = shown < stored ? `${shown.toLocaleString()} of ${counted(stored, "point")} shown (downsampled)` : "";
     ctx.setInfo(`${stored.toLocaleString()} pts${shown < stored ? " ↓" : ""}`, tip);
@@ -144,14 +146,17 @@ export function render(el, pane, ctx) {
     const Plotly = await loadPlotly();
     if (destroyed) return;
     const src = (p.data && Array.isArray(p.data.traces)) ? p.data.traces : [];
-    const traces = src.map((t, i) => plotlyTrace(t, i, p));
-    if (xMap) for (const tr of traces) tr.x = tr.x.map(xMap.map);
+    const raw = src.map((t, i) => plotlyTrace(t, i, p));
+    if (xMap) for (const tr of raw) tr.x = tr.x.map(xMap.map);
+    // Line panes follow the smoothing chosen on any page (none until one is chosen: a Visdom pane stays as drawn).
+    const weight = p.kind === "line" ? smoothingOf(0) : 0;
+    const traces = weight > 0 ? withSmoothed(raw, weight) : raw;
     idxPos = new Map(src.map((t, i) => [Number.isInteger(t.idx) ? t.idx : i, i]));
-    stored = src.reduce((n, t, i) => n + (Number.isFinite(t.total) ? t.total : traces[i].x.length), 0);
+    stored = src.reduce((n, t, i) => n + (Number.isFinite(t.total) ? t.total : raw[i].x.length), 0);
     const o = p.opts || {};
     await mathReady({ x: o.xlabel, y: o.ylabel, layout: o.plotly_layout }, traces);
     if (destroyed) return;
-    const layout = plotlyLayout(p, traces.length);
+    const layout = plotlyLayout(p, raw.length, { width: div.clientWidth || 600, names: raw.map((t) => t.name ?? "") });
     // A constant series is drawn around its value (TensorBoard's axis), unless the window fixes its own y range.
     const own = isObj(o.plotly_layout) && isObj(o.plotly_layout.yaxis) && o.plotly_layout.yaxis.range !== undefined;
     flat = own ? null : flatRange(traces.flatMap((t) => t.y), layout.yaxis.type === "log");
@@ -190,6 +195,7 @@ export function render(el, pane, ctx) {
     }
     if (!pos.length) return;
     await Plotly.extendTraces(div, { x: xs, y: ys }, pos);
+    await resmooth(Plotly, div, pos);
     report();
     // A constant series that stops being constant is drawn again, autoscaled (or centred on its new value).
     if (flat && !sameRange(flatRange(div.data.flatMap((d) => d.y || []), div.layout.yaxis.type === "log"), flat)) {
@@ -197,7 +203,7 @@ export function render(el, pane, ctx) {
       return;
     }
     // Keep the browser bounded: past ~4x the budget, refetch the pane downsampled by the server.
-    const longest = div.data.reduce((n, d) => Math.max(n, d.x ? d.x.length : 0), 0);
+    const longest = rawTraces(div.data).reduce((n, d) => Math.max(n, d.x ? d.x.length : 0), 0);
     if (longest > 4 * ctx.points) ctx.refetch();
   }
 
@@ -206,6 +212,7 @@ export function render(el, pane, ctx) {
     const own = (shapes || []).filter((s) => s.name !== "checkpoint");
     return pane.kind === "line" ? [...own, ...checkpointShapes(ctx.env)] : shapes;
   }
+  const unsmoothing = pane.kind === "line" ? onSmoothing(() => { if (!destroyed) ctx.refetch(); }) : () => {};
   const unsubscribe = onCheckpoints((env) => {
     if (env !== ctx.env || destroyed || xMap || !div.data || !window.Plotly) return;
     window.Plotly.relayout(div, { shapes: withCheckpoints(div.layout.shapes) });
@@ -227,6 +234,7 @@ export function render(el, pane, ctx) {
     destroy() {
       destroyed = true;
       unsubscribe();
+      unsmoothing();
       if (window.Plotly) window.Plotly.purge(div);
       div.remove();
     },
