@@ -12,6 +12,7 @@ decaying with noise, as `.item()` of a torch loss gives, logged per step with it
 from __future__ import annotations
 
 import argparse
+import shutil
 import sqlite3
 import sys
 import threading
@@ -67,7 +68,12 @@ def bytes_per_point(tmp: Path, name: str, runs: int, points: int, per_call: int)
     finally:
         stop(proc)  # a clean stop checkpoints the WAL into the file
     size = all_bytes(db)
-    return {"runs": runs, "points_per_run": points, "db_bytes": size, "bytes_per_point": size / (runs * points)}
+    with sqlite3.connect(db) as conn:  # where the bytes are: the points' chunks, and the rest (runs' metadata...)
+        chunk = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'chunk'").fetchone()[0]
+        run = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'run'").fetchone()[0]
+    total = runs * points
+    return {"runs": runs, "points_per_run": points, "db_bytes": size, "bytes_per_point": size / total,
+            "chunk_bytes_per_point": chunk / total, "run_metadata_bytes_per_run": run / runs}
 
 
 class LiveRun:
@@ -151,13 +157,13 @@ def main() -> None:
     ap.add_argument("--baseline-s", type=float, default=5.0)
     ap.add_argument("--live-rate", type=float, default=5000, help="points/s the run that keeps logging sends")
     args = ap.parse_args()
-    tmp = temp_dir("pb-bench-storage-")
+    tmp = temp_dir("storage")
     short = bytes_per_point(tmp, "short", args.runs, args.points, args.per_call)
-    print(f"{args.runs} runs x {args.points} points: {short['bytes_per_point']:.2f} B/point "
-          f"({short['db_bytes'] / 2**20:.1f} MiB)", flush=True)
-    if args.long:
-        long = bytes_per_point(tmp, "long", 1, args.long, 1000)
-        print(f"1 run x {args.long} points: {long['bytes_per_point']:.2f} B/point", flush=True)
+    for name, got in [("short", short)] + ([("long", bytes_per_point(tmp, "long", 1, args.long, 1000))]
+                                           if args.long else []):
+        print(f"{got['runs']} run(s) x {got['points_per_run']} points: {got['bytes_per_point']:.2f} B/point "
+              f"({got['db_bytes'] / 2**20:.1f} MiB; the points' chunks {got['chunk_bytes_per_point']:.2f} B/point, "
+              f"each run's metadata {got['run_metadata_bytes_per_run'] / 1024:.1f} KiB)", flush=True)
     space = space_back(tmp, args.runs, args.points, args.per_call, args.baseline_s, limit_s=60.0,
                        live_rate=args.live_rate)
     goal = space["seconds_to_40pct"]
@@ -166,6 +172,7 @@ def main() -> None:
           f"{GOAL_GIVEN_BACK:.0%} " + (f"after {goal:.2f} s" if goal is not None else "not within 60 s") + "); "
           f"live ingest {space['ingest_points_per_s_during']:.0f} points/s vs {space['ingest_points_per_s_before']:.0f} "
           f"before ({space['ingest_rate_share']:.0%}; goal >= {GOAL_RATE_SHARE:.0%})", flush=True)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
