@@ -159,8 +159,7 @@ def main() -> None:
     args = ap.parse_args()
     tmp = temp_dir("storage")
     short = bytes_per_point(tmp, "short", args.runs, args.points, args.per_call)
-    for name, got in [("short", short)] + ([("long", bytes_per_point(tmp, "long", 1, args.long, 1000))]
-                                           if args.long else []):
+    for got in [short] + ([bytes_per_point(tmp, "long", 1, args.long, 1000)] if args.long else []):
         print(f"{got['runs']} run(s) x {got['points_per_run']} points: {got['bytes_per_point']:.2f} B/point "
               f"({got['db_bytes'] / 2**20:.1f} MiB; the points' chunks {got['chunk_bytes_per_point']:.2f} B/point, "
               f"each run's metadata {got['run_metadata_bytes_per_run'] / 1024:.1f} KiB)", flush=True)

@@ -10,6 +10,8 @@ import numpy as np
 
 from helpers.waiting import wait_for
 from paneboard.server.cli.main import main as dash_server
+from paneboard.server.commands.envelope import EnvCommand
+from paneboard.server.ingest.space_reclaim import SpaceReclaimer
 from paneboard.server.store import open_store
 from paneboard.server.store.schema import ensure_schema
 
@@ -68,6 +70,39 @@ def test_deleting_half_the_runs_shrinks_the_file_while_ingest_goes_on(server) ->
     kept = server.series(envs[-1], "loss")
     assert sum(len(points) for points in kept.values()) == POINTS
     assert server.app.services.writer.space.pages_given_back > 0
+
+
+def _store_with_deleted_run(tmp_path: Path, points: int = 200_000):
+    url = f"sqlite:///{tmp_path / 'steps.db'}"
+    ensure_schema(url, "steps.db")
+    store = open_store(url)
+    with store.transaction() as tx:
+        trace = tx.add_trace(tx.put_pane("gone", "loss", "line", "", {}, None), "1", {})
+        tx.append_points(trace, np.arange(points, dtype=float), np.random.default_rng(2).normal(size=points),
+                         np.full(points, 1.0))
+    with store.transaction() as tx:
+        tx.delete_env("gone")
+    return store
+
+
+def test_a_busy_writer_takes_bounded_steps_spaced_by_their_cost(tmp_path: Path) -> None:
+    store = _store_with_deleted_run(tmp_path)
+    try:
+        reclaim = SpaceReclaimer(store, step_pages=64, max_share=0.001)  # next step due 999x its cost later
+        reclaim.maybe_step()
+        assert reclaim.pages_given_back == 0  # nothing deleted through the writer yet: no step
+        reclaim.note([EnvCommand(op="delete_env", env="gone")])
+        free = store.space_state().free_pages
+        assert free > 3 * 64
+        reclaim.maybe_step()  # one step of at most 64 pages
+        assert store.space_state().free_pages == free - 64
+        reclaim.maybe_step()  # busy (not idle): the next step waits until its share of time is repaid
+        assert store.space_state().free_pages == free - 64 and reclaim.next_due > 0
+        while reclaim.due_in() is not None:  # idle: step after step until nothing is left to give back
+            reclaim.maybe_step(idle=True)
+        assert store.space_state().free_pages == 0 and reclaim.pages_given_back == free
+    finally:
+        store.close()
 
 
 def test_compact_switches_an_old_file_to_giving_space_back(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+
 from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
