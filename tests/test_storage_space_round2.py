@@ -138,3 +138,21 @@ def test_compact_switches_an_old_file_to_giving_space_back(tmp_path: Path) -> No
     assert free_after == 0 and pages_after < pages - free + 10
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # INCREMENTAL from now on
+
+
+def test_on_postgresql_autovacuum_reuses_space_and_compact_runs_vacuum_full(postgres) -> None:
+    url = postgres.new_database()
+    ensure_schema(url, url)
+    store = open_store(url)
+    try:
+        with store.transaction() as tx:
+            trace = tx.add_trace(tx.put_pane("gone", "loss", "line", "", {}, None), "1", {})
+            tx.append_points(trace, np.arange(100_000.0), np.random.default_rng(3).normal(size=100_000),
+                             np.full(100_000, 1.0))
+        with store.transaction() as tx:
+            tx.delete_env("gone")
+        assert store.reclaim_space(1000) == 0  # nothing for the writer to do: autovacuum's job
+        report = store.compact()
+        assert 0 < report.bytes_after < report.bytes_before
+    finally:
+        store.close()
