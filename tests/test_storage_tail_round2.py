@@ -22,7 +22,7 @@ def noisy_curve(n: int, seed: int = 0) -> np.ndarray:
     return (2.0 / (1.0 + np.arange(n) / 500.0) + 0.05 * rng.normal(size=n)).astype(np.float32).astype(np.float64)
 
 
-def raw_encoding(values: np.ndarray, compact: bool = False) -> bytes:
+def raw_encoding(values: np.ndarray, compact: bool = False, level: int = 0) -> bytes:
     """How main encoded a partial tail row (raw float64): the rows an existing database holds."""
     return bytes([codec.RAW_F64]) + np.ascontiguousarray(values, dtype="<f8").tobytes()
 
