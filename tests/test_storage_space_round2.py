@@ -105,14 +105,27 @@ def test_a_busy_writer_takes_bounded_steps_spaced_by_their_cost(tmp_path: Path) 
         store.close()
 
 
-def test_compact_switches_an_old_file_to_giving_space_back(tmp_path: Path) -> None:
+def _old_file(tmp_path: Path) -> Path:
+    """A database at the head schema made before incremental auto-vacuum: its mode is set for good."""
     db = tmp_path / "old.db"
-    with sqlite3.connect(db) as conn:  # a file made before incremental auto-vacuum: its mode is set for good
+    with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA auto_vacuum=NONE")
         conn.execute("CREATE TABLE made_before (x)")
         conn.execute("DROP TABLE made_before")
+    ensure_schema(f"sqlite:///{db}", str(db))
+    return db
+
+
+def test_a_server_on_an_old_file_says_how_to_switch_it(tmp_path: Path, make_server) -> None:
+    _old_file(tmp_path)
+    srv = make_server("old")
+    assert "dash-server db compact --db" in srv.log()
+    assert "db compact" not in make_server("new").log()
+
+
+def test_compact_switches_an_old_file_to_giving_space_back(tmp_path: Path) -> None:
+    db = _old_file(tmp_path)
     url = f"sqlite:///{db}"
-    ensure_schema(url, str(db))
     store = open_store(url)
     try:
         assert not store.space_state().incremental
