@@ -64,6 +64,10 @@ class SqlSpace:
             _raw_execscript(conn, f"PRAGMA incremental_vacuum({max(1, int(max_pages))})")
             left = space_state(conn).free_pages
             conn.rollback()
+            if left == 0:
+                # The file is cut at a checkpoint. SQLite's own comes only once the WAL holds 1,000 pages, so
+                # the last steps' would wait for the next burst of writes; a passive one never waits on readers.
+                _raw_execscript(conn, "PRAGMA wal_checkpoint(PASSIVE)")
             return left
 
     def compact(self) -> CompactReport:
