@@ -42,6 +42,12 @@ class Services:
     def open(cls, settings: Settings) -> Services:
         ensure_schema(settings.db_url, settings.db_hint)
         store = open_store(settings.db_url)
+        space = store.space_state()
+        if space.page_size and not space.incremental:
+            # A file created before incremental auto-vacuum: deletes free pages for reuse but never shrink it.
+            log.warning(
+                "%s gives no disk space back after deletes (it predates incremental auto-vacuum); stop the server "
+                "and run once: dash-server db compact --db %s", settings.db_hint, settings.db_hint)
         hub = Hub()
         shares = Resolver(store)
         engine = getattr(store, "engine", None)

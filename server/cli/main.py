@@ -1,4 +1,4 @@
-"""`dash-server`: parse arguments and call into the app; `dash-server db upgrade|current` manage the schema."""
+"""`dash-server`: parse arguments and call into the app; `dash-server db upgrade|current|compact` manage the database."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..web.auth import is_loopback, new_token
 def _server_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="dash-server",
-        description="paneboard dashboard server. Schema commands: dash-server db upgrade|current [--db PATH]; "
+        description="paneboard dashboard server. database: dash-server db upgrade|current|compact [--db PATH]; "
                     "imports: dash-server import PATH_OR_URI (TensorBoard, Visdom, archive, W&B, MLflow, Neptune export; "
                     "also import-tb LOGDIR, import-visdom PATH); share tokens: "
                     "dash-server token create --read-only [--envs a,b] | list | revoke ID; archives: "
@@ -74,8 +74,9 @@ def tunnel_command(target: str, port: int) -> str:
 
 
 def _db_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dash-server db", description="manage the database schema")
-    p.add_argument("action", choices=["upgrade", "current"])
+    p = argparse.ArgumentParser(prog="dash-server db", description="manage the database schema and its disk space")
+    p.add_argument("action", choices=["upgrade", "current", "compact"],
+                   help="compact: rewrite the database without free space (stop the server first)")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
     return p
 
@@ -85,11 +86,37 @@ def db_command(argv: list[str]) -> int:
 
     args = _db_parser().parse_args(argv)
     settings = Settings(db=args.db)
+    if args.action == "compact":
+        return compact_command(settings)
     if args.action == "upgrade":
         schema.upgrade(settings.db_url)
     current, head = schema.current_revision(settings.db_url), schema.head_revision()
     state = "up to date" if current == head else f"behind head {head}: run dash-server db upgrade"
     print(f"{settings.db_hint}: schema revision {current or '(empty)'} ({state})")
+    return 0
+
+
+def compact_command(settings: Settings) -> int:
+    """A full VACUUM: gives back every free page at once (a running server gives them back after deletes by itself,
+    a step at a time) and switches a file made before incremental auto-vacuum to it."""
+    from ..store import open_store
+    from ..store.instance_lock import AlreadyRunning, lock_database
+    from ..store.schema import SchemaError, ensure_schema
+
+    try:
+        lock_database(settings.db_url)  # VACUUM would stall a running server's writer for its whole length
+        ensure_schema(settings.db_url, settings.db_hint)
+    except (SchemaError, AlreadyRunning) as exc:
+        print(f"dash-server: {exc}", file=sys.stderr)
+        return 2
+    store = open_store(settings.db_url)
+    try:
+        report = store.compact()
+    finally:
+        store.close()
+    mib = 1 << 20
+    print(f"{settings.db_hint}: {report.bytes_before / mib:.1f} MiB -> {report.bytes_after / mib:.1f} MiB "
+          f"in {report.seconds:.2f} s")
     return 0
 
 

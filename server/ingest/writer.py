@@ -18,6 +18,7 @@ from ..live.deltas import Deltas
 from ..store import Store, StoreTx
 from .blob_sweep import SWEEP_EVERY, BlobSweeper
 from .memtrim import Trimmer
+from .space_reclaim import SpaceReclaimer
 
 log = logging.getLogger("paneboard.writer")
 
@@ -64,6 +65,7 @@ class Writer:
         self._trimmer = Trimmer()
         self.on_commit: list[Callable[[set[str]], None]] = []  # told the envs each commit touched (runs index)
         self._blobs = BlobSweeper(store)
+        self.space = SpaceReclaimer(store)  # gives deleted rows' pages back to the disk
 
     # -- producer side ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -102,11 +104,13 @@ class Writer:
         while not stopping:
             try:
                 waits = [w for w in (ENV_SUMMARY_INTERVAL if self._dirty_envs else None, self._trimmer.due_in(),
-                                     SWEEP_EVERY if self._blobs.dirty else None) if w is not None]
+                                     SWEEP_EVERY if self._blobs.dirty else None, self.space.due_in())
+                         if w is not None]
                 first = self._queue.get(timeout=min(waits) if waits else None)
             except queue.Empty:
                 self._publish_env_summaries(force=True)
                 self._blobs.maybe_sweep(idle=True)
+                self.space.maybe_step(idle=True)  # after the sweep: the blobs it deleted free pages too
                 self._trimmer.maybe_trim()  # idle: give the heap pages of the last burst back
                 continue
             jobs: list[Job] = []
@@ -134,7 +138,9 @@ class Writer:
                 self.commits += 1
                 for job in jobs:
                     self._blobs.note(job.commands)
+                    self.space.note(job.commands)
                 self._blobs.maybe_sweep()
+                self.space.maybe_step()
                 self._trimmer.note_work(sum(job.size for job in jobs))
                 if self._queue.empty():  # the burst is over (for now): give its heap pages back
                     self._trimmer.maybe_trim()

@@ -12,6 +12,7 @@ import numpy as np
 from .artifact_records import ArtifactRecord, RewindRecord
 from .records import (
     AlertRuleRecord,
+    CompactReport,
     ConsoleLine,
     EnvSummary,
     OutboxRecord,
@@ -21,6 +22,7 @@ from .records import (
     Series,
     SeriesRow,
     ShareTokenRecord,
+    SpaceState,
     StepRow,
     TraceRecord,
 )
@@ -318,6 +320,17 @@ class Store(ABC):
         """The shared setting's value, None if unset."""
     @abstractmethod
     def put_setting(self, key: str, value: Any) -> None: ...
+
+    # Disk space: run by the writer thread between its transactions (or by `dash-server db compact`).
+    @abstractmethod
+    def space_state(self) -> SpaceState: ...
+    @abstractmethod
+    def reclaim_space(self, max_pages: int) -> int:
+        """Give up to `max_pages` free pages back to the file system; returns the free pages left to give back
+        this way (0: none, or the backend gives space back on its own)."""
+    @abstractmethod
+    def compact(self) -> CompactReport:
+        """Rewrite the database without free space (a full VACUUM); not while the server writes."""
 
     @abstractmethod
     def close(self) -> None: ...

@@ -31,10 +31,12 @@ def _finite_or_none(v: float) -> float | None:
 
 def chunk_row(trace_id: int, seq: int, x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, Any]:
     """A chunk row with the summary columns the downsampler reads instead of the blobs."""
-    full = len(x) >= CHUNK_POINTS  # compact encoding only for rows that are never rewritten by a tail merge
+    # Partial tail rows are compact too (a short run's tail is a large share of its points), at zlib's fastest
+    # level: the next merges rewrite them, and a merge decodes them for less than it costs to write them raw.
+    level = codec.ZLIB_LEVEL if len(x) >= CHUNK_POINTS else codec.FAST_LEVEL
     row: dict[str, Any] = {"trace_id": trace_id, "seq": seq, "n": len(x), "x0": None, "x1": None, "ymin": None, "ymax": None,
            "x_ymin": None, "x_ymax": None,
-           "xs": codec.encode(x, full), "ys": codec.encode(y, full), "walls": codec.encode(w, full)}
+           "xs": codec.encode(x, True, level), "ys": codec.encode(y, True, level), "walls": codec.encode(w, True, level)}
     fx = np.isfinite(x)
     if fx.any():
         row["x0"] = float(x[fx].min())

@@ -2,8 +2,11 @@
 
 Full chunks are written compact: a column that is an arithmetic progression (the step axis of most series)
 is stored as (start, step, n); anything else as the byte-shuffled int64 deltas of its float64 bit patterns,
-zlib-compressed (wall times and smooth curves shrink to 1-4 bytes a value; noise stays near 8). Partial tail
-chunks stay raw: they are rewritten when the tail is merged, so compressing them would be wasted work.
+zlib-compressed (wall times and smooth curves shrink to 1-4 bytes a value; noise stays near 8). A column whose
+values are all float32 numbers widened (what `.item()` of a float32 tensor gives: most logged metrics) keeps only
+the float32 bit patterns, delta-coded and shuffled the same way: its 29 low mantissa bits are zero anyway, and
+dropping them saves zlib another half byte a value. The chunk layer writes every row compact, the partial tail
+rows too (chunks.py).
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import numpy as np
 RAW_F64 = 1     # little-endian float64, no compression
 ARITH = 2       # start: f8, step: f8, n: u4 -> start + step * arange(n), bit-exact by construction
 DELTA_Z = 3     # zlib(byte-shuffled int64 deltas of the float64 bit patterns)
+DELTA32_Z = 4   # zlib(byte-shuffled int32 deltas of the float32 bit patterns), for float32 values widened
+ZLIB_LEVEL = 6  # full chunks: vs 1, ~3% smaller on noisy curves for ~0.1 us a point more, once
+FAST_LEVEL = 1  # partial tail rows: rewritten by the next merges, so written cheaply
 
 _ARITH = struct.Struct("<ddI")
 
 
-def encode(values: np.ndarray, compact: bool = False) -> bytes:
+def encode(values: np.ndarray, compact: bool = False, level: int = ZLIB_LEVEL) -> bytes:
     v = np.ascontiguousarray(values, dtype="<f8")
     raw = bytes([RAW_F64]) + v.tobytes()
     if not compact or len(v) < 2:
@@ -29,9 +35,28 @@ def encode(values: np.ndarray, compact: bool = False) -> bytes:
     # Compared as bit patterns: -0.0 vs 0.0 and NaN payloads must survive too.
     if np.isfinite(step) and np.array_equal(_progression(start, step, len(v)).view("<i8"), v.view("<i8")):
         return bytes([ARITH]) + _ARITH.pack(start, step, len(v))
-    deltas = np.diff(v.view("<i8"), prepend=np.int64(0))  # wraps on overflow; cumsum undoes it exactly
-    packed = zlib.compress(deltas.view(np.uint8).reshape(-1, 8).T.tobytes(), 1)
-    return bytes([DELTA_Z]) + packed if len(packed) + 1 < len(raw) else raw
+    with np.errstate(all="ignore"):  # values float32 cannot hold overflow here; the comparison rejects them
+        narrow = v.astype("<f4")
+    if np.array_equal(narrow.astype("<f8").view("<i8"), v.view("<i8")):  # bit-exact: NaN payloads and -0.0 too
+        packed = _pack_deltas(narrow.view("<i4"), level)
+        tag = DELTA32_Z
+    else:
+        packed = _pack_deltas(v.view("<i8"), level)
+        tag = DELTA_Z
+    return bytes([tag]) + packed if len(packed) + 1 < len(raw) else raw
+
+
+def _pack_deltas(bits: np.ndarray, level: int) -> bytes:
+    deltas = bits.copy()  # (np.diff with prepend costs 15 us on a 50-value tail piece; this 1 us)
+    deltas[1:] -= bits[:-1]  # wraps on overflow; cumsum undoes it exactly
+    return zlib.compress(deltas.view(np.uint8).reshape(-1, bits.itemsize).T.tobytes(), level)
+
+
+def _unpack_deltas(data: memoryview, dtype: str) -> np.ndarray:
+    width = np.dtype(dtype).itemsize
+    shuffled = np.frombuffer(zlib.decompress(data), dtype=np.uint8)
+    deltas = shuffled.reshape(width, -1).T.copy().view(dtype).ravel()
+    return np.cumsum(deltas, dtype=dtype)
 
 
 def _progression(start: float, step: float, n: int) -> np.ndarray:
@@ -48,7 +73,7 @@ def decode(data: bytes) -> np.ndarray:
         start, step, n = _ARITH.unpack_from(data, 1)
         return _progression(start, step, n)
     if tag == DELTA_Z:
-        shuffled = np.frombuffer(zlib.decompress(memoryview(data)[1:]), dtype=np.uint8)
-        deltas = shuffled.reshape(8, -1).T.copy().view("<i8").ravel()
-        return np.cumsum(deltas, dtype=np.int64).view("<f8")
+        return _unpack_deltas(memoryview(data)[1:], "<i8").view("<f8")
+    if tag == DELTA32_Z:
+        return _unpack_deltas(memoryview(data)[1:], "<i4").view("<f4").astype(np.float64)
     raise ValueError(f"unknown chunk encoding tag {tag}")

@@ -185,3 +185,20 @@ class AlertRuleRecord:
 
     def to_json(self) -> dict[str, Any]:
         return dict(vars(self))  # id, name, query, scope, cooldown_s, fired, created
+
+
+@dataclass(frozen=True)
+class SpaceState:
+    """What the database holds and could give back (SQLite pages; zeros elsewhere)."""
+
+    page_size: int = 0
+    pages: int = 0
+    free_pages: int = 0
+    incremental: bool = False  # free pages can be given back a step at a time (auto_vacuum=INCREMENTAL)
+
+
+@dataclass(frozen=True)
+class CompactReport:
+    bytes_before: int
+    bytes_after: int
+    seconds: float
