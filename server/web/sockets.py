@@ -39,15 +39,20 @@ class WebSocket:
         await self._send({"type": "websocket.accept"})
         return True
 
-    async def receive(self) -> str | bytes | None:
-        """The next message, or None once the peer has gone."""
+    async def receive(self) -> bytes | None:
+        """The next message as bytes, or None once the peer has gone.
+
+        A text message becomes bytes here and its str dies at once: the parsers read bytes, and holding both
+        (the str while decoding its copy) cost a 120 MB frame another 120 MB."""
         while True:
             msg = await self._receive()
             if msg["type"] == "websocket.disconnect":
                 self.closed = True
                 return None
             if msg["type"] == "websocket.receive":
-                return msg.get("text") if msg.get("text") is not None else msg.get("bytes")
+                text, data = msg.get("text"), msg.get("bytes")
+                del msg
+                return text.encode() if text is not None else data
 
     async def send(self, data: bytes | str) -> None:
         if self.closed:
@@ -152,10 +157,15 @@ async def ingest(ws: WebSocket, services: Services) -> None:
         await pump_task
 
 
+SDK_BATCH_BYTES = 4 << 20  # the SDK's batches (paneboard.Client's batch_bytes) stop at this size
+
+
 def frame_limit(max_request_bytes: int) -> int:
-    """Largest websocket message read: above the per-event limit, so that a batch holding an oversized event
-    is read and that event rejected alone (the SDK sends one such event per frame, beside <= 4 MB of others)."""
-    return 2 * max_request_bytes + (4 << 20)
+    """Largest websocket message read: what the SDK ever sends, a batch of up to 4 MB or one event of up to
+    `max_request_bytes` alone (it refuses bigger events itself, told the limit by the welcome), plus room for
+    the frame around them. Every byte read may cost two or three while it is decoded: a bigger frame makes the
+    websocket layer close the socket (1009) before reading it."""
+    return max(max_request_bytes, SDK_BATCH_BYTES) + (1 << 20)
 
 
 def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loop: asyncio.AbstractEventLoop,
