@@ -221,6 +221,7 @@ def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
         parts = unpack_frame(data, MAX_BATCH_EVENTS)
     except ValueError as exc:
         return Frame(error=f"binary frame is malformed: {exc}")
+    del data  # the parts are copies: a caller that passed the frame alone frees it here
     # The JSON parts together within a JSON frame's container limit (the columns hold none). Each part is
     # decoded alone, so brackets are counted raw: text in strings only overcounts.
     containers = sum(p.count(b"[") + p.count(b"{") for p in (part if isinstance(part, bytes) else part.envelope
@@ -237,7 +238,7 @@ def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
                            "send smaller batches")
     return Frame(events=[_too_many_values(part, n) if n > MAX_FRAME_VALUES else
                          _decode_part(part, max_event_bytes) if isinstance(part, bytes) else
-                         _point_run(part, max_event_bytes) for part, n in zip(parts, counts)])
+                         _point_run(part, max_event_bytes) for part, n in zip(parts, counts, strict=True)])
 
 
 def _too_many_values(part: bytes | PointRun, n: int) -> Decoded:

@@ -17,11 +17,12 @@ from ..dispatch.parse import parse_batch
 from ..dispatch.rejections import grouped, log_grouped
 from ..live.hub import ENV_LIST_TYPES, Producer
 from ..services import Services
-from .frames import Decoded, decode_frame
+from .frames import Decoded, Frame, decode_frame
 
 log = logging.getLogger("paneboard.sockets")
 
 MAX_INFLIGHT_BATCHES = 8   # per SDK connection; beyond it we stop reading and TCP pushes back
+DECODE_ON_LOOP_BYTES = 1 << 20  # bigger frames are decoded on a worker thread (the SDK's batches stay below)
 
 
 class WebSocket:
@@ -102,15 +103,26 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     watched: Callable[[set[str]], bool] | None = None
     producer = Producer(lambda: say({"watched": True}))
     limit = services.settings.max_request_bytes
+
+    def decode(data: bytes, client: str | None, acks_watched: Callable[[set[str]], bool] | None) -> \
+            tuple[Job | None, Frame]:
+        with jsonio.gc_paused():
+            decoded = decode_frame(data, limit)
+            if decoded.events is None:
+                return None, decoded
+            job = _batch_job(decoded.events, client, stream, loop, outbox, slots, acks_watched)
+            job.size = len(data)
+            return job, Frame()  # the decoded events die here, before collections resume
+
     try:
         while (frame := await ws.receive()) is not None:
-            job = None
-            with jsonio.gc_paused():
-                decoded = decode_frame(frame, limit)
-                if decoded.events is not None:
-                    job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots, watched)
-                    job.size = len(frame)
-                    del decoded  # the decoded events die here, before collections resume
+            if len(frame) > DECODE_ON_LOOP_BYTES:
+                # Scanning and decoding tens of MB takes a second or more: on the loop, every other request
+                # and socket of this server would wait that long.
+                job, decoded = await loop.run_in_executor(None, decode, frame, client_id, watched)
+            else:
+                job, decoded = decode(frame, client_id, watched)
+            del frame  # the bytes are not needed once decoded (nor while waiting for the writer below)
             if job is None:
                 msg = decoded.msg
                 if decoded.error is not None:
