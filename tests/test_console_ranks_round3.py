@@ -6,7 +6,6 @@ from __future__ import annotations
 import urllib.parse
 
 from helpers.browser import http
-
 from paneboard.server.web.console_api import MAX_HEADER_RANKS
 
 RANKS = MAX_HEADER_RANKS + 44
