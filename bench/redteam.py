@@ -5,7 +5,8 @@
 Areas: queries (ReDoS from a share token while an SDK streams), blobs (an archive's text/html and script),
 archive bombs (declared and gzip members, server RSS), auth (bodies before the token), share (revoked sockets,
 API and CLI), embed (writes, hidden vs missing), slowloris (header deadline, per-address cap, websockets counted),
-bigints (500s), retention, imports (an archive's hparams, image, text and histogram contents), peers (a revoke
+bigints (500s), retention, imports (an archive's hparams, image, text and histogram contents), ingest3 and
+memory3 (floods of tiny events, the largest legal frame or body of each kind: peak RSS), peers (a revoke
 closes sockets on every server of a PostgreSQL database; needs PostgreSQL's binaries, else printed as skipped).
 Legends are checked in Chromium by tests/test_browser_security.py. Exit 1 on any failure. Loopback only.
 """
@@ -43,6 +44,7 @@ from redteam_common import (  # noqa: E402
 from redteam_round3_client import artifacts, notifier, terminal  # noqa: E402
 from redteam_round3_data import share_reads, sparse_archive  # noqa: E402
 from redteam_round3_ingest import ingest_round3  # noqa: E402
+from redteam_round3_memory import memory  # noqa: E402
 
 HOSTILE = 'name ~ "(.*.*)*!"'
 
@@ -206,7 +208,7 @@ def main() -> int:
                      lambda: auth(srv, n_auth), lambda: share_and_embed(srv), lambda: slowloris(srv, n_slow, deadline),
                      lambda: ws_cap(srv, cap), lambda: bigints(srv), lambda: retention(srv), lambda: imports(srv),
                      lambda: cli_revoke(srv, str(tmp / "rt.db")), lambda: ingest_round3(srv, args.quick),
-                     lambda: (sparse_archive(srv, tmp / "artifacts"), share_reads(srv)),
+                     lambda: (sparse_archive(srv, tmp / "artifacts"), share_reads(srv)), lambda: memory(srv),
                      lambda: (terminal(srv), artifacts(), notifier(flood_s=2.0 if args.quick else 10.0))):
             area()
     finally:

@@ -30,6 +30,10 @@ MAX_CONSOLE_LINES = 2_000         # console lines per event
 MAX_BATCH_EVENTS = 10_000
 # JSON objects and arrays in one frame or body (each costs 56-200+ bytes decoded, from 2 bytes on the wire).
 MAX_FRAME_CONTAINERS = 1_000_000
+# Values (numbers, strings, ...) in one frame or body, counted by the commas between them: a short string costs
+# ~90 bytes decoded from 5 on the wire. Above what the SDK's 4 MB batches can hold (a value and its comma take 2
+# bytes at least), so only an event sent alone can pass it, and that one is rejected alone.
+MAX_FRAME_VALUES = 2_200_000
 PR_FIELDS = ("tp", "fp", "tn", "fn", "precision", "recall")  # a PR-curve record's rows, in this order
 # The x-axis title of TensorBoard scalar panes, one rule for both ways in: paneboard.SummaryWriter (live) and
 # import-tb / --logdir (server/tensorboard/decode.py). TensorBoard's own x axis is the step.

@@ -188,6 +188,7 @@ class AsgiApp:
                 await body.refuse(send, exc)
                 return
             scope, receive = body.with_length(scope, len(data)), body.replay(data, receive)
+            del data  # replay() holds the body until the WSGI side has taken it, and no longer
         await self.wsgi(scope, receive, send)
 
     async def _upload(self, scope, receive, send, sha: str) -> None:

@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 import orjson
 
-from paneboard.protocol import BINARY_MAGIC, MAX_BATCH_EVENTS, MAX_FRAME_CONTAINERS, PointRun, unpack_frame
+from paneboard.protocol import (
+    BINARY_MAGIC,
+    MAX_BATCH_EVENTS,
+    MAX_FRAME_CONTAINERS,
+    MAX_FRAME_VALUES,
+    PointRun,
+    unpack_frame,
+)
 
 from .. import jsonio
 from ..commands.envelope import MAX_SEQ
@@ -51,9 +58,9 @@ def decode_frame(frame: str | bytes, max_event_bytes: int) -> Frame:
     if isinstance(frame, bytes) and frame[:4] == BINARY_MAGIC:
         return decode_binary(frame, max_event_bytes)
     data = frame.encode() if isinstance(frame, str) else frame
-    too_big = frame_budget.refusal(data)
+    too_big = frame_budget.judge(data)
     if too_big is not None:  # refused while still bytes: decoding it is what would cost
-        return Frame(error=too_big)
+        return _refused(data, too_big)
     strict = True
     try:
         msg = orjson.loads(data)
@@ -77,6 +84,16 @@ def decode_frame(frame: str | bytes, max_event_bytes: int) -> Frame:
     # Lone surrogate escapes ("\ud800"): orjson refuses them, so only Python's parser can have let one through.
     surrogates = not strict and may_hold_surrogates(data)
     return Frame(events=[checked(raw, walk, limit, surrogates) for raw in msg["batch"]])
+
+
+def _refused(data: bytes, too_big: frame_budget.Refusal) -> Frame:
+    """A frame holding one event (the SDK sends an oversized event alone) rejects that event, acked as never
+    storable so the SDK moves on; a bigger batch is refused whole (the SDK's batches never get near a limit)."""
+    m = _BATCH_OPEN.match(data) if too_big.events == 1 else None
+    seq = _SEQ.match(data, m.end()) if m is not None else None
+    if seq is None or int(seq.group(1)) > MAX_SEQ:
+        return Frame(error=too_big.reason)
+    return Frame(events=[Decoded(None, int(seq.group(1)), too_big.reason)])
 
 
 _BRACKETS_ONLY = bytes(b for b in range(256) if b not in b"[]{}")
@@ -204,6 +221,7 @@ def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
         parts = unpack_frame(data, MAX_BATCH_EVENTS)
     except ValueError as exc:
         return Frame(error=f"binary frame is malformed: {exc}")
+    del data  # the parts are copies: a caller that passed the frame alone frees it here
     # The JSON parts together within a JSON frame's container limit (the columns hold none). Each part is
     # decoded alone, so brackets are counted raw: text in strings only overcounts.
     containers = sum(p.count(b"[") + p.count(b"{") for p in (part if isinstance(part, bytes) else part.envelope
@@ -211,8 +229,26 @@ def decode_binary(data: bytes, max_event_bytes: int) -> Frame:
     if containers > MAX_FRAME_CONTAINERS:
         return Frame(error=f"a frame holds at most {MAX_FRAME_CONTAINERS} JSON objects and arrays "
                            f"(this one {containers}): send smaller batches")
-    return Frame(events=[_decode_part(part, max_event_bytes) if isinstance(part, bytes) else
-                         _point_run(part, max_event_bytes) for part in parts])
+    # Values likewise (a point run's columns are numpy's, not Python objects): an event beyond the limit is
+    # rejected alone, undecoded; the rest together must fit it too.
+    counts = [frame_budget.values(part if isinstance(part, bytes) else part.envelope) for part in parts]
+    kept = sum(n for n in counts if n <= MAX_FRAME_VALUES)
+    if kept > MAX_FRAME_VALUES:
+        return Frame(error=f"a frame holds at most {MAX_FRAME_VALUES} values (this one about {kept}): "
+                           "send smaller batches")
+    return Frame(events=[_too_many_values(part, n) if n > MAX_FRAME_VALUES else
+                         _decode_part(part, max_event_bytes) if isinstance(part, bytes) else
+                         _point_run(part, max_event_bytes) for part, n in zip(parts, counts, strict=True)])
+
+
+def _too_many_values(part: bytes | PointRun, n: int) -> Decoded:
+    if isinstance(part, PointRun):
+        seq = part.s if 0 <= part.s <= MAX_SEQ else None
+    else:
+        m = _SEQ.match(part)
+        seq = int(m.group(1)) if m and int(m.group(1)) <= MAX_SEQ else None
+    return Decoded(None, seq, f"an event holds at most {MAX_FRAME_VALUES} values (this one about {n}): "
+                              "send fewer points per call")
 
 
 def _point_run(run: PointRun, max_event_bytes: int) -> Decoded:

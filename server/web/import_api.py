@@ -68,7 +68,9 @@ def store_frame() -> Response:
     if (refused := importer_client_error(client)) is not None:  # never an SDK client's sequence space
         raise ApiError(400, refused)
     svc = services()
-    frame = decode_binary(request.get_data(), svc.settings.max_request_bytes)
+    # Not cached on the request: the frame's bytes go once its events are cut out of them (a 64 MB body was
+    # held three times over: by Flask, by the parts and by their decoded content).
+    frame = decode_binary(request.get_data(cache=False), svc.settings.max_request_bytes)
     if frame.error is not None or frame.events is None:
         raise ApiError(400, frame.error or "not a binary frame")
     top = max((ev.seq for ev in frame.events if ev.seq is not None), default=0)

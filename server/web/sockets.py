@@ -17,11 +17,12 @@ from ..dispatch.parse import parse_batch
 from ..dispatch.rejections import grouped, log_grouped
 from ..live.hub import ENV_LIST_TYPES, Producer
 from ..services import Services
-from .frames import Decoded, decode_frame
+from .frames import Decoded, Frame, decode_frame
 
 log = logging.getLogger("paneboard.sockets")
 
 MAX_INFLIGHT_BATCHES = 8   # per SDK connection; beyond it we stop reading and TCP pushes back
+DECODE_ON_LOOP_BYTES = 1 << 20  # bigger frames are decoded on a worker thread (the SDK's batches stay below)
 
 
 class WebSocket:
@@ -39,15 +40,20 @@ class WebSocket:
         await self._send({"type": "websocket.accept"})
         return True
 
-    async def receive(self) -> str | bytes | None:
-        """The next message, or None once the peer has gone."""
+    async def receive(self) -> bytes | None:
+        """The next message as bytes, or None once the peer has gone.
+
+        A text message becomes bytes here and its str dies at once: the parsers read bytes, and holding both
+        (the str while decoding its copy) cost a 120 MB frame another 120 MB."""
         while True:
             msg = await self._receive()
             if msg["type"] == "websocket.disconnect":
                 self.closed = True
                 return None
             if msg["type"] == "websocket.receive":
-                return msg.get("text") if msg.get("text") is not None else msg.get("bytes")
+                text, data = msg.get("text"), msg.get("bytes")
+                del msg
+                return text.encode() if text is not None else data
 
     async def send(self, data: bytes | str) -> None:
         if self.closed:
@@ -97,15 +103,26 @@ async def ingest(ws: WebSocket, services: Services) -> None:
     watched: Callable[[set[str]], bool] | None = None
     producer = Producer(lambda: say({"watched": True}))
     limit = services.settings.max_request_bytes
+
+    def decode(data: bytes, client: str | None, acks_watched: Callable[[set[str]], bool] | None) -> \
+            tuple[Job | None, Frame]:
+        with jsonio.gc_paused():
+            decoded = decode_frame(data, limit)
+            if decoded.events is None:
+                return None, decoded
+            job = _batch_job(decoded.events, client, stream, loop, outbox, slots, acks_watched)
+            job.size = len(data)
+            return job, Frame()  # the decoded events die here, before collections resume
+
     try:
         while (frame := await ws.receive()) is not None:
-            job = None
-            with jsonio.gc_paused():
-                decoded = decode_frame(frame, limit)
-                if decoded.events is not None:
-                    job = _batch_job(decoded.events, client_id, stream, loop, outbox, slots, watched)
-                    job.size = len(frame)
-                    del decoded  # the decoded events die here, before collections resume
+            if len(frame) > DECODE_ON_LOOP_BYTES:
+                # Scanning and decoding tens of MB takes a second or more: on the loop, every other request
+                # and socket of this server would wait that long.
+                job, decoded = await loop.run_in_executor(None, decode, frame, client_id, watched)
+            else:
+                job, decoded = decode(frame, client_id, watched)
+            del frame  # the bytes are not needed once decoded (nor while waiting for the writer below)
             if job is None:
                 msg = decoded.msg
                 if decoded.error is not None:
@@ -152,10 +169,15 @@ async def ingest(ws: WebSocket, services: Services) -> None:
         await pump_task
 
 
+SDK_BATCH_BYTES = 4 << 20  # the SDK's batches (paneboard.Client's batch_bytes) stop at this size
+
+
 def frame_limit(max_request_bytes: int) -> int:
-    """Largest websocket message read: above the per-event limit, so that a batch holding an oversized event
-    is read and that event rejected alone (the SDK sends one such event per frame, beside <= 4 MB of others)."""
-    return 2 * max_request_bytes + (4 << 20)
+    """Largest websocket message read: what the SDK ever sends, a batch of up to 4 MB or one event of up to
+    `max_request_bytes` alone (it refuses bigger events itself, told the limit by the welcome), plus room for
+    the frame around them. Every byte read may cost two or three while it is decoded: a bigger frame makes the
+    websocket layer close the socket (1009) before reading it."""
+    return max(max_request_bytes, SDK_BATCH_BYTES) + (1 << 20)
 
 
 def _batch_job(events: list[Decoded], client_id: str | None, stream: Stream, loop: asyncio.AbstractEventLoop,

@@ -35,7 +35,13 @@ export async function getConsole(env, { rank = 0, after = 0, limit = 5000 } = {}
   const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
   const ranks = (res.headers.get("X-Console-Ranks") || "").split(",").filter(Boolean).map(Number);
   const next = res.headers.get("X-Console-Next");
-  return { lines, ranks, next: next === null ? null : Number(next) };
+  // The header names the first 256 ranks only; Total is set when there are more (then: getConsoleRanks).
+  const total = res.headers.get("X-Console-Ranks-Total");
+  return { lines, ranks, ranksTotal: total === null ? ranks.length : Number(total), next: next === null ? null : Number(next) };
+}
+/** Every rank of the run that printed, in order (GET .../console/ranks: no header limit). */
+export async function getConsoleRanks(env) {
+  return (await getJson(`api/v1/envs/${enc(env)}/console/ranks`)).ranks;
 }
 export const consoleDownloadUrl = (env, rank) => url(`api/v1/envs/${enc(env)}/console?rank=${rank | 0}&format=text`);
 export const homeUrl = () => url("");

@@ -63,7 +63,9 @@ export function consolePage({ env, connect, notice }) {
     let cursor = after;
     for (;;) {
       const got = await api.getConsole(env, { rank: view.rank, after: cursor, limit: PAGE });
-      setRanks(view, got.ranks);
+      // The header lists the first ranks only: with more, the whole list comes from its own route.
+      if (got.ranksTotal <= got.ranks.length) setRanks(view, got.ranks);
+      else if (got.ranksTotal !== view.ranks.length) setRanks(view, await api.getConsoleRanks(env));
       put(view, got.lines);
       if (got.next === null) break;
       cursor = got.next;
