@@ -22,6 +22,7 @@ from .sqla_charts import SqlCharts
 from .sqla_console import SqlConsole
 from .sqla_notify import SqlNotify
 from .sqla_settings import SqlSettings
+from .sqla_sweeps import SqlSweeps
 from .sqla_tokens import SqlShareTokens
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
@@ -30,7 +31,8 @@ PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 paramet
 FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up front, in a few queries
 
 
-class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, Store):
+class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, SqlSweeps,
+               Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_engine_for(url)
