@@ -84,8 +84,8 @@ def parse(raw: Any) -> Spec:
     command = raw.get("command")
     if command is not None and (not isinstance(command, list) or not all(isinstance(c, str) for c in command)):
         raise SweepConfigError("command must be a list of strings, e.g. [${env}, ${interpreter}, ${program}, ${args}]")
-    if program is None and (not command or "${program}" in command):
-        raise SweepConfigError("program: the sweep needs the program to run (or a command without ${program})")
+    if program is None and command and "${program}" in command:
+        raise SweepConfigError("program: the command runs ${program}, but the sweep names no program")
     run_cap = raw.get("run_cap")
     if run_cap is not None and (type(run_cap) is not int or run_cap < 1):
         raise SweepConfigError(f"run_cap must be a positive integer; got {run_cap!r}")

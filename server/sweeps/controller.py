@@ -17,7 +17,7 @@ from .metric import metric_values
 from .search import SweepStudy, program_values
 
 ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
-RETRY_S = 2.0  # what a paused sweep tells its agents to wait before asking again
+RETRY_S = 1.0  # what a paused (or for now exhausted) sweep tells its agents to wait before asking again
 
 
 class SweepError(Exception):
@@ -78,6 +78,9 @@ class SweepController:
                 return {"trial": None, "state": state}
             queued = [t for t in trials if t.state == "queued"]
             if not queued and self._exhausted(study.spec, trials):
+                if any(t.state == "running" and t.retry_of is None for t in trials):
+                    # A running trial whose agent dies is queued again: this agent may be the one to run it.
+                    return {"trial": None, "state": state, "retry_s": RETRY_S}
                 if not any(t.state == "running" for t in trials):
                     session.set_state("finished")
                 return {"trial": None, "state": session.sweep.state}

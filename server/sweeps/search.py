@@ -20,6 +20,17 @@ def _optuna() -> Any:
     return optuna
 
 
+def _grid_sampler() -> Any:
+    class ControllerGridSampler(_optuna().samplers.GridSampler):
+        """Optuna's grid, without its study.stop() at the last point: that is only allowed inside optimize(),
+        and the controller ends a grid sweep itself once every point has a trial."""
+
+        def after_trial(self, study: Any, trial: Any, state: Any, values: Any) -> None:
+            return None
+
+    return ControllerGridSampler
+
+
 def distributions(spec: Spec) -> dict[str, Any]:
     """Optuna's distribution of each parameter; categorical choices are their indices (any JSON value may be
     a W&B choice, Optuna's must be plain scalars)."""
@@ -70,7 +81,7 @@ class SweepStudy:
         if self.spec.method == "grid":
             space = {p.name: list(range(len(p.values))) if p.kind in ("categorical", "constant")
                      else list(range(int(p.low), int(p.high) + 1)) for p in self.spec.params}
-            return samplers.GridSampler(space, seed=seed)
+            return _grid_sampler()(space, seed=seed)
         if self.spec.method == "random":
             return samplers.RandomSampler(seed=seed)
         return samplers.TPESampler(seed=seed)
