@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .commands.jobs import Job
 from .artifacts.blobs import BlobStore, LocalBlobStore, blob_root
+from .commands.jobs import Job
 from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live.hub import Hub

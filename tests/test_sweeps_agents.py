@@ -12,9 +12,9 @@ import urllib.error
 from pathlib import Path
 
 import pytest
-from helpers.waiting import wait_for
 
 import paneboard
+from helpers.waiting import wait_for
 
 pytest.importorskip("optuna")
 

@@ -54,7 +54,7 @@ class Spec:
 
 def load_text(text: str) -> dict[str, Any]:
     """A sweep file's text (YAML, of which JSON is a part) as a dict."""
-    import yaml
+    import yaml  # type: ignore[import-untyped]  # PyYAML ships no types (types-PyYAML is not in the lock)
 
     try:
         data = yaml.safe_load(text)

@@ -43,8 +43,8 @@ class SweepController:
         self._lock = threading.Lock()  # Optuna studies are not thread-safe; sessions are short
 
     # -- creating and reading ------------------------------------------------------------------------
-    def create(self, raw: dict[str, Any], project: str | None = None) -> SweepRecord:
-        parse(raw)  # SweepConfigError names what is wrong, before anything is stored
+    def create(self, raw: Any, project: str | None = None) -> SweepRecord:
+        parse(raw)  # SweepConfigError names what is wrong (a config that is not even a mapping too), storing nothing
         project = project or raw.get("project") or "sweeps"
         if not isinstance(project, str) or not project or "/" in project or len(project) > 128:
             raise SweepError(400, "project must be a name of at most 128 characters without '/'")

@@ -21,7 +21,9 @@ def _optuna() -> Any:
 
 
 def _grid_sampler() -> Any:
-    class ControllerGridSampler(_optuna().samplers.GridSampler):
+    base: Any = _optuna().samplers.GridSampler
+
+    class ControllerGridSampler(base):
         """Optuna's grid, without its study.stop() at the last point: that is only allowed inside optimize(),
         and the controller ends a grid sweep itself once every point has a trial."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from ..sweeps.config import SweepConfigError, load_text
 from ..sweeps.controller import SweepController, SweepError, summary
