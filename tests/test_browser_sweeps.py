@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers.waiting import wait_for
 
 import paneboard
+from helpers.waiting import wait_for
 
 pytest.importorskip("optuna")
 
