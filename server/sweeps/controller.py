@@ -140,8 +140,8 @@ class SweepController:
             self._maybe_done(session, trials)
             return trial.to_json()
 
-    def set_state(self, sweep_id: str, action: str) -> dict[str, Any]:
-        if action not in ACTIONS:
+    def set_state(self, sweep_id: str, action: Any) -> dict[str, Any]:
+        if not isinstance(action, str) or action not in ACTIONS:
             raise SweepError(400, f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
         with self._session(sweep_id) as (session, _study, trials):
             state = session.sweep.state
