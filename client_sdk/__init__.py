@@ -30,7 +30,7 @@ _RUN_STATE = {"run": lambda m: m.current, "config": lambda m: m.config,
               "summary": lambda m: None if m.current is None else m.current.summary}
 
 
-module_unsupported = frozenset(("login", "sweep", "agent", "restore", "mark_preempting", "link_model",
+module_unsupported = frozenset(("login", "restore", "mark_preempting", "link_model",
                                 "use_model", "log_model", "Molecule", "Plotly", "Graph"))
 
 
@@ -39,6 +39,10 @@ def __getattr__(name: str) -> Any:
         from .notebook import show
 
         return show
+    if name in ("sweep", "agent"):  # W&B's wandb.sweep / wandb.agent, against a dash-server
+        from . import sweeps
+
+        return getattr(sweeps, name)
     if name in _RUN_STATE:
         from .run_api import module
 

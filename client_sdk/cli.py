@@ -1,5 +1,6 @@
 """`paneboard sync SPOOL...`: upload spool files left by jobs that ended while the server was away; `paneboard runs`,
-`tail` and `status`: a server's runs, a run's console and its state in a terminal (terminal.py)."""
+`tail` and `status`: a server's runs, a run's console and its state in a terminal (terminal.py); `sweep` and
+`agent` (sweep_cli.py)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the server's access token (default: $PANEBOARD_TOKEN)")
     _terminal_commands(sub)
     args = parser.parse_args(argv)
+    if args.command in ("sweep", "agent"):
+        from . import sweep_cli
+
+        return sweep_cli.run(args, parser)
     if args.command != "sync":
         api = terminal.Api(args.server, args.token)
         out = sys.stdout
@@ -81,6 +86,9 @@ def _terminal_commands(sub: Any) -> None:
     p_tail.add_argument("--rank", type=int, default=0, help="the rank whose console to show (default 0)")
     p_status = sub.add_parser("status", parents=[common], help="a run's status, provenance and latest values")
     p_status.add_argument("run", help="the run (its env name)")
+    from . import sweep_cli
+
+    sweep_cli.add_commands(sub, common)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from .web import (
     snapshot_api,
     sockets,
     static_assets,
+    sweeps_api,
     url_names,
 )
 from .web.common import ApiError, json_response
@@ -79,6 +80,7 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(artifacts_api.bp)  # artifact versions, lineage, blob uploads; rewinds
     app.register_blueprint(data_api.bp)  # runs.parquet and the bulk history stream (paneboard.Api)
     app.register_blueprint(import_api.bp)  # dash-server import --server: stored counts, binary frames
+    app.register_blueprint(sweeps_api.bp)  # sweeps: W&B sweep files, Optuna's suggestions, the agents' calls
     app.register_blueprint(openapi.bp)
     app.register_blueprint(static_assets.bp)  # the UI's scripts under a fingerprint, cached until they change
     app.register_blueprint(auth.bp)

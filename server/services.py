@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from .artifacts.blobs import BlobStore, LocalBlobStore, blob_root
+from .commands.jobs import Job
 from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
 from .live.hub import Hub
 from .live.peers import Peers
 from .runs.index import RunIndex
+from .runs.ops import status_command
 from .runs.watch import RunWatch
 from .settings import Settings
 from .sharing.tokens import Resolver
 from .store import Store, open_store
 from .store.dialect import supports_peers
 from .store.schema import ensure_schema
+from .sweeps.controller import SweepController
 
 log = logging.getLogger("paneboard.server")
 
@@ -36,6 +40,7 @@ class Services:
     notifier: Any = None         # notify.notifier.Notifier when --notify names receivers
     run_index: RunIndex | None = None  # the runs listing in memory, marked stale by the hub's messages
     blobs: BlobStore | None = None  # artifact bytes (None: no folder for them, e.g. PostgreSQL unconfigured)
+    sweeps: SweepController | None = None  # sweeps' trials, suggested and pruned through Optuna
     started: bool = False
 
     @classmethod
@@ -71,8 +76,11 @@ class Services:
             notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs, writer)
             hub.listeners.append(notifier.note)
         root = blob_root(settings.db_url, settings.artifacts_dir)
+        sweeps = SweepController(store, lambda env, status, reason: writer.submit(
+            Job([status_command(env, status, None, time.time(), reason)])))
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=shares, notifier=notifier, blobs=LocalBlobStore(root) if root else None)
+                   run_index=run_index, shares=shares, notifier=notifier, blobs=LocalBlobStore(root) if root else None,
+                   sweeps=sweeps)
 
     def start(self) -> None:
         if not self.started:

@@ -112,8 +112,8 @@ def test_unsupported_calls_name_themselves(online, tmp_path, caplog) -> None:
     with pytest.raises(RuntimeError, match="paneboard.init"):
         paneboard.log({"x": 1})
     assert paneboard.login() is True
-    with pytest.raises(NotImplementedError, match="wandb.sweep"):
-        paneboard.sweep({})
+    with pytest.raises(NotImplementedError, match="wandb.restore"):
+        paneboard.restore("model.pt")
     paneboard.init(project="u", name="save", dir=tmp_path)
     caplog.set_level(logging.WARNING, "paneboard")
     assert paneboard.save("*.pt") == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -41,8 +42,14 @@ def init(project: str | None = None, name: str | None = None, config: Any = None
     mode_name = _MODES[mode_name]
     project = project or os.environ.get("PANEBOARD_PROJECT") or os.environ.get("WANDB_PROJECT") or None
     name = name or os.environ.get("WANDB_NAME") or id or generated_name()
+    sweep = _sweep_trial()
+    if sweep is not None:  # a sweep agent started this program: the trial's run, config and tag win (as W&B's)
+        project, name = sweep["run"].split("/", 1)
+        tags = [*(tags or ()), f"sweep-{sweep['id']}"]
     env = f"{project}/{name}" if project else name
     values = {**globals()["config"].as_dict(), **config_dict(config)}
+    if sweep is not None:
+        values.update(sweep["config"])
     if config_include_keys:
         values = {k: v for k, v in values.items() if k in config_include_keys}
     for k in config_exclude_keys or ():
@@ -67,6 +74,19 @@ def init(project: str | None = None, name: str | None = None, config: Any = None
     current = run
     globals()["config"] = cfg
     return run
+
+
+def _sweep_trial() -> dict[str, Any] | None:
+    """The sweep trial this process runs for a `paneboard agent` ({"id", "run", "config"}), None outside one."""
+    run, sweep_id = os.environ.get("PANEBOARD_SWEEP_RUN"), os.environ.get("PANEBOARD_SWEEP_ID")
+    if not run or not sweep_id or "/" not in run:
+        return None
+    try:
+        config = json.loads(os.environ.get("PANEBOARD_SWEEP_CONFIG") or "{}")
+    except ValueError:
+        _logger.warning("paneboard.init: PANEBOARD_SWEEP_CONFIG is not JSON; the sweep's config is not applied")
+        config = {}
+    return {"id": sweep_id, "run": run, "config": config if isinstance(config, dict) else {}}
 
 
 def _fork(fork_from: str | None, project: str | None) -> tuple[str | None, float | None]:

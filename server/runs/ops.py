@@ -244,10 +244,11 @@ def check_best(value: Any) -> dict:
     return value
 
 
-def status_command(env: str, status: str, client: str | None, wall: float) -> EnvCommand:
-    """The server's own status change of a run: "crashed" (client gone), "stalled", or "running" again (no
-    longer stalled; or crashed, and `client` reconnected)."""
-    return EnvCommand(op="run_status", env=env, wall=wall, payload={"status": status, "client": client})
+def status_command(env: str, status: str, client: str | None, wall: float, reason: str | None = None) -> EnvCommand:
+    """The server's own status change of a run: "crashed" (client gone), "stalled", "running" again (no
+    longer stalled; or crashed, and `client` reconnected), or "stopped" (a sweep's pruner ended it: `reason`)."""
+    return EnvCommand(op="run_status", env=env, wall=wall, payload={"status": status, "client": client,
+                                                                    "reason": reason})
 
 
 @refusing_store_errors
@@ -342,6 +343,9 @@ def _ended(run: RunRecord, cmd: EnvCommand) -> RunRecord:
 
 def _status_set(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     status, client = cmd.payload["status"], cmd.payload["client"]
+    if status == "stopped":  # the reason is kept where a failed run keeps its traceback
+        return dataclasses.replace(run, status="stopped", ended=cmd.wall, error=cmd.payload.get("reason")) \
+            if run.status in ACTIVE else run
     if status == "crashed":
         if run.status not in ACTIVE or client not in run.clients:
             return run

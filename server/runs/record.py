@@ -8,7 +8,7 @@ from typing import Any
 from ..store import RunRecord
 
 ACTIVE = ("running", "stalled")
-STATUSES = ("running", "finished", "failed", "crashed", "stalled", "active", "idle")
+STATUSES = ("running", "finished", "failed", "crashed", "stalled", "stopped", "active", "idle")
 SOURCE = "visdom"          # provenance["source"] of a Visdom client's run (runs/visdom_run.py)
 ACTIVE_STATUS = "active"   # such a run while its client writes ...
 IDLE_STATUS = "idle"       # ... and once it has been quiet for IDLE_AFTER_S

@@ -26,6 +26,7 @@ from .records import (
     StepRow,
     TraceRecord,
 )
+from .sweep_records import SweepRecord, SweepSession, TrialRecord
 
 # Env meta key of a fork: {rank (as text): the last line number copied from its source}; the fork's own job
 # numbers its lines from 1 again, so they are stored after these (runs/console.py).
@@ -331,6 +332,22 @@ class Store(ABC):
     @abstractmethod
     def compact(self) -> CompactReport:
         """Rewrite the database without free space (a full VACUUM); not while the server writes."""
+
+    # Sweeps, each call a short transaction of its own outside the writer thread (sweeps/ drives them).
+    @abstractmethod
+    def add_sweep(self, sweep: SweepRecord) -> SweepRecord: ...
+    @abstractmethod
+    def get_sweep(self, sweep_id: str) -> SweepRecord | None: ...
+    @abstractmethod
+    def list_sweeps(self) -> list[SweepRecord]:
+        """Every sweep, newest first."""
+    @abstractmethod
+    def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
+        """The sweep's trials by number (a read: nothing waits on it)."""
+    @abstractmethod
+    def sweep_session(self, sweep_id: str) -> AbstractContextManager[SweepSession | None]:
+        """A transaction on one sweep (None if there is no such sweep): sessions on one sweep run one at a time,
+        on every server of the database; its `sweep.version` is one more than the last session's."""
 
     @abstractmethod
     def close(self) -> None: ...

@@ -258,6 +258,42 @@ class ShareToken(Base):
     created: Mapped[float] = mapped_column(Float, nullable=False)
 
 
+class Sweep(Base):
+    """A hyperparameter sweep (W&B's sweep configuration, parsed); its trials are runs (sweeps/)."""
+
+    __tablename__ = "sweep"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    project: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    name: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    config: Mapped[dict] = mapped_column(JSON, nullable=False)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+    updated: Mapped[float] = mapped_column(Float, nullable=False)
+    version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+
+
+class SweepTrial(Base):
+    """One trial of a sweep: the configuration an agent ran, the run it logged to, the metric as reported."""
+
+    __tablename__ = "sweep_trial"
+    sweep_id: Mapped[str] = mapped_column(ForeignKey("sweep.id", ondelete="CASCADE"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    params: Mapped[dict] = mapped_column(JSON, nullable=False)
+    config: Mapped[dict] = mapped_column(JSON, nullable=False)
+    run: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    agent: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    value: Mapped[float | None] = mapped_column(Float, nullable=True)
+    intermediate: Mapped[list] = mapped_column(JSON, nullable=False)
+    system_attrs: Mapped[dict] = mapped_column(JSON, nullable=False)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    retry_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created: Mapped[float] = mapped_column(Float, nullable=False)
+    started: Mapped[float | None] = mapped_column(Float, nullable=True)
+    ended: Mapped[float | None] = mapped_column(Float, nullable=True)
+    deadline: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
 Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
 Index("ix_artifact_version_env", ArtifactVersion.env)
@@ -282,3 +318,5 @@ use_t = cast(Table, ArtifactUse.__table__)
 console_t = cast(Table, ConsoleLine.__table__)
 notify_t = cast(Table, NotifyOutbox.__table__)
 rule_t = cast(Table, AlertRule.__table__)
+sweep_t = cast(Table, Sweep.__table__)
+trial_t = cast(Table, SweepTrial.__table__)

@@ -87,7 +87,7 @@ class RunRecord:
     """An env's run record: what its job reported (status, times, provenance) and what users added."""
 
     env: str
-    status: str | None = None       # running | finished | failed | crashed | stalled; None: no job reported (an import)
+    status: str | None = None       # running | finished | failed | crashed | stalled | stopped; None: no job reported (an import)
     started: float | None = None
     ended: float | None = None
     clients: tuple[str, ...] = ()   # SDK client ids still running it (the run ends when the last one does)

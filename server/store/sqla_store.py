@@ -23,6 +23,7 @@ from .sqla_console import SqlConsole
 from .sqla_notify import SqlNotify
 from .sqla_settings import SqlSettings
 from .sqla_space import SqlSpace
+from .sqla_sweeps import SqlSweeps
 from .sqla_tokens import SqlShareTokens
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
@@ -32,7 +33,7 @@ FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up f
 
 
 class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, SqlSpace,
-               Store):
+               SqlSweeps, Store):
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = create_engine_for(url)

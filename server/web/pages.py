@@ -104,6 +104,12 @@ def runs_page() -> str:
     return _page("runs", None)
 
 
+@bp.get("/sweeps/<sweep_id>")
+def sweep_page(sweep_id: str) -> str:
+    """One sweep: state and controls, best so far, the trials (static/js/pages/sweep.js)."""
+    return _page("sweep", None)
+
+
 def _env_page(page: str, name: str) -> str:
     """A page about one env, its name checked as an env name (400 otherwise)."""
     try:

@@ -10,6 +10,7 @@ import { scalarsPage } from "./pages/scalars.js";
 import { hparamsPage } from "./pages/hparams.js";
 import { runsPage } from "./pages/runs.js";
 import { consolePage } from "./pages/console.js";
+import { sweepPage } from "./pages/sweep.js";
 import { loadRunColors } from "./run_colors.js";
 
 const boot = readBoot();
@@ -72,4 +73,5 @@ else if (boot.page === "compare") comparePage({ connect, points: POINTS, notice 
 else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice });
 else if (boot.page === "hparams") hparamsPage({ connect, notice });
 else if (boot.page === "runs") runsPage({ connect, notice });
+else if (boot.page === "sweep") sweepPage({ connect, notice });
 else envListPage({ connect, notice });

@@ -1,0 +1,74 @@
+"""The plain records of sweeps and their trials that the store returns, and the sweep session's interface."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+# Trial states: queued (waiting for an agent), running, finished (the program exited 0), stopped (the pruner or a
+# user stopped it), failed (the program exited non-zero), crashed (its agent stopped answering).
+TRIAL_STATES = ("queued", "running", "finished", "stopped", "failed", "crashed")
+SWEEP_STATES = ("running", "paused", "stopping", "finished", "cancelled")
+
+
+@dataclass(frozen=True)
+class SweepRecord:
+    """One sweep: its parsed W&B configuration and where it stands."""
+
+    id: str
+    project: str | None
+    name: str
+    config: dict
+    state: str
+    created: float
+    updated: float
+    version: int = 0                # bumped by every sweep session: tells a cached study it is out of date
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "project": self.project, "name": self.name, "config": self.config,
+                "state": self.state, "created": self.created, "updated": self.updated,
+                "method": self.config.get("method"), "metric": self.config.get("metric")}
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """One trial of a sweep; `number` is also its Optuna trial number, and `run` the env its program logs to."""
+
+    sweep_id: str
+    number: int
+    state: str
+    params: dict                    # Optuna's values (what its samplers see)
+    config: dict                    # what the program gets as its config
+    run: str | None = None
+    agent: str | None = None
+    value: float | None = None
+    intermediate: tuple[float, ...] = ()  # the metric's values as the run logged them (Optuna step = index + 1)
+    system_attrs: dict = field(default_factory=dict)  # Optuna's own bookkeeping (samplers', pruners')
+    reason: str | None = None
+    retry_of: int | None = None
+    created: float = 0.0
+    started: float | None = None
+    ended: float | None = None
+    deadline: float | None = None   # a running trial whose agent has not been heard of by then is crashed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "state": self.state, "config": self.config, "run": self.run,
+                "agent": self.agent, "value": self.value, "steps": len(self.intermediate),
+                "reason": self.reason, "retry_of": self.retry_of, "created": self.created,
+                "started": self.started, "ended": self.ended}
+
+
+class SweepSession(ABC):
+    """One transaction on one sweep: every server's sessions on the same sweep run one at a time."""
+
+    sweep: SweepRecord
+
+    @abstractmethod
+    def trials(self) -> list[TrialRecord]:
+        """Every trial of the sweep, by number."""
+    @abstractmethod
+    def put_trial(self, trial: TrialRecord) -> None:
+        """Insert the trial, or overwrite the one with its number."""
+    @abstractmethod
+    def set_state(self, state: str) -> None: ...

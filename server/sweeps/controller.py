@@ -1,0 +1,246 @@
+"""The sweep controller: hands trials to agents, hears their reports, prunes and ends trials, one session each."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..store import Store
+from ..store.sweep_records import SweepRecord, SweepSession, TrialRecord
+from .config import Spec, parse
+from .metric import metric_values
+from .search import SweepStudy, program_values
+
+ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
+RETRY_S = 1.0  # what a paused (or for now exhausted) sweep tells its agents to wait before asking again
+
+
+class SweepError(Exception):
+    """A request the controller refuses: `status` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _deadline(now: float, heartbeat_s: float) -> float:
+    """An agent that misses three heartbeats (and at least two seconds) is taken for dead."""
+    return now + max(3 * heartbeat_s, 2.0)
+
+
+class SweepController:
+    """One per server. `set_run_status(env, status, reason)` marks a trial's run (its writer's command)."""
+
+    def __init__(self, store: Store, set_run_status: Callable[[str, str, str], None] | None = None) -> None:
+        self.store = store
+        self.set_run_status = set_run_status
+        self._studies: dict[str, SweepStudy] = {}
+        self._lock = threading.Lock()  # Optuna studies are not thread-safe; sessions are short
+
+    # -- creating and reading ------------------------------------------------------------------------
+    def create(self, raw: Any, project: str | None = None) -> SweepRecord:
+        parse(raw)  # SweepConfigError names what is wrong (a config that is not even a mapping too), storing nothing
+        project = project or raw.get("project") or "sweeps"
+        if not isinstance(project, str) or not project or "/" in project or len(project) > 128:
+            raise SweepError(400, "project must be a name of at most 128 characters without '/'")
+        now = time.time()
+        name = raw.get("name") if isinstance(raw.get("name"), str) else ""
+        return self.store.add_sweep(SweepRecord(id=secrets.token_hex(4), project=project, name=name or "",
+                                                config=raw, state="running", created=now, updated=now))
+
+    def describe(self, sweep_id: str) -> dict[str, Any]:
+        trials = self.store.sweep_trials(sweep_id)
+        now = time.time()
+        if any(t.state == "running" and (t.deadline or 0) < now for t in trials):
+            with self._session(sweep_id) as (session, study, trials):
+                self._reap(session, study, trials, now)
+            trials = self.store.sweep_trials(sweep_id)
+        sweep = self.store.get_sweep(sweep_id)
+        if sweep is None:
+            raise SweepError(404, f"no sweep {sweep_id!r}")
+        return {**sweep.to_json(), **summary(sweep, trials), "trials": [t.to_json() for t in trials]}
+
+    # -- agents --------------------------------------------------------------------------------------
+    def next_trial(self, sweep_id: str, agent: str, heartbeat_s: float) -> dict[str, Any]:
+        """Claim the next trial for `agent`: {"trial": {...}} or {"trial": None, "state", "retry_s"}."""
+        with self._session(sweep_id) as (session, study, trials):
+            now = time.time()
+            trials = self._reap(session, study, trials, now)
+            state = session.sweep.state
+            if state == "paused":
+                return {"trial": None, "state": state, "retry_s": RETRY_S}
+            if state != "running":
+                return {"trial": None, "state": state}
+            queued = [t for t in trials if t.state == "queued"]
+            if not queued and self._exhausted(study.spec, trials):
+                if any(t.state == "running" and t.retry_of is None for t in trials):
+                    # A running trial whose agent dies is queued again: this agent may be the one to run it.
+                    return {"trial": None, "state": state, "retry_s": RETRY_S}
+                if not any(t.state == "running" for t in trials):
+                    session.set_state("finished")
+                return {"trial": None, "state": session.sweep.state}
+            number, params = study.ask()
+            base = queued[0] if queued else None
+            if base is not None and base.number != number:  # Optuna pops the oldest waiting trial: ours too
+                raise SweepError(500, f"sweep {sweep_id}: Optuna gave trial {number}, queued was {base.number}")
+            run = f"{session.sweep.project}/{sweep_id}-{number}"
+            trial = TrialRecord(sweep_id=sweep_id, number=number, state="running", params=params,
+                                config=program_values(study.spec, params), run=run, agent=agent,
+                                system_attrs=study.system_attrs(number), retry_of=base.retry_of if base else None,
+                                created=base.created if base else now, started=now,
+                                deadline=_deadline(now, heartbeat_s))
+            session.put_trial(trial)
+            spec = study.spec
+            return {"trial": {**trial.to_json(), "project": session.sweep.project, "program": spec.program,
+                              "command": list(spec.command), "metric": spec.metric}}
+
+    def heartbeat(self, sweep_id: str, number: int, agent: str, heartbeat_s: float) -> dict[str, Any]:
+        """The agent's trial is alive: report the metric's new values; {"action": "continue" | "stop", ...}."""
+        with self._session(sweep_id) as (session, study, trials):
+            trial = self._own(trials, number, agent)
+            if trial.state != "running":
+                return {"action": "stop", "state": trial.state, "reason": trial.reason or f"trial is {trial.state}"}
+            now = time.time()
+            if session.sweep.state == "cancelled":
+                self._end(session, study, trial, "stopped", f"sweep {sweep_id} was cancelled", now)
+                return {"action": "stop", "state": "stopped", "reason": f"sweep {sweep_id} was cancelled"}
+            trial, pruned = self._report(study, trial)
+            trial = dataclasses.replace(trial, deadline=_deadline(now, heartbeat_s))
+            if pruned:
+                reason = (f"pruned by hyperband at step {len(trial.intermediate)}: "
+                          f"{study.spec.metric}={trial.intermediate[-1]:.6g}")
+                self._end(session, study, trial, "stopped", reason, now)
+                return {"action": "stop", "state": "stopped", "reason": reason}
+            session.put_trial(trial)
+            return {"action": "continue", "state": "running", "steps": len(trial.intermediate)}
+
+    def finish(self, sweep_id: str, number: int, agent: str, exit_code: int | None) -> dict[str, Any]:
+        """The trial's program ended (exit_code None: the agent stopped it as told)."""
+        with self._session(sweep_id) as (session, study, trials):
+            trial = self._own(trials, number, agent)
+            now = time.time()
+            if trial.state != "running":  # stopped by the pruner or a user: it keeps that end
+                if trial.ended is None:
+                    session.put_trial(dataclasses.replace(trial, ended=now))
+                return trial.to_json()
+            trial, _ = self._report(study, trial, prune=False)
+            if exit_code == 0:
+                value = trial.intermediate[-1] if trial.intermediate else None
+                trial = dataclasses.replace(trial, value=value)
+                reason = None if value is not None or study.spec.metric is None else \
+                    f"the run logged no {study.spec.metric}"
+                trial = self._end(session, study, trial, "finished", reason, now)
+            else:
+                trial = self._end(session, study, trial, "failed", f"the program exited with {exit_code}", now)
+            self._maybe_done(session, trials)
+            return trial.to_json()
+
+    def set_state(self, sweep_id: str, action: Any) -> dict[str, Any]:
+        if not isinstance(action, str) or action not in ACTIONS:
+            raise SweepError(400, f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
+        with self._session(sweep_id) as (session, _study, trials):
+            state = session.sweep.state
+            if state in ("finished", "cancelled"):
+                raise SweepError(409, f"sweep {sweep_id} is {state}: it cannot {action}")
+            if action == "resume" and state != "paused":
+                raise SweepError(409, f"sweep {sweep_id} is {state}, not paused")
+            session.set_state(ACTIONS[action])
+            if action == "stop":
+                self._maybe_done(session, trials)
+            return session.sweep.to_json()
+
+    # -- the pieces ----------------------------------------------------------------------------------
+    @contextmanager
+    def _session(self, sweep_id: str) -> Iterator[tuple[SweepSession, SweepStudy, list[TrialRecord]]]:
+        with self._lock, self.store.sweep_session(sweep_id) as session:
+            if session is None:
+                raise SweepError(404, f"no sweep {sweep_id!r}")
+            trials = session.trials()
+            study = self._studies.get(sweep_id)
+            # Another server (or a rolled-back session) changed the sweep since this study last saw it.
+            if study is None or study.version != session.sweep.version - 1:
+                study = SweepStudy(sweep_id, parse(session.sweep.config), trials, session.sweep.version)
+            self._studies.pop(sweep_id, None)
+            yield session, study, trials
+            study.version = session.sweep.version
+            self._studies[sweep_id] = study  # kept only once the session went through without an error
+
+    def _own(self, trials: list[TrialRecord], number: int, agent: str) -> TrialRecord:
+        trial = next((t for t in trials if t.number == number), None)
+        if trial is None:
+            raise SweepError(404, f"no trial {number}")
+        if trial.agent != agent:
+            raise SweepError(409, f"trial {number} belongs to agent {trial.agent!r}, not {agent!r}")
+        return trial
+
+    def _report(self, study: SweepStudy, trial: TrialRecord, prune: bool = True) -> tuple[TrialRecord, bool]:
+        metric = study.spec.metric
+        if metric is None or trial.run is None:
+            return trial, False
+        values = metric_values(self.store, trial.run, metric)
+        new = values[len(trial.intermediate):]
+        pruned = study.report(trial.number, new, len(trial.intermediate)) if new else False
+        trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new),
+                                    system_attrs=study.system_attrs(trial.number))
+        return trial, pruned and prune
+
+    def _end(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, state: str, reason: str | None,
+             now: float) -> TrialRecord:
+        study.tell(trial.number, state, trial.value)
+        trial = dataclasses.replace(trial, state=state, reason=reason, ended=now,
+                                    system_attrs=study.system_attrs(trial.number))
+        session.put_trial(trial)
+        if state == "stopped" and trial.run and self.set_run_status is not None:
+            self.set_run_status(trial.run, state, reason or "")
+        return trial
+
+    def _reap(self, session: SweepSession, study: SweepStudy, trials: list[TrialRecord], now: float
+              ) -> list[TrialRecord]:
+        """Running trials whose agent went silent are crashed; each is queued again once."""
+        out = []
+        for t in trials:
+            if t.state == "running" and (t.deadline or 0) < now:
+                reason = f"agent {t.agent} stopped answering"
+                out.append(self._end(session, study, t, "crashed", reason, now))
+                if t.retry_of is None:
+                    number = study.enqueue(t.params)
+                    retry = TrialRecord(sweep_id=t.sweep_id, number=number, state="queued", params=t.params,
+                                        config=t.config, retry_of=t.number, created=now,
+                                        system_attrs=study.system_attrs(number))
+                    session.put_trial(retry)
+                    out.append(retry)
+            else:
+                out.append(t)
+        return sorted(out, key=lambda t: t.number)
+
+    def _exhausted(self, spec: Spec, trials: list[TrialRecord]) -> bool:
+        fresh = sum(1 for t in trials if t.retry_of is None)  # a crashed trial's second chance is not a new one
+        if spec.run_cap is not None and fresh >= spec.run_cap:
+            return True
+        return spec.method == "grid" and fresh >= spec.grid_size
+
+    def _maybe_done(self, session: SweepSession, trials: list[TrialRecord]) -> None:
+        if session.sweep.state == "stopping" and not any(t.state == "running" for t in session.trials()):
+            session.set_state("finished")
+
+
+def summary(sweep: SweepRecord, trials: list[TrialRecord]) -> dict[str, Any]:
+    """Counts by state, the best trial so far and the agents running trials now."""
+    spec = parse(sweep.config)
+    counts = {s: 0 for s in ("queued", "running", "finished", "stopped", "failed", "crashed")}
+    for t in trials:
+        counts[t.state] = counts.get(t.state, 0) + 1
+    scored = [t for t in trials if t.state == "finished" and t.value is not None]
+    best = None
+    if scored and spec.metric is not None:
+        pick = max if spec.goal == "maximize" else min
+        b = pick(scored, key=lambda t: t.value if t.value is not None else 0.0)
+        best = {"number": b.number, "run": b.run, "value": b.value, "config": b.config}
+    agents = [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in trials if t.state == "running"]
+    return {"counts": counts, "total": len(trials), "best": best, "agents": agents,
+            "runs_query": f"tags:sweep-{sweep.id}"}

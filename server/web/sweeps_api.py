@@ -1,0 +1,117 @@
+"""JSON API for sweeps: create from a W&B sweep file, list, describe, pause/resume/stop/cancel; the agents' calls."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flask import Blueprint, Response
+
+from ..sweeps.config import SweepConfigError, load_text
+from ..sweeps.controller import SweepController, SweepError, summary
+from .common import ApiError, json_response, services
+from .envs_api import _body
+
+bp = Blueprint("sweeps_api", __name__, url_prefix="/api/v1")
+
+MAX_SWEEP_FILE = 256 * 1024
+
+
+def _controller() -> SweepController:
+    svc = services()
+    assert svc.sweeps is not None
+    return svc.sweeps
+
+
+def _call(fn: Any, *args: Any) -> Response:
+    """Run a controller call; its refusals (and a bad sweep file, or Optuna missing) become JSON errors."""
+    try:
+        return json_response(fn(*args))
+    except SweepError as exc:
+        raise ApiError(exc.status, str(exc)) from None
+    except SweepConfigError as exc:
+        raise ApiError(400, str(exc)) from None
+    except RuntimeError as exc:
+        if "Optuna" in str(exc):
+            raise ApiError(501, str(exc)) from None
+        raise
+
+
+def _agent(body: dict[str, Any]) -> tuple[str, float]:
+    agent, hb = body.get("agent"), body.get("heartbeat_s", 10.0)
+    if not isinstance(agent, str) or not 1 <= len(agent) <= 128:
+        raise ApiError(400, "agent must be the agent's id (1..128 characters)")
+    if not isinstance(hb, (int, float)) or isinstance(hb, bool) or not math.isfinite(hb) or not 0.05 <= hb <= 600:
+        raise ApiError(400, "heartbeat_s must be a number of seconds in [0.05, 600]")
+    return agent, float(hb)
+
+
+@bp.post("/sweeps")
+def create_sweep() -> Response:
+    """{"config": <W&B sweep config as an object, or the file's YAML text>, "project"?} -> the sweep (201)."""
+    body = _body()
+    config, project = body.get("config"), body.get("project")
+    if isinstance(config, str):
+        if len(config) > MAX_SWEEP_FILE:
+            raise ApiError(413, f"the sweep file is over {MAX_SWEEP_FILE} bytes")
+        try:
+            config = load_text(config)
+        except SweepConfigError as exc:
+            raise ApiError(400, str(exc)) from None
+    if project is not None and not isinstance(project, str):
+        raise ApiError(400, "project must be a string")
+
+    def create() -> dict[str, Any]:
+        return _controller().create(config, project).to_json()
+
+    resp = _call(create)
+    resp.status_code = 201
+    return resp
+
+
+@bp.get("/sweeps")
+def list_sweeps() -> Response:
+    """Every sweep, newest first, with its counts and best trial: {"sweeps": [...]}."""
+    store = services().store
+    out = []
+    for sweep in store.list_sweeps():
+        info = summary(sweep, store.sweep_trials(sweep.id))
+        out.append({**sweep.to_json(), **{k: info[k] for k in ("counts", "total", "best", "runs_query")}})
+    return json_response({"sweeps": out})
+
+
+@bp.get("/sweeps/<sweep_id>")
+def get_sweep(sweep_id: str) -> Response:
+    """The sweep: state, config, counts, best trial so far, the agents running trials, every trial."""
+    return _call(_controller().describe, sweep_id)
+
+
+@bp.post("/sweeps/<sweep_id>/state")
+def set_sweep_state(sweep_id: str) -> Response:
+    """{"action": "pause" | "resume" | "stop" | "cancel"}: stop lets running trials finish, cancel stops them."""
+    return _call(_controller().set_state, sweep_id, _body().get("action"))
+
+
+@bp.post("/sweeps/<sweep_id>/next")
+def next_trial(sweep_id: str) -> Response:
+    """An agent claims its next trial: {"agent", "heartbeat_s"} -> {"trial": {...} | null, "state"}."""
+    agent, hb = _agent(_body())
+    return _call(_controller().next_trial, sweep_id, agent, hb)
+
+
+@bp.post("/sweeps/<sweep_id>/trials/<int:number>/heartbeat")
+def heartbeat(sweep_id: str, number: int) -> Response:
+    """The agent's trial still runs: its metric is read and reported -> {"action": "continue" | "stop"}."""
+    agent, hb = _agent(_body())
+    return _call(_controller().heartbeat, sweep_id, number, agent, hb)
+
+
+@bp.post("/sweeps/<sweep_id>/trials/<int:number>/finish")
+def finish(sweep_id: str, number: int) -> Response:
+    """The trial's program ended: {"agent", "exit_code": int | null (stopped as told)}."""
+    body = _body()
+    agent, _ = _agent(body)
+    code = body.get("exit_code")
+    if code is not None and (type(code) is not int):
+        raise ApiError(400, "exit_code must be an integer or null")
+    return _call(_controller().finish, sweep_id, number, agent, code)
