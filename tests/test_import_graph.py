@@ -12,6 +12,11 @@ def test_no_import_cycles():
     assert cycles(graph()) == []
 
 
+def test_no_import_cycles_even_through_imports_for_type_checking():
+    # A circle that only type checking walks is still two modules that cannot be read apart: it is refused too.
+    assert cycles(graph(typing=True)) == []
+
+
 def test_no_server_package_imports_one_that_imports_it_back():
     # Module cycles are one test; this is the house's: commands, runs and panes each import one way.
     assert cycles(room_graph(graph())) == []

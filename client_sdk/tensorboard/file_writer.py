@@ -5,16 +5,34 @@ from __future__ import annotations
 import base64
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from time import time as _now
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from . import summaries as ts
 
-if TYPE_CHECKING:
-    from .writer import SummaryWriter
+
+class _Target(Protocol):
+    """What the file writer writes through: its SummaryWriter (typed here without importing it back)."""
+
+    env: str
+    log_dir: str
+    _put: Callable[[dict[str, Any]], int]
+
+    def add_scalar(self, tag: str, scalar_value: Any, global_step: Any = ..., walltime: float | None = ...,
+                   new_style: bool = ..., double_precision: bool = ...) -> None: ...
+    def add_text(self, tag: str, text_string: str, global_step: Any = ..., walltime: float | None = ...) -> None: ...
+    def _record(self, kind: str, tag: Any, record: dict[str, Any], global_step: Any, walltime: Any) -> None: ...
+    def _image(self, tag: str, data: str, mime: str, global_step: Any, walltime: Any) -> None: ...
+    def add_histogram_raw(self, tag: str, min: float, max: float, num: float, sum: float,  # noqa: A002
+                          sum_squares: float, bucket_limits: Any, bucket_counts: Any, global_step: Any = ...,
+                          walltime: float | None = ...) -> None: ...
+    def add_onnx_graph(self, prototxt: Any = ..., onnx_model_file: Any = ...) -> None: ...
+    def add_openvino_graph(self, xmlname: Any) -> None: ...
+    def flush(self, timeout: float | None = ...) -> bool: ...
+    def close(self, timeout: float | None = ...) -> bool: ...
 
 log = logging.getLogger("paneboard")
 
@@ -83,7 +101,7 @@ class FileWriter:
     one logged warning per tag and reason: a library's logging call never raises for a proto we cannot show.
     """
 
-    def __init__(self, writer: SummaryWriter) -> None:
+    def __init__(self, writer: _Target) -> None:
         self._writer = writer
         self.event_writer = self  # torch's EventFileWriter sits here; its add_event/flush/close are ours
         self._plugins: dict[str, tuple[str, bytes]] = {}    # TensorBoard sends plugin metadata with a tag's first value

@@ -10,7 +10,6 @@ import re
 import tarfile
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
@@ -20,9 +19,10 @@ from ..artifacts.blobs import BlobStore
 from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
 from ..panes import kind_module
-from ..store import PaneRecord, RunRecord, Store
+from ..store import PaneRecord, Store
 from . import artifact_archive
 from .archive_console import export_console, read_console
+from .archive_data import EnvData, PaneData, TraceData
 from .archive_limits import ArchiveLimits, check_members, is_plain, spool_checked
 from .archive_run import export_run, read_run
 from .import_checks import check_meta, check_pane
@@ -126,39 +126,6 @@ def export_envs(store: Store, names: list[str], out: IO[bytes], artifact_blobs: 
 
 
 # ------------------------------------------------------------------------------------------------ import
-
-
-@dataclass
-class TraceData:
-    name: str
-    style: dict
-    points: np.ndarray  # (n, 3): x, y, wall
-
-
-@dataclass
-class PaneData:
-    win: str
-    kind: str
-    title: str
-    opts: dict
-    content: dict | None
-    layout: dict | None
-    traces: list[TraceData] = field(default_factory=list)
-    steps: list[tuple[float, float, dict | None, str | None]] = field(default_factory=list)
-
-
-@dataclass
-class EnvData:
-    name: str
-    meta: dict
-    panes: list[PaneData] = field(default_factory=list)
-    blobs: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # sha256 -> (mime, bytes) its panes use
-    console: list[tuple[int, list[tuple[int, float, str, str, bool]]]] = field(default_factory=list)  # per rank
-    artifacts: list[artifact_archive.ArtifactImport] = field(default_factory=list)  # added with this env
-    run: RunRecord | None = None  # status, times, tags, notes, provenance, error (archive_run)
-
-    def points(self) -> int:
-        return sum(len(t.points) for p in self.panes for t in p.traces)
 
 
 def _bad(message: str) -> EventError:

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 import tarfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from .. import jsonio
 from ..artifacts.blobs import BlobError, BlobStore
@@ -22,31 +21,14 @@ from ..artifacts.ops import MAX_ALIASES, MAX_METADATA_BYTES, check_files
 from ..commands.envelope import EventError, check_name
 from ..store import Store
 from ..store.artifact_records import ArtifactRecord
+from .archive_data import ArtifactImport, EnvData
 from .archive_limits import ArchiveLimitError, ArchiveLimits, is_plain
-
-if TYPE_CHECKING:
-    from .archive import EnvData
 
 MEMBER = "artifacts.jsonl"
 BLOB_DIR = "artifact-blobs"
 COPY_BLOCK = 1 << 20
 _UID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 _TYPE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
-@dataclass
-class ArtifactImport:
-    """One version to add on import, and the archive's envs that used it."""
-
-    name: str
-    uid: str
-    type: str
-    files: list[dict]
-    metadata: dict
-    step: float | None
-    producer: str | None
-    aliases: list[str]
-    used_by: list[str] = field(default_factory=list)
 
 
 def _bad(message: str) -> EventError:

@@ -9,7 +9,7 @@ from paneboard.protocol import MAX_CONSOLE_LINES
 from ..commands.envelope import EnvCommand, EventError
 from ..live.deltas import Deltas
 from ..store import StoreTx
-from .archive import EnvData
+from .archive_data import EnvData
 
 IMPORT_OP = "import_env"  # built by the archive import alone: no producer event has this op
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select
@@ -14,10 +14,22 @@ from . import codec, sqla_console
 from .artifact_records import ArtifactRecord, RewindRecord
 from .dialect import insert_ignore
 from .models import alias_t, artifact_t, chunk_t, env_t, rewind_t, use_t
-from .records import PaneRecord
+from .records import PaneRecord, TraceRecord
 
-if TYPE_CHECKING:
-    from .sqla_tx import SqlTx
+
+class RewindTx(Protocol):
+    """What a rewind needs of the write transaction it runs in (SqlTx, which mixes SqlArtifactsTx in)."""
+
+    conn: Connection
+    now: float
+
+    def flush(self) -> None: ...
+    def pane_wins(self, env: str) -> list[str]: ...
+    def get_pane(self, env: str, win: str) -> PaneRecord | None: ...
+    def traces(self, pane: PaneRecord) -> list[TraceRecord]: ...
+    def replace_points(self, trace: TraceRecord, x: np.ndarray, y: np.ndarray, wall: np.ndarray) -> None: ...
+    def touch_pane(self, pane: PaneRecord) -> int: ...
+    def _env_id(self, name: str) -> int | None: ...
 
 
 def _trace_points(conn: Connection, trace_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -47,7 +59,7 @@ def _unpack(data: bytes) -> list[dict]:
                  "wall": z[f"w{k}"].tolist()} for k, (win, trace) in enumerate(index)]
 
 
-def rewind(tx: SqlTx, env: str, step: float, keep: bool) -> list[PaneRecord]:
+def rewind(tx: RewindTx, env: str, step: float, keep: bool) -> list[PaneRecord]:
     """Cut every line trace of `env` to x <= step (order kept); the cut points go to a rewind row if `keep`."""
     tx.flush()  # points buffered earlier in this transaction are part of what is cut
     hidden: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []

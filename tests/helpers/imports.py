@@ -23,12 +23,13 @@ def modules() -> dict[str, tuple[Path, bool]]:
     return out
 
 
-def imports(name: str, path: Path, is_pkg: bool, known: dict) -> Iterator[str]:
-    """Our modules that `name` imports anywhere in its source, except under `if TYPE_CHECKING:`."""
+def imports(name: str, path: Path, is_pkg: bool, known: dict, typing: bool = False) -> Iterator[str]:
+    """Our modules that `name` imports anywhere in its source; under `if TYPE_CHECKING:` too with `typing`."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     here = name if is_pkg else name.rpartition(".")[0]
-    typing_only = {id(n) for node in ast.walk(tree)
-                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    typing_only = set() if typing else {
+        id(n) for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
     for node in ast.walk(tree):
         if id(node) in typing_only:
             continue
@@ -48,9 +49,10 @@ def imports(name: str, path: Path, is_pkg: bool, known: dict) -> Iterator[str]:
                     yield target
 
 
-def graph() -> dict[str, set[str]]:
+def graph(typing: bool = False) -> dict[str, set[str]]:
+    """Module -> the modules it imports (with `typing`, also those it imports only for type checking)."""
     known = modules()
-    return {name: set(imports(name, *where, known)) - {name} for name, where in known.items()}
+    return {name: set(imports(name, *where, known, typing)) - {name} for name, where in known.items()}
 
 
 def cycles(g: dict[str, set[str]]) -> list[list[str]]:
