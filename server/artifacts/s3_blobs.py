@@ -1,0 +1,400 @@
+"""Artifact bytes in an S3-compatible bucket (AWS S3, MinIO, R2, Ceph RGW): the BlobStore every server reaches.
+
+Keys under the configured prefix: `objects/<sha>` the stored blobs; `touched/<sha>` an empty marker whose time
+is when an upload last found the blob already stored (S3 cannot change an object's time in place);
+`uploads/<sha>` a multipart upload of the blob (then, briefly, its completed copy while its hash is checked);
+`uploads/<sha>.tail` the bytes after the last part (S3 parts are >= 5 MB, requests may end anywhere).
+Nothing is kept on the server's disk, and any server on the bucket can take the next request of an upload.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from .blobs import _HASHING, BlobError, BlobInfo
+
+PART = 16 << 20  # bytes gathered before a multipart part goes out (S3's minimum is 5 MB; 10,000 parts = 160 GB)
+READ_BLOCK = 8 << 20  # a hash check's read-back block
+
+
+class BlobStoreUnavailable(OSError):
+    """The bucket did not answer as expected: callers treat it like a failing disk (the request is refused,
+    the upload resumes later)."""
+
+
+def _client_errors() -> tuple[type[BaseException], ...]:
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    return (BotoCoreError, ClientError)
+
+
+def _status(exc: BaseException) -> int:
+    return int(getattr(exc, "response", {}).get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+
+
+@dataclass
+class UploadState:
+    """Where an unfinished upload stands in the bucket."""
+
+    upload_id: str | None = None
+    parts: list[dict[str, Any]] = field(default_factory=list)  # {"PartNumber", "ETag", "Size"} in order
+    tail: int | None = None      # bytes in the tail object (None: no tail object counts)
+    staged: int | None = None    # size of the completed copy awaiting its hash check
+    mtime: float = 0.0           # newest write (part, tail or completion)
+
+    @property
+    def size(self) -> int:
+        if self.staged is not None:
+            return self.staged
+        return sum(p["Size"] for p in self.parts) + (self.tail or 0)
+
+    @property
+    def exists(self) -> bool:
+        return self.upload_id is not None or self.tail is not None or self.staged is not None
+
+
+class S3Upload:
+    """One request's bytes into an upload: gathered into parts of PART bytes, the rest kept as the tail object."""
+
+    def __init__(self, store: S3BlobStore, sha: str, state: UploadState, digest: Any, tail: bytes) -> None:
+        self.store, self.sha, self.state, self.digest = store, sha, state, digest
+        self.buffer = bytearray(tail)  # the tail object's bytes come first: they follow the last part
+        self.size = state.size
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if self.state.staged is not None:
+            raise BlobError(409, f"upload of {self.sha[:12]} is complete: only its last request is left")
+        hashed = _HASHING.submit(self.digest.update, data) if self.digest is not None else None
+        try:
+            self.buffer += data
+            self.size += len(data)
+            if len(self.buffer) >= PART:
+                self.store._put_part(self.sha, self.state, bytes(self.buffer))
+                self.buffer.clear()
+        except BaseException:
+            self.digest = None  # what reached the bucket is unsure: finish() reads it back to hash it
+            raise
+        finally:
+            if hashed is not None:
+                hashed.result()
+
+    def close(self) -> int:
+        try:
+            self.store._put_tail(self.sha, self.state, bytes(self.buffer))
+            self.size = self.state.size
+        finally:
+            self.store._release(self.sha, self.size, self.digest)
+        return self.size
+
+
+class S3Reader(io.RawIOBase):
+    """A stored blob read as a seekable file: each read streams from the position with a Range GET."""
+
+    def __init__(self, store: S3BlobStore, key: str, size: int) -> None:
+        self.store, self.key, self.length = store, key, size
+        self.pos = 0
+        self.body: Any = None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.pos, io.SEEK_END: self.length}[whence]
+        if base + offset != self.pos:
+            self._drop_body()
+            self.pos = max(0, base + offset)
+        return self.pos
+
+    def readinto(self, buffer: Any) -> int:
+        if self.pos >= self.length or len(buffer) == 0:
+            return 0
+        if self.body is None:
+            self.body = self.store._call("get_object", Key=self.key, Range=f"bytes={self.pos}-")["Body"]
+        data = self.body.read(len(buffer))
+        buffer[:len(data)] = data
+        self.pos += len(data)
+        return len(data)
+
+    def _drop_body(self) -> None:
+        if self.body is not None:
+            self.body.close()
+            self.body = None
+
+    def close(self) -> None:
+        self._drop_body()
+        super().close()
+
+
+class S3BlobStore:
+    """Blobs as objects in `bucket` under `prefix`; see the module's docstring for the keys."""
+
+    def __init__(self, bucket: str, prefix: str = "", client: Any = None) -> None:
+        self.bucket = bucket
+        self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
+        self.client = client if client is not None else make_client()
+        self._lock = threading.Lock()
+        self._writing: set[str] = set()  # this server's requests writing an upload (see docs: one writer)
+        self._hashing: dict[str, tuple[int, Any]] = {}  # sha -> hash of the bytes so far (this server's)
+
+    # -- keys and calls -----------------------------------------------------------------------------------
+
+    def _object(self, sha: str) -> str:
+        return f"{self.prefix}objects/{sha}"
+
+    def _marker(self, sha: str) -> str:
+        return f"{self.prefix}touched/{sha}"
+
+    def _upload_key(self, sha: str) -> str:
+        return f"{self.prefix}uploads/{sha}"
+
+    def _tail_key(self, sha: str) -> str:
+        return f"{self.prefix}uploads/{sha}.tail"
+
+    def _call(self, op: str, **kw: Any) -> Any:
+        try:
+            return getattr(self.client, op)(Bucket=self.bucket, **kw)
+        except _client_errors() as exc:
+            raise BlobStoreUnavailable(f"s3://{self.bucket}: {op} failed: {exc}") from exc
+
+    def _head(self, key: str) -> dict[str, Any] | None:
+        try:
+            return self.client.head_object(Bucket=self.bucket, Key=key)
+        except _client_errors() as exc:
+            if _status(exc) == 404:
+                return None
+            raise BlobStoreUnavailable(f"s3://{self.bucket}: head of {key} failed: {exc}") from exc
+
+    def _delete(self, key: str) -> None:
+        self._call("delete_object", Key=key)
+
+    def check(self) -> None:
+        """Raise BlobStoreUnavailable unless the bucket answers (at server start: fail early, not mid-upload)."""
+        self._call("list_objects_v2", Prefix=self.prefix, MaxKeys=1)
+
+    # -- stored blobs -------------------------------------------------------------------------------------
+
+    def has(self, sha: str) -> bool:
+        return self._head(self._object(sha)) is not None
+
+    def size(self, sha: str) -> int | None:
+        head = self._head(self._object(sha))
+        return None if head is None else int(head["ContentLength"])
+
+    def open(self, sha: str) -> BinaryIO:
+        size = self.size(sha)
+        if size is None:
+            raise FileNotFoundError(f"no blob {sha}")
+        return io.BufferedReader(S3Reader(self, self._object(sha), size), 1 << 20)  # type: ignore[return-value]
+
+    def touch(self, sha: str) -> None:
+        with self._lock:  # not between this server's cleanup's look at the time and its delete
+            self._call("put_object", Key=self._marker(sha), Body=b"")
+
+    def stored(self) -> Iterator[BlobInfo]:
+        touched = {sha: t for sha, _, t in self._list("touched/")}
+        for sha, size, mtime in self._list("objects/"):
+            if len(sha) == 64:
+                yield BlobInfo(sha, size, max(mtime, touched.get(sha, 0.0)))
+
+    def remove(self, sha: str, unused_since: float) -> bool:
+        with self._lock:
+            heads = [self._head(self._object(sha)), self._head(self._marker(sha))]
+            if heads[0] is None or any(h is not None and h["LastModified"].timestamp() > unused_since for h in heads):
+                return False
+            self._delete(self._object(sha))
+            self._delete(self._marker(sha))
+            return True
+
+    def _list(self, under: str) -> Iterator[tuple[str, int, float]]:
+        """(name after `under`, size, time) of each object under the prefix's `under` folder."""
+        start = self.prefix + under
+        try:
+            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=start):
+                for obj in page.get("Contents", []):
+                    yield obj["Key"][len(start):], int(obj["Size"]), obj["LastModified"].timestamp()
+        except _client_errors() as exc:
+            raise BlobStoreUnavailable(f"s3://{self.bucket}: listing {start} failed: {exc}") from exc
+
+    # -- uploads ------------------------------------------------------------------------------------------
+
+    def _state(self, sha: str) -> UploadState:
+        state = UploadState()
+        staged = self._head(self._upload_key(sha))
+        if staged is not None:
+            state.staged, state.mtime = int(staged["ContentLength"]), staged["LastModified"].timestamp()
+            return state
+        found = self._call("list_multipart_uploads", Prefix=self._upload_key(sha))
+        ids = [u["UploadId"] for u in found.get("Uploads", []) if u["Key"] == self._upload_key(sha)]
+        if ids:
+            state.upload_id = ids[0]
+            listed = self._call("list_parts", Key=self._upload_key(sha), UploadId=ids[0])
+            for p in sorted(listed.get("Parts", []), key=lambda p: p["PartNumber"]):
+                state.parts.append({"PartNumber": p["PartNumber"], "ETag": p["ETag"], "Size": int(p["Size"])})
+                state.mtime = max(state.mtime, p["LastModified"].timestamp())
+        tail = self._head(self._tail_key(sha))
+        # A tail written before the latest part went out was taken into that part: it no longer counts.
+        if tail is not None and int(tail["Metadata"].get("after-part", "-1")) == len(state.parts):
+            state.tail = int(tail["ContentLength"])
+            state.mtime = max(state.mtime, tail["LastModified"].timestamp())
+        return state
+
+    def partial_size(self, sha: str) -> int:
+        return self._state(sha).size
+
+    def open_upload(self, sha: str, offset: int) -> S3Upload:
+        with self._lock:
+            if sha in self._writing:
+                raise BlobError(409, f"another request is uploading {sha[:12]}")
+            self._writing.add(sha)
+        try:
+            state = self._state(sha)
+            if offset != state.size:
+                raise BlobError(409, f"upload of {sha[:12]} is at byte {state.size}, not {offset}")
+            tail = self._call("get_object", Key=self._tail_key(sha))["Body"].read() if state.tail else b""
+            with self._lock:
+                running = self._hashing.pop(sha, None)
+            digest = running[1] if running is not None and running[0] == state.size else None
+            if not state.exists:
+                digest = hashlib.sha256()
+            return S3Upload(self, sha, state, digest, tail)
+        except BaseException:
+            with self._lock:
+                self._writing.discard(sha)
+            raise
+
+    def _put_part(self, sha: str, state: UploadState, data: bytes) -> None:
+        key = self._upload_key(sha)
+        if state.upload_id is None:
+            state.upload_id = self._call("create_multipart_upload", Key=key)["UploadId"]
+        number = len(state.parts) + 1
+        etag = self._call("upload_part", Key=key, UploadId=state.upload_id, PartNumber=number, Body=data)["ETag"]
+        state.parts.append({"PartNumber": number, "ETag": etag, "Size": len(data)})
+        state.tail = None  # its bytes led this part (the tail object is now stale: see _state)
+
+    def _put_tail(self, sha: str, state: UploadState, data: bytes) -> None:
+        if state.staged is not None:
+            return
+        if data or state.upload_id is None:  # an upload of no bytes yet still exists (an empty file is a blob)
+            self._call("put_object", Key=self._tail_key(sha), Body=data,
+                       Metadata={"after-part": str(len(state.parts))})
+            state.tail = len(data)
+        elif state.tail is None:
+            self._delete(self._tail_key(sha))
+
+    def _release(self, sha: str, size: int, digest: Any) -> None:
+        with self._lock:
+            self._writing.discard(sha)
+            if digest is not None:
+                self._hashing[sha] = (size, digest)
+
+    def append(self, sha: str, offset: int, data: bytes) -> int:
+        upload = self.open_upload(sha, offset)
+        try:
+            upload.write(data)
+        finally:
+            size = upload.close()
+        return size
+
+    def finish(self, sha: str) -> None:
+        with self._lock:
+            if sha in self._writing:
+                raise BlobError(409, f"another request is uploading {sha[:12]}")
+            self._writing.add(sha)
+            running = self._hashing.pop(sha, None)
+        try:
+            state = self._state(sha)
+            if not state.exists:
+                raise BlobError(409, f"no upload of {sha[:12]} to finish")
+            digest = running[1] if running is not None and running[0] == state.size else None
+            if state.staged is None and state.upload_id is None:  # small: the tail is the whole blob
+                data = self._call("get_object", Key=self._tail_key(sha))["Body"].read()
+                self._check(sha, digest or hashlib.sha256(data), self._tail_key(sha))
+                self._call("put_object", Key=self._object(sha), Body=data)
+                self._delete(self._tail_key(sha))
+                return
+            if state.staged is None:
+                self._complete(sha, state)
+            if digest is None:  # another server or a restart took part of it: hash what the bucket holds
+                digest = self._hash_object(self._upload_key(sha))
+            self._check(sha, digest, self._upload_key(sha))
+            try:  # server-side: no byte passes through this server
+                self.client.copy({"Bucket": self.bucket, "Key": self._upload_key(sha)}, self.bucket,
+                                 self._object(sha))
+            except _client_errors() as exc:
+                raise BlobStoreUnavailable(f"s3://{self.bucket}: copy of {sha[:12]} failed: {exc}") from exc
+            self._delete(self._upload_key(sha))
+        finally:
+            with self._lock:
+                self._writing.discard(sha)
+
+    def _complete(self, sha: str, state: UploadState) -> None:
+        """The parts and the tail become the object uploads/<sha> (awaiting its hash check)."""
+        assert state.upload_id is not None
+        if state.tail:
+            tail = self._call("get_object", Key=self._tail_key(sha))["Body"].read()
+            self._put_part(sha, state, tail)
+        parts = [{"PartNumber": p["PartNumber"], "ETag": p["ETag"]} for p in state.parts]
+        self._call("complete_multipart_upload", Key=self._upload_key(sha), UploadId=state.upload_id,
+                   MultipartUpload={"Parts": parts})
+        self._delete(self._tail_key(sha))
+
+    def _hash_object(self, key: str) -> Any:
+        digest = hashlib.sha256()
+        body = self._call("get_object", Key=key)["Body"]
+        while block := body.read(READ_BLOCK):
+            digest.update(block)
+        return digest
+
+    def _check(self, sha: str, digest: Any, key: str) -> None:
+        if digest.hexdigest() != sha:
+            self._delete(key)
+            raise BlobError(422, f"upload of {sha[:12]} hashes to {digest.hexdigest()[:12]}: dropped")
+
+    def uploads(self) -> Iterator[BlobInfo]:
+        shas = {name.removesuffix(".tail") for name, _, _ in self._list("uploads/")}
+        found = self._call("list_multipart_uploads", Prefix=self.prefix + "uploads/")
+        shas |= {u["Key"].rsplit("/", 1)[1] for u in found.get("Uploads", [])}
+        for sha in sorted(shas):
+            if len(sha) == 64:
+                state = self._state(sha)
+                if state.exists:
+                    yield BlobInfo(sha, state.size, state.mtime)
+
+    def drop_upload(self, sha: str, unused_since: float) -> bool:
+        with self._lock:
+            if sha in self._writing:
+                return False
+            state = self._state(sha)
+            if not state.exists or state.mtime > unused_since:
+                return False
+            self._hashing.pop(sha, None)
+            if state.upload_id is not None:
+                self._call("abort_multipart_upload", Key=self._upload_key(sha), UploadId=state.upload_id)
+            self._delete(self._tail_key(sha))
+            self._delete(self._upload_key(sha))
+            return True
+
+
+def make_client() -> Any:
+    """An S3 client configured the standard AWS way: AWS_ENDPOINT_URL (MinIO, R2 ...), region, keys, profiles."""
+    try:
+        import boto3
+        from botocore.config import Config
+    except ImportError:
+        raise SystemExit("an s3:// artifacts URL needs boto3: pip install 'paneboard[s3]'") from None
+    config = Config(connect_timeout=5, read_timeout=60, retries={"max_attempts": 5, "mode": "standard"},
+                    max_pool_connections=32)
+    return boto3.session.Session().client("s3", config=config)
