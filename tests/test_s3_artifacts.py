@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.s3 import apply_env, moto_s3
 
 import paneboard
+from helpers.s3 import apply_env, moto_s3
 from paneboard.server.artifacts import s3_blobs
 from paneboard.server.artifacts.locate import ArtifactsUrlError, parse_artifacts_url
 

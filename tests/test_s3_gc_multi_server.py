@@ -7,17 +7,17 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from contextlib import closing
 import urllib.error
 import urllib.request
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.s3 import apply_env, moto_s3
-from helpers.waiting import wait_for
 
 import paneboard
+from helpers.s3 import apply_env, moto_s3
+from helpers.waiting import wait_for
 from paneboard.server.artifacts.cleanup import collect
 from paneboard.server.artifacts.s3_blobs import S3BlobStore
 from paneboard.server.cli.main import main

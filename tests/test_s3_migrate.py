@@ -7,9 +7,9 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from helpers.s3 import apply_env, moto_s3
 
 import paneboard
+from helpers.s3 import apply_env, moto_s3
 from paneboard.server.artifacts.blobs import LocalBlobStore
 from paneboard.server.artifacts.s3_blobs import S3BlobStore
 from paneboard.server.cli.main import main
