@@ -72,7 +72,7 @@ def test_an_upload_resumes_across_a_restart_from_the_bytes_in_the_bucket(s3, mak
     data = bytes(range(251)) * 120_000  # 30 MB
     sha = hashlib.sha256(data).hexdigest()
     first = make_server("first", artifacts_url=f"s3://{s3.bucket}")
-    # A first life sent 18 MB (one 16 MB part and a 2 MB tail), then another 3 MB, then died.
+    # A first life sent 18 MB (two 8 MiB parts and a tail), then another 3 MB, then died.
     assert put(first, sha, 0, data[:18_000_000]) == (200, {"stored": False, "offset": 18_000_000})
     assert put(first, sha, 18_000_000, data[18_000_000:21_000_000]) == (200, {"stored": False, "offset": 21_000_000})
     assert put(first, sha, 0, b"again") == (409, {"error": f"upload of {sha[:12]} is at byte 21000000, not 0",

@@ -105,7 +105,7 @@ def upload_state(server: Any, sha: str) -> dict:
 def test_gc_drops_abandoned_uploads_but_not_one_in_progress(s3, two_servers):
     db_url, _ = two_servers
     store = S3BlobStore(s3.bucket, "shared")
-    data = bytes(range(7)) * 3_000_000  # 21 MB: a part and a tail
+    data = bytes(range(7)) * 3_000_000  # 21 MB: parts and a tail
     sha = hashlib.sha256(data).hexdigest()
     assert store.append(sha, 0, data[:20_000_000]) == 20_000_000
     with closing(open_store(db_url)) as pg:

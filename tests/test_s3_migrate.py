@@ -32,7 +32,7 @@ def test_a_local_store_moves_into_a_bucket_resuming_a_broken_run(s3, make_server
     c.close_connection(5)
     local.stop()
     shas = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
-    # A first migrate broke off 17 MB into the model (one part and a tail in the bucket).
+    # A first migrate broke off 17 MB into the model (two parts and a tail in the bucket).
     bucket = S3BlobStore(s3.bucket, "pb")
     assert bucket.append(shas["model"], 0, files["model"][:17_000_000]) == 17_000_000
 

@@ -1,10 +1,12 @@
 """Artifact bytes in an S3-compatible bucket (AWS S3, MinIO, R2, Ceph RGW): the BlobStore every server reaches.
 
-Keys under the configured prefix: `objects/<sha>` the stored blobs; `touched/<sha>` an empty marker whose time
-is when an upload last found the blob already stored (S3 cannot change an object's time in place);
-`uploads/<sha>` a multipart upload of the blob (then, briefly, its completed copy while its hash is checked);
-`uploads/<sha>.tail` the bytes after the last part (S3 parts are >= 5 MB, requests may end anywhere).
-Nothing is kept on the server's disk, and any server on the bucket can take the next request of an upload.
+Keys under the configured prefix: `objects/<sha>` the stored blobs, and the multipart uploads that become them;
+`touched/<sha>` an empty marker whose time is when an upload last found the blob already stored (S3 cannot
+change an object's time in place); `uploads/<sha>.tail` the bytes after the last part (S3 parts are >= 5 MB,
+requests may end anywhere); `uploads/<sha>.verifying` while a completed upload whose hash this server did not
+follow (another server or a restart took part of it) is read back and checked: until it is gone the object does
+not count as stored. Nothing is kept on the server's disk, and any server on the bucket can take the next request
+of an upload.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import hashlib
 import io
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from .blobs import _HASHING, BlobError, BlobInfo
 
-PART = 16 << 20  # bytes gathered before a multipart part goes out (S3's minimum is 5 MB; 10,000 parts = 160 GB)
+PART = 8 << 20  # bytes of each multipart part (S3's minimum is 5 MB; 10,000 parts = 80 GB)
+IN_FLIGHT = 2    # parts sent while the request's next bytes arrive: the speed of both, the memory of a few parts
+# Parts go out on these threads, so that receiving a request and sending its parts on overlap.
+_SENDING = ThreadPoolExecutor(max_workers=8, thread_name_prefix="paneboard-s3-part")
 READ_BLOCK = 8 << 20  # a hash check's read-back block
 
 
@@ -44,7 +50,7 @@ class UploadState:
     upload_id: str | None = None
     parts: list[dict[str, Any]] = field(default_factory=list)  # {"PartNumber", "ETag", "Size"} in order
     tail: int | None = None      # bytes in the tail object (None: no tail object counts)
-    staged: int | None = None    # size of the completed copy awaiting its hash check
+    staged: int | None = None    # size of the completed upload awaiting its hash check
     mtime: float = 0.0           # newest write (part, tail or completion)
 
     @property
@@ -59,12 +65,15 @@ class UploadState:
 
 
 class S3Upload:
-    """One request's bytes into an upload: gathered into parts of PART bytes, the rest kept as the tail object."""
+    """One request's bytes into an upload: cut into parts of PART bytes sent in the background, the rest kept as
+    the tail object."""
 
     def __init__(self, store: S3BlobStore, sha: str, state: UploadState, digest: Any, tail: bytes) -> None:
         self.store, self.sha, self.state, self.digest = store, sha, state, digest
         self.buffer = bytearray(tail)  # the tail object's bytes come first: they follow the last part
         self.size = state.size
+        self.sending: list[tuple[int, int, Future]] = []  # (part number, size, its upload) oldest first
+        self.failed: BaseException | None = None
 
     def write(self, data: bytes) -> None:
         if not data:
@@ -75,9 +84,11 @@ class S3Upload:
         try:
             self.buffer += data
             self.size += len(data)
-            if len(self.buffer) >= PART:
-                self.store._put_part(self.sha, self.state, bytes(self.buffer))
-                self.buffer.clear()
+            while len(self.buffer) >= PART:
+                with memoryview(self.buffer) as view:  # one copy of the part, not two
+                    part = bytes(view[:PART])
+                del self.buffer[:PART]
+                self._send(part)
         except BaseException:
             self.digest = None  # what reached the bucket is unsure: finish() reads it back to hash it
             raise
@@ -85,11 +96,36 @@ class S3Upload:
             if hashed is not None:
                 hashed.result()
 
+    def _send(self, data: bytes) -> None:
+        if self.state.upload_id is None:
+            self.state.upload_id = self.store._call("create_multipart_upload", Key=self.store._object(self.sha))["UploadId"]
+        number = len(self.state.parts) + len(self.sending) + 1
+        self.sending.append((number, len(data), _SENDING.submit(self.store._send_part, self.sha, self.state.upload_id,
+                                                                number, data)))
+        while len(self.sending) > IN_FLIGHT:
+            self._settle_oldest()
+
+    def _settle_oldest(self) -> None:
+        number, size, future = self.sending.pop(0)
+        try:
+            etag = future.result()
+        except BaseException as exc:
+            self.failed = self.failed or exc
+            return
+        if self.failed is None:  # parts count only while they follow each other from the first
+            self.state.parts.append({"PartNumber": number, "ETag": etag, "Size": size})
+            self.state.tail = None  # its bytes led these parts (the tail object is now stale: see _state)
+
     def close(self) -> int:
         try:
+            while self.sending:
+                self._settle_oldest()
+            if self.failed is not None:  # the bytes after the parts that arrived are lost: resent from there
+                self.digest = None
+                raise BlobStoreUnavailable(f"a part of {self.sha[:12]} could not be stored: {self.failed}")
             self.store._put_tail(self.sha, self.state, bytes(self.buffer))
-            self.size = self.state.size
         finally:
+            self.size = self.state.size
             self.store._release(self.sha, self.size, self.digest)
         return self.size
 
@@ -157,8 +193,8 @@ class S3BlobStore:
     def _marker(self, sha: str) -> str:
         return f"{self.prefix}touched/{sha}"
 
-    def _upload_key(self, sha: str) -> str:
-        return f"{self.prefix}uploads/{sha}"
+    def _verifying(self, sha: str) -> str:
+        return f"{self.prefix}uploads/{sha}.verifying"
 
     def _tail_key(self, sha: str) -> str:
         return f"{self.prefix}uploads/{sha}.tail"
@@ -187,11 +223,13 @@ class S3BlobStore:
     # -- stored blobs -------------------------------------------------------------------------------------
 
     def has(self, sha: str) -> bool:
-        return self._head(self._object(sha)) is not None
+        return self.size(sha) is not None
 
     def size(self, sha: str) -> int | None:
         head = self._head(self._object(sha))
-        return None if head is None else int(head["ContentLength"])
+        if head is None or self._head(self._verifying(sha)) is not None:
+            return None
+        return int(head["ContentLength"])
 
     def open(self, sha: str) -> BinaryIO:
         size = self.size(sha)
@@ -205,8 +243,9 @@ class S3BlobStore:
 
     def stored(self) -> Iterator[BlobInfo]:
         touched = {sha: t for sha, _, t in self._list("touched/")}
+        verifying = {name.removesuffix(".verifying") for name, _, _ in self._list("uploads/")}
         for sha, size, mtime in self._list("objects/"):
-            if len(sha) == 64:
+            if len(sha) == 64 and sha not in verifying:
                 yield BlobInfo(sha, size, max(mtime, touched.get(sha, 0.0)))
 
     def remove(self, sha: str, unused_since: float) -> bool:
@@ -221,27 +260,34 @@ class S3BlobStore:
     def _list(self, under: str) -> Iterator[tuple[str, int, float]]:
         """(name after `under`, size, time) of each object under the prefix's `under` folder."""
         start = self.prefix + under
+        for obj in self._pages("list_objects_v2", "Contents", Prefix=start):
+            yield obj["Key"][len(start):], int(obj["Size"]), obj["LastModified"].timestamp()
+
+    def _pages(self, op: str, items: str, **kw: Any) -> list[dict[str, Any]]:
+        """Every item of a listing that S3 answers in pages (1,000 keys or parts a page)."""
         try:
-            for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=start):
-                for obj in page.get("Contents", []):
-                    yield obj["Key"][len(start):], int(obj["Size"]), obj["LastModified"].timestamp()
+            pages = self.client.get_paginator(op).paginate(Bucket=self.bucket, **kw)
+            return [item for page in pages for item in page.get(items, [])]
         except _client_errors() as exc:
-            raise BlobStoreUnavailable(f"s3://{self.bucket}: listing {start} failed: {exc}") from exc
+            raise BlobStoreUnavailable(f"s3://{self.bucket}: {op} failed: {exc}") from exc
 
     # -- uploads ------------------------------------------------------------------------------------------
 
     def _state(self, sha: str) -> UploadState:
         state = UploadState()
-        staged = self._head(self._upload_key(sha))
-        if staged is not None:
-            state.staged, state.mtime = int(staged["ContentLength"]), staged["LastModified"].timestamp()
+        marker = self._head(self._verifying(sha))
+        staged = self._head(self._object(sha)) if marker is not None else None
+        if marker is not None and staged is not None:
+            state.staged, state.mtime = int(staged["ContentLength"]), marker["LastModified"].timestamp()
             return state
-        found = self._call("list_multipart_uploads", Prefix=self._upload_key(sha))
-        ids = [u["UploadId"] for u in found.get("Uploads", []) if u["Key"] == self._upload_key(sha)]
+        found = self._call("list_multipart_uploads", Prefix=self._object(sha))
+        ids = [u["UploadId"] for u in found.get("Uploads", []) if u["Key"] == self._object(sha)]
         if ids:
             state.upload_id = ids[0]
-            listed = self._call("list_parts", Key=self._upload_key(sha), UploadId=ids[0])
-            for p in sorted(listed.get("Parts", []), key=lambda p: p["PartNumber"]):
+            for p in sorted(self._pages("list_parts", "Parts", Key=self._object(sha), UploadId=ids[0]),
+                            key=lambda p: p["PartNumber"]):
+                if p["PartNumber"] != len(state.parts) + 1:  # after a gap (a part lost in a crash): resent
+                    break
                 state.parts.append({"PartNumber": p["PartNumber"], "ETag": p["ETag"], "Size": int(p["Size"])})
                 state.mtime = max(state.mtime, p["LastModified"].timestamp())
         tail = self._head(self._tail_key(sha))
@@ -275,14 +321,9 @@ class S3BlobStore:
                 self._writing.discard(sha)
             raise
 
-    def _put_part(self, sha: str, state: UploadState, data: bytes) -> None:
-        key = self._upload_key(sha)
-        if state.upload_id is None:
-            state.upload_id = self._call("create_multipart_upload", Key=key)["UploadId"]
-        number = len(state.parts) + 1
-        etag = self._call("upload_part", Key=key, UploadId=state.upload_id, PartNumber=number, Body=data)["ETag"]
-        state.parts.append({"PartNumber": number, "ETag": etag, "Size": len(data)})
-        state.tail = None  # its bytes led this part (the tail object is now stale: see _state)
+    def _send_part(self, sha: str, upload_id: str, number: int, data: bytes) -> str:
+        return self._call("upload_part", Key=self._object(sha), UploadId=upload_id, PartNumber=number,
+                          Body=data)["ETag"]
 
     def _put_tail(self, sha: str, state: UploadState, data: bytes) -> None:
         if state.staged is not None:
@@ -325,29 +366,31 @@ class S3BlobStore:
                 self._call("put_object", Key=self._object(sha), Body=data)
                 self._delete(self._tail_key(sha))
                 return
+            if digest is not None and digest.hexdigest() != sha:  # nothing reaches objects/
+                self.drop_upload(sha, float("inf"), claimed=True)
+                raise BlobError(422, f"upload of {sha[:12]} hashes to {digest.hexdigest()[:12]}: dropped")
+            if digest is None:  # another server or a restart took part of it: checked once it is whole
+                self._call("put_object", Key=self._verifying(sha), Body=b"")
             if state.staged is None:
                 self._complete(sha, state)
-            if digest is None:  # another server or a restart took part of it: hash what the bucket holds
-                digest = self._hash_object(self._upload_key(sha))
-            self._check(sha, digest, self._upload_key(sha))
-            try:  # server-side: no byte passes through this server
-                self.client.copy({"Bucket": self.bucket, "Key": self._upload_key(sha)}, self.bucket,
-                                 self._object(sha))
-            except _client_errors() as exc:
-                raise BlobStoreUnavailable(f"s3://{self.bucket}: copy of {sha[:12]} failed: {exc}") from exc
-            self._delete(self._upload_key(sha))
+            if digest is None:
+                digest = self._hash_object(self._object(sha))
+                self._check(sha, digest, self._object(sha))
+                self._delete(self._verifying(sha))
         finally:
             with self._lock:
                 self._writing.discard(sha)
 
     def _complete(self, sha: str, state: UploadState) -> None:
-        """The parts and the tail become the object uploads/<sha> (awaiting its hash check)."""
+        """The parts and the tail become the object objects/<sha>."""
         assert state.upload_id is not None
         if state.tail:
             tail = self._call("get_object", Key=self._tail_key(sha))["Body"].read()
-            self._put_part(sha, state, tail)
+            number = len(state.parts) + 1
+            state.parts.append({"PartNumber": number, "ETag": self._send_part(sha, state.upload_id, number, tail),
+                                "Size": len(tail)})
         parts = [{"PartNumber": p["PartNumber"], "ETag": p["ETag"]} for p in state.parts]
-        self._call("complete_multipart_upload", Key=self._upload_key(sha), UploadId=state.upload_id,
+        self._call("complete_multipart_upload", Key=self._object(sha), UploadId=state.upload_id,
                    MultipartUpload={"Parts": parts})
         self._delete(self._tail_key(sha))
 
@@ -361,11 +404,12 @@ class S3BlobStore:
     def _check(self, sha: str, digest: Any, key: str) -> None:
         if digest.hexdigest() != sha:
             self._delete(key)
+            self._delete(self._verifying(sha))
             raise BlobError(422, f"upload of {sha[:12]} hashes to {digest.hexdigest()[:12]}: dropped")
 
     def uploads(self) -> Iterator[BlobInfo]:
-        shas = {name.removesuffix(".tail") for name, _, _ in self._list("uploads/")}
-        found = self._call("list_multipart_uploads", Prefix=self.prefix + "uploads/")
+        shas = {name.rsplit(".", 1)[0] for name, _, _ in self._list("uploads/")}
+        found = self._call("list_multipart_uploads", Prefix=self.prefix + "objects/")
         shas |= {u["Key"].rsplit("/", 1)[1] for u in found.get("Uploads", [])}
         for sha in sorted(shas):
             if len(sha) == 64:
@@ -373,18 +417,21 @@ class S3BlobStore:
                 if state.exists:
                     yield BlobInfo(sha, state.size, state.mtime)
 
-    def drop_upload(self, sha: str, unused_since: float) -> bool:
+    def drop_upload(self, sha: str, unused_since: float, claimed: bool = False) -> bool:
+        """(`claimed`: by finish(), which holds the upload itself.)"""
         with self._lock:
-            if sha in self._writing:
+            if sha in self._writing and not claimed:
                 return False
             state = self._state(sha)
             if not state.exists or state.mtime > unused_since:
                 return False
             self._hashing.pop(sha, None)
             if state.upload_id is not None:
-                self._call("abort_multipart_upload", Key=self._upload_key(sha), UploadId=state.upload_id)
+                self._call("abort_multipart_upload", Key=self._object(sha), UploadId=state.upload_id)
+            if state.staged is not None:  # completed, never checked: not a blob
+                self._delete(self._object(sha))
+                self._delete(self._verifying(sha))
             self._delete(self._tail_key(sha))
-            self._delete(self._upload_key(sha))
             return True
 
 
@@ -395,6 +442,9 @@ def make_client() -> Any:
         from botocore.config import Config
     except ImportError:
         raise SystemExit("an s3:// artifacts URL needs boto3: pip install 'paneboard[s3]'") from None
+    # Checksums only where S3 requires them: the blob's sha256 is checked anyway, and several S3-compatible
+    # stores refuse the CRC headers botocore adds by default since 1.36.
     config = Config(connect_timeout=5, read_timeout=60, retries={"max_attempts": 5, "mode": "standard"},
-                    max_pool_connections=32)
+                    max_pool_connections=32, request_checksum_calculation="when_required",
+                    response_checksum_validation="when_required")
     return boto3.session.Session().client("s3", config=config)
