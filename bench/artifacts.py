@@ -116,7 +116,8 @@ def main() -> None:
         warm.write_bytes(b"warm")
         client.log_artifact(warm, name="warm").wait(30)  # the uploader thread and connections are up
         rss = PeakRss([os.getpid(), server.pid])
-        cpu0 = {pid: cpu_s(pid) for pid in (os.getpid(), server.pid)}
+        pids = [os.getpid(), server.pid] + ([s3.pid] if s3 is not None else [])
+        cpu0 = {pid: cpu_s(pid) for pid in pids}
         t0 = time.perf_counter()
         ref = client.log_artifact(big, name="model")
         first_call = time.perf_counter() - t0
@@ -158,7 +159,8 @@ def main() -> None:
     print(f"peak RSS above baseline: SDK process {peaks[os.getpid()]:.1f} MB, dash-server "
           f"{peaks[server.pid]:.1f} MB (goal < 100 MB)")
     print(f"CPU for the upload: SDK process {cpu[os.getpid()]:.2f} s, dash-server {cpu[server.pid]:.2f} s "
-          f"({(cpu[os.getpid()] + cpu[server.pid]) / (mb / 1e3):.2f} CPU-s per GB)")
+          f"({(cpu[os.getpid()] + cpu[server.pid]) / (mb / 1e3):.2f} CPU-s per GB)"
+          + (f"; the S3 server (moto) {cpu[s3.pid]:.2f} s" if s3 is not None else ""))
 
 
 if __name__ == "__main__":
