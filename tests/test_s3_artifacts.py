@@ -125,3 +125,18 @@ def test_artifact_urls_are_checked(s3, make_server, tmp_path):
             parse_artifacts_url(bad)
     with pytest.raises(s3_blobs.BlobStoreUnavailable, match="no-such-bucket"):  # fails at start, not mid-upload
         make_server(artifacts_url="s3://no-such-bucket")
+
+
+def test_a_bucket_that_stops_answering_gets_a_clear_error_not_a_crash(tmp_path, monkeypatch, make_server):
+    with moto_s3(tmp_path) as endpoint:
+        apply_env(endpoint, monkeypatch)
+        srv = make_server(artifacts_url=f"s3://{endpoint.bucket}")
+        data = b"weights" * 1000
+        sha = hashlib.sha256(data).hexdigest()
+        assert put(srv, sha, 0, data, last=True)[0] == 200
+    # The S3 server is gone: downloads and uploads are refused with the reason, the server stays up.
+    status, body, _ = get(srv, sha)
+    assert status == 503 and "artifact store is unavailable" in json.loads(body)["error"]
+    status, answer = put(srv, hashlib.sha256(b"new").hexdigest(), 0, b"new", last=True)
+    assert status == 507 and "could not store" in answer["error"]
+    assert srv.get_json("/api/v1/envs") is not None

@@ -10,12 +10,19 @@ from werkzeug.wsgi import wrap_file
 
 from ..artifacts.blobs import BlobError, BlobStore
 from ..artifacts.compare import compare
+from ..artifacts.s3_blobs import BlobStoreUnavailable
 from .api import _env_or_404
 from .common import ApiError, env_visible, header_arg, json_response, services, share_limit
 
 bp = Blueprint("artifacts_api", __name__, url_prefix="/api/v1")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 DOWNLOAD_BLOCK = 1 << 20
+
+
+@bp.errorhandler(BlobStoreUnavailable)
+def store_unavailable(exc: BlobStoreUnavailable) -> Response:
+    """The bucket did not answer: a clear 503 the SDK retries later, not a 500."""
+    return json_response({"error": f"the artifact store is unavailable: {exc}"}, 503)
 
 
 # -- rewinds --------------------------------------------------------------------------------------------------
