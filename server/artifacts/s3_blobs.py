@@ -20,27 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from .blobs import _HASHING, BlobError, BlobInfo
+from .s3_client import BlobStoreUnavailable, S3Reader, client_errors, http_status, make_client
 
 PART = 8 << 20  # bytes of each multipart part (S3's minimum is 5 MB; 10,000 parts = 80 GB)
 IN_FLIGHT = 2    # parts sent while the request's next bytes arrive: the speed of both, the memory of a few parts
 # Parts go out on these threads, so that receiving a request and sending its parts on overlap.
 _SENDING = ThreadPoolExecutor(max_workers=8, thread_name_prefix="paneboard-s3-part")
 READ_BLOCK = 8 << 20  # a hash check's read-back block
-
-
-class BlobStoreUnavailable(OSError):
-    """The bucket did not answer as expected: callers treat it like a failing disk (the request is refused,
-    the upload resumes later)."""
-
-
-def _client_errors() -> tuple[type[BaseException], ...]:
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    return (BotoCoreError, ClientError)
-
-
-def _status(exc: BaseException) -> int:
-    return int(getattr(exc, "response", {}).get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
 
 
 @dataclass
@@ -130,50 +116,6 @@ class S3Upload:
         return self.size
 
 
-class S3Reader(io.RawIOBase):
-    """A stored blob read as a seekable file: each read streams from the position with a Range GET."""
-
-    def __init__(self, store: S3BlobStore, key: str, size: int) -> None:
-        self.store, self.key, self.length = store, key, size
-        self.pos = 0
-        self.body: Any = None
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self.pos
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.pos, io.SEEK_END: self.length}[whence]
-        if base + offset != self.pos:
-            self._drop_body()
-            self.pos = max(0, base + offset)
-        return self.pos
-
-    def readinto(self, buffer: Any) -> int:
-        if self.pos >= self.length or len(buffer) == 0:
-            return 0
-        if self.body is None:
-            self.body = self.store._call("get_object", Key=self.key, Range=f"bytes={self.pos}-")["Body"]
-        data = self.body.read(len(buffer))
-        buffer[:len(data)] = data
-        self.pos += len(data)
-        return len(data)
-
-    def _drop_body(self) -> None:
-        if self.body is not None:
-            self.body.close()
-            self.body = None
-
-    def close(self) -> None:
-        self._drop_body()
-        super().close()
-
-
 class S3BlobStore:
     """Blobs as objects in `bucket` under `prefix`; see the module's docstring for the keys."""
 
@@ -202,14 +144,14 @@ class S3BlobStore:
     def _call(self, op: str, **kw: Any) -> Any:
         try:
             return getattr(self.client, op)(Bucket=self.bucket, **kw)
-        except _client_errors() as exc:
+        except client_errors() as exc:
             raise BlobStoreUnavailable(f"s3://{self.bucket}: {op} failed: {exc}") from exc
 
     def _head(self, key: str) -> dict[str, Any] | None:
         try:
             return self.client.head_object(Bucket=self.bucket, Key=key)
-        except _client_errors() as exc:
-            if _status(exc) == 404:
+        except client_errors() as exc:
+            if http_status(exc) == 404:
                 return None
             raise BlobStoreUnavailable(f"s3://{self.bucket}: head of {key} failed: {exc}") from exc
 
@@ -268,7 +210,7 @@ class S3BlobStore:
         try:
             pages = self.client.get_paginator(op).paginate(Bucket=self.bucket, **kw)
             return [item for page in pages for item in page.get(items, [])]
-        except _client_errors() as exc:
+        except client_errors() as exc:
             raise BlobStoreUnavailable(f"s3://{self.bucket}: {op} failed: {exc}") from exc
 
     # -- uploads ------------------------------------------------------------------------------------------
@@ -433,18 +375,3 @@ class S3BlobStore:
                 self._delete(self._verifying(sha))
             self._delete(self._tail_key(sha))
             return True
-
-
-def make_client() -> Any:
-    """An S3 client configured the standard AWS way: AWS_ENDPOINT_URL (MinIO, R2 ...), region, keys, profiles."""
-    try:
-        import boto3
-        from botocore.config import Config
-    except ImportError:
-        raise SystemExit("an s3:// artifacts URL needs boto3: pip install 'paneboard[s3]'") from None
-    # Checksums only where S3 requires them: the blob's sha256 is checked anyway, and several S3-compatible
-    # stores refuse the CRC headers botocore adds by default since 1.36.
-    config = Config(connect_timeout=5, read_timeout=60, retries={"max_attempts": 5, "mode": "standard"},
-                    max_pool_connections=32, request_checksum_calculation="when_required",
-                    response_checksum_validation="when_required")
-    return boto3.session.Session().client("s3", config=config)
