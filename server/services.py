@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .artifacts.blobs import BlobStore, LocalBlobStore, blob_root
+from .artifacts.blobs import BlobStore
+from .artifacts.locate import open_blob_store
 from .commands.jobs import Job
 from .ingest.stall_watch import StallWatch
 from .ingest.writer import Writer
@@ -75,12 +76,14 @@ class Services:
 
             notifier = Notifier(store, list(settings.notify), settings.own_url(), run_index.runs, writer)
             hub.listeners.append(notifier.note)
-        root = blob_root(settings.db_url, settings.artifacts_dir)
+        blobs = open_blob_store(settings.db_url, settings.artifacts_url, settings.artifacts_dir)
+        check = getattr(blobs, "check", None)
+        if check is not None:
+            check()  # a bucket that does not answer stops the start, not a job's upload later
         sweeps = SweepController(store, lambda env, status, reason: writer.submit(
             Job([status_command(env, status, None, time.time(), reason)])))
         return cls(settings=settings, store=store, writer=writer, hub=hub, peers=peers, stall=stall, runs=runs,
-                   run_index=run_index, shares=shares, notifier=notifier, blobs=LocalBlobStore(root) if root else None,
-                   sweeps=sweeps)
+                   run_index=run_index, shares=shares, notifier=notifier, blobs=blobs, sweeps=sweeps)
 
     def start(self) -> None:
         if not self.started:

@@ -39,6 +39,7 @@ class Settings:
     archive_members: int = 100_000
     allowed_hosts: tuple[str, ...] = ()  # Host names answered besides loopback ones when there is no token
     artifacts_dir: str | None = None  # artifact bytes; default: an "artifacts" folder beside a SQLite database
+    artifacts_url: str | None = None  # file://PATH or s3://BUCKET[/PREFIX]; wins over artifacts_dir when set
     watch_runs: bool = True       # False for the CLI imports: they judge no job's connection (runs/watch.py)
     notify: tuple[str, ...] = ()  # webhook URLs run events are POSTed to (notify/), `ntfy:URL` naming a format
     public_url: str | None = None  # how notifications link to runs (default: this server's own address)

@@ -1,12 +1,17 @@
-"""`dash-server artifacts delete NAME:vN` and `dash-server artifacts gc`: drop versions, then the bytes no one names."""
+"""`dash-server artifacts delete NAME:vN`, `gc` and `migrate --to URL`: drop versions, then the bytes no one names;
+move the bytes to another store."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from ..artifacts.blobs import LocalBlobStore, blob_root
+from ..artifacts.blobs import BlobStore
 from ..artifacts.cleanup import DEFAULT_GRACE_S, collect
+from ..artifacts.locate import ArtifactsUrlError, open_blob_store
+from ..artifacts.migrate import migrate
+from ..artifacts.s3_blobs import BlobStoreUnavailable
 from ..settings import Settings, default_db_path
 from .sharing_commands import _open_store
 
@@ -21,10 +26,15 @@ def _parser() -> argparse.ArgumentParser:
     gc.add_argument("--grace-hours", type=float, default=DEFAULT_GRACE_S / 3600,
                     help=f"keep what was written or asked for within this many hours (default {DEFAULT_GRACE_S / 3600:g})")
     gc.add_argument("--dry-run", action="store_true", help="only say what would be removed")
+    move = sub.add_parser("migrate", help="copy every stored file into another store, e.g. a bucket (resumable: run "
+                                          "it again after a break; each file's sha256 is checked there)")
+    move.add_argument("--to", required=True, metavar="URL", help="the new store: s3://BUCKET[/PREFIX] or file://PATH")
     for s in sub.choices.values():
         s.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
         s.add_argument("--artifacts-dir", default=None,
                        help="the artifacts folder (default: 'artifacts' beside a SQLite database)")
+        s.add_argument("--artifacts-url", default=os.environ.get("PANEBOARD_ARTIFACTS_URL"), metavar="URL",
+                       help="the store the servers use, as their --artifacts-url (default $PANEBOARD_ARTIFACTS_URL)")
     return p
 
 
@@ -36,18 +46,36 @@ def artifacts_command(argv: list[str]) -> int:
     try:
         if args.action == "delete":
             return _delete(store, args.refs)
-        root = blob_root(Settings(db=args.db).db_url, args.artifacts_dir)
-        if root is None or not root.is_dir():
-            print("dash-server artifacts gc: no artifacts folder (give --artifacts-dir)", file=sys.stderr)
+        try:
+            blobs = open_blob_store(Settings(db=args.db).db_url, args.artifacts_url, args.artifacts_dir, create=False)
+            if blobs is None:
+                print(f"dash-server artifacts {args.action}: no artifacts folder (give --artifacts-dir or "
+                      "--artifacts-url)", file=sys.stderr)
+                return 2
+            if args.action == "migrate":
+                return _migrate(blobs, args.to)
+            if not 0 <= args.grace_hours < 1e6:
+                print("dash-server artifacts gc: --grace-hours must be >= 0", file=sys.stderr)
+                return 2
+            report = collect(store, blobs, args.grace_hours * 3600, dry_run=args.dry_run)
+        except (ArtifactsUrlError, BlobStoreUnavailable) as exc:
+            print(f"dash-server artifacts {args.action}: {exc}", file=sys.stderr)
             return 2
-        if not 0 <= args.grace_hours < 1e6:
-            print("dash-server artifacts gc: --grace-hours must be >= 0", file=sys.stderr)
-            return 2
-        report = collect(store, LocalBlobStore(root), args.grace_hours * 3600, dry_run=args.dry_run)
         print(report.summary(args.dry_run))
         return 0
     finally:
         store.close()
+
+
+def _migrate(source: BlobStore, to: str) -> int:
+    target = open_blob_store("", to)
+    assert target is not None  # a URL always names a store
+    check = getattr(target, "check", None)
+    if check is not None:
+        check()
+    report = migrate(source, target, say=lambda line: print(line, flush=True))
+    print(report.summary())
+    return 1 if report.failed else 0
 
 
 def _delete(store, refs: list[str]) -> int:

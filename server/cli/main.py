@@ -64,6 +64,10 @@ def _server_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-url", default=None, metavar="URL",
                    help="this server's address as the notifications' readers reach it, e.g. behind a tunnel "
                         "(default http://HOST:PORT)")
+    p.add_argument("--artifacts-url", default=os.environ.get("PANEBOARD_ARTIFACTS_URL"), metavar="URL",
+                   help="where artifact bytes live: file://PATH (default: 'artifacts' beside a SQLite database) or "
+                        "s3://BUCKET[/PREFIX] on any S3-compatible store, whose endpoint, region and keys come from "
+                        "the standard AWS settings (AWS_ENDPOINT_URL, AWS_PROFILE ...; default $PANEBOARD_ARTIFACTS_URL)")
     p.add_argument("--print-tunnel", metavar="USER@HOST",
                    help="print the ssh command that forwards this server to your machine, then exit")
     return p
@@ -124,6 +128,8 @@ def serve(settings: Settings) -> int:
     import uvicorn
 
     from ..app import create_asgi
+    from ..artifacts.locate import ArtifactsUrlError
+    from ..artifacts.s3_blobs import BlobStoreUnavailable
     from ..store.instance_lock import AlreadyRunning, lock_database
     from ..store.schema import SchemaError
     from ..web.guard import guarded_protocol
@@ -134,7 +140,7 @@ def serve(settings: Settings) -> int:
     try:
         lock_database(settings.db_url)  # before the schema check: that may already write
         app = create_asgi(settings)
-    except (SchemaError, AlreadyRunning) as exc:
+    except (SchemaError, AlreadyRunning, ArtifactsUrlError, BlobStoreUnavailable) as exc:
         print(f"dash-server: {exc}", file=sys.stderr)
         return 2
     url = f"http://{'localhost' if settings.host in ('127.0.0.1', 'localhost') else settings.host}:{settings.port}"
@@ -231,4 +237,4 @@ def main(argv: list[str] | None = None) -> int:
                           header_deadline_s=args.header_deadline,
                           max_connections_per_address=args.max_connections_per_address,
                           allowed_hosts=tuple(auth_host_name(h) for h in args.allowed_host),
-                          notify=tuple(args.notify), public_url=args.public_url))
+                          notify=tuple(args.notify), public_url=args.public_url, artifacts_url=args.artifacts_url))

