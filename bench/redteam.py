@@ -8,7 +8,7 @@ API and CLI), embed (writes, hidden vs missing), slowloris (header deadline, per
 bigints (500s), retention, imports (an archive's hparams, image, text and histogram contents), ingest3 and
 memory3 (floods of tiny events, the largest legal frame or body of each kind: peak RSS), peers (a revoke
 closes sockets on every server of a PostgreSQL database; needs PostgreSQL's binaries, else printed as skipped).
-Legends are checked in Chromium by tests/test_browser_security.py. Exit 1 on any failure. Loopback only.
+Legends are checked in Chromium by tests/browser/test_browser_security.py. Exit 1 on any failure. Loopback only.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ dash-server, with its peak RSS above the baseline (VmHWM, reset before each) and
     python bench/redteam_round3_memory.py [--max-request-mb 64]   # starts its own dash-server, prints a table
 
 Also run by bench/redteam.py (area memory3). Goal (issue 40): each case stays under 300 MB above the baseline
-and other reads under 1 s, at the default 64 MB limit; tests/test_ingest_memory_round3.py checks a scaled size.
+and other reads under 1 s, at the default 64 MB limit; tests/security/test_ingest_memory_round3.py checks a scaled size.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The wire vocabulary the SDK and dash-server share: pane kinds, limits and the binary frame codec.
 
 The server imports these (it may import the SDK; the SDK never imports the server), so a limit is written
-once; tests/test_kind_registry.py checks the JS registry and the server's against KIND_NAMES.
+once; tests/house/test_kind_registry.py checks the JS registry and the server's against KIND_NAMES.
 """
 
 from __future__ import annotations

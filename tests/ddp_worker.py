@@ -1,4 +1,4 @@
-"""One rank of a 2-process gloo DDP job using every hook; run by tests/test_hooks_ddp.py (RANK etc. in env)."""
+"""One rank of a 2-process gloo DDP job using every hook; run by tests/sdk/test_hooks_ddp.py (RANK etc. in env)."""
 
 from __future__ import annotations
 

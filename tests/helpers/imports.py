@@ -1,5 +1,5 @@
 """The package's module import graph (lazy imports inside functions included) and its cycle finder, for
-tests/test_import_graph.py and bench/import_graph.py."""
+tests/house/test_import_graph.py and bench/import_graph.py."""
 
 from __future__ import annotations
 

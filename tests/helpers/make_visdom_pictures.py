@@ -1,4 +1,4 @@
-"""Record what Visdom 0.2.4 itself stores for its 62 demos, as the pictures tests/test_visdom_fidelity_browser.py
+"""Record what Visdom 0.2.4 itself stores for its 62 demos, as the pictures tests/browser/test_visdom_fidelity_browser.py
 expects: `cd tests && python -m helpers.make_visdom_pictures PORT` against a real Visdom server, started offline
 with `python -c "import sys; sys.argv=['visdom','-port','PORT','-env_path','/tmp/vs']; from visdom.server.run_server
 import main; main()"` (the `visdom.server` entry point first downloads its browser scripts). Writes

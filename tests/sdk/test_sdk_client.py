@@ -38,7 +38,7 @@ def make_client(**kw) -> paneboard.Client:
     kw.setdefault("capture", False)
     kw.setdefault("console", False)
     # strict: bad input raises, so these tests see each call's own error (by default it is a counted rejection:
-    # tests/test_client_never_raises.py)
+    # tests/sdk/test_client_never_raises.py)
     kw.setdefault("strict", True)
     return paneboard.Client(server="http://127.0.0.1", port=closed_port(), **kw)
 
@@ -304,7 +304,7 @@ def test_close_and_delete_env_events(client):
 def test_bounded_queue_drops_oldest(caplog):
     caplog.set_level(logging.WARNING, logger="paneboard")
     c = make_client(max_queue=5, spool_dir=False)  # memory only: the spool has its own tests
-    c.transport.on_drop = None  # the drop alert is an event too: tests/test_delivery_faults.py checks it
+    c.transport.on_drop = None  # the drop alert is an event too: tests/sdk/test_delivery_faults.py checks it
     try:
         for i in range(8):
             c.line(Y=[float(i)], X=[i], win="L", update="append")

@@ -5,11 +5,11 @@ server rejects is dead code, so a kind added on one side only must fail here."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from helpers.paths import ROOT
 from paneboard.server.panes import known_kinds
 
-REGISTRY_JS = Path(__file__).resolve().parent.parent / "static" / "js" / "panes" / "registry.js"
+REGISTRY_JS = ROOT / "static" / "js" / "panes" / "registry.js"
 
 # The body of `const KINDS = new Map([ ... ]);` and each `["kind", module]` entry in it.
 KINDS_MAP = re.compile(r"const\s+KINDS\s*=\s*new\s+Map\(\s*\[(?P<body>.*?)\]\s*\)\s*;", re.S)

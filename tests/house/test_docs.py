@@ -11,9 +11,9 @@ import textwrap
 import urllib.parse
 from pathlib import Path
 
+from helpers.paths import ROOT
 from helpers.waiting import wait_for
 
-ROOT = Path(__file__).resolve().parent.parent
 QUICKSTART = ROOT / "docs" / "quickstart.md"
 # A ```python fence at any indent (the tabbed blocks are indented by four spaces); its lines, dedented.
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```python\n(?P<code>.*?)^(?P=indent)```", re.S | re.M)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers.paths import ROOT
 
 pytestmark = pytest.mark.long  # mypy takes most of a minute: start it first
 

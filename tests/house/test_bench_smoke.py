@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers.paths import ROOT
+
 NUM = r"-?[\d,]+(?:\.\d+)?"
 NUMS = re.compile(rf"{NUM}(?: / {NUM})*")
 NA = re.compile(r"n/a: \S.{3,}")  # an n/a always carries its reason

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numbers
 import runpy
 import urllib.parse
-from pathlib import Path
 
 import pytest
 
 import paneboard
+from helpers.paths import TESTS
 from helpers.tensorboard import exported, records
 from paneboard.run_api.run import Run
 
-EXAMPLES = Path(__file__).parent / "helpers" / "wandb_examples"
+EXAMPLES = TESTS / "helpers" / "wandb_examples"
 
 
 @pytest.fixture

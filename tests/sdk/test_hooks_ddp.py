@@ -6,15 +6,15 @@ import os
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 
 import paneboard
+from helpers.paths import TESTS
 from paneboard.hooks.dist import rank_info
 
-WORKER = Path(__file__).with_name("ddp_worker.py")
+WORKER = TESTS / "ddp_worker.py"
 HOST = socket.gethostname()
 
 

@@ -4,15 +4,15 @@ writer applies every op through it (no op is handled anywhere else)."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
+from helpers.paths import ROOT
 from paneboard.server.commands.envelope import EventError
 from paneboard.server.dispatch.parse import parse_event
 from paneboard.server.dispatch.table import OPS, PRODUCER_OPS
 
-SERVER = Path(__file__).resolve().parent.parent / "server"
+SERVER = ROOT / "server"
 
 
 def test_every_op_a_producer_may_send_is_documented_in_the_wire_spec():
@@ -41,6 +41,9 @@ def test_every_row_parses_to_its_own_op():
         "artifact_use": {"name": "m", "version": 1},
         "console": {"lines": [[1, 0.0, "stdout", "hi"]]},
         "run_import": {"status": "finished"},
+        "rows": {"s": 2, "s0": 1, "wall": [0.0], "panes": [
+            {"win": "a", "kind": "line", "traces": [{"name": "a"}], "x": [0], "y": [1.0]},
+            {"win": "b", "kind": "line", "traces": [{"name": "b"}], "x": [0], "y": [2.0]}]},
     }
     assert sorted(samples) == sorted(PRODUCER_OPS)
     for op, fields in samples.items():

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from helpers.paths import TESTS
 from helpers.visdom_fidelity import (
     ALL_DRAWN_JS,
     DEMOS,
@@ -31,7 +31,7 @@ from helpers.visdom_page import TIMEOUT_MS, open_env, wait
 
 pytestmark = pytest.mark.long  # one module fixture runs every Visdom demo: start it first
 
-VISDOM = json.loads((Path(__file__).parent / "helpers" / "visdom_demo_pictures.json").read_text())["demos"]
+VISDOM = json.loads((TESTS / "helpers" / "visdom_demo_pictures.json").read_text())["demos"]
 
 
 @pytest.fixture(scope="module")

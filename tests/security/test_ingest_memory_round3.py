@@ -11,9 +11,9 @@ from typing import Any
 
 import psutil
 import pytest
-from test_ingest_round3 import Ingest, batch, import_frame, point, request
 from websockets.exceptions import ConnectionClosed
 
+from helpers.ingest import Ingest, batch, import_frame, point, request
 from paneboard.protocol import MAX_FRAME_VALUES
 from paneboard.server.web import frame_budget
 from paneboard.server.web.sockets import frame_limit

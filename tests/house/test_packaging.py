@@ -3,11 +3,9 @@ pyproject's [tool.setuptools] packages (a missing one installs fine in editable 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import tomllib
 
-ROOT = Path(__file__).parent.parent
+from helpers.paths import ROOT
 
 
 def test_every_python_package_is_in_the_wheel() -> None:
