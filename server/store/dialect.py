@@ -24,15 +24,17 @@ def create_engine_for(url: str) -> Engine:
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
-            # Before WAL, which writes the header of a new file: deleted rows' pages can then be given back to
-            # the file system a step at a time (sqla_space.py). A file that exists keeps its mode until VACUUM.
-            cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            # On a new file only, before WAL writes its header: deleted rows' pages can then be given back to the
+            # file system a step at a time (sqla_space.py). A file that exists keeps its mode until VACUUM, and
+            # asking for it there takes a write lock that a busy writer refuses at once (not through the timeout).
+            if cur.execute("PRAGMA page_count").fetchone()[0] == 0:
+                cur.execute("PRAGMA auto_vacuum=INCREMENTAL")
             # WAL lets readers run beside the single writer. FULL syncs the WAL at every commit: an ack
             # promises the data is stored, and NORMAL may lose the last commits to a power cut or OS crash.
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=FULL")
             cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
 
         return engine

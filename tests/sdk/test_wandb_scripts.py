@@ -20,6 +20,7 @@ EXAMPLES = TESTS / "helpers" / "wandb_examples"
 def run_script(server, monkeypatch, tmp_path):
     """Run an example script as __main__ against the server; returns each run's scalar values as logged."""
     monkeypatch.setenv("PANEBOARD_URL", server.url)
+    monkeypatch.setenv("PANEBOARD_HOME", str(tmp_path / "home"))  # run.dir lies under it (never the cwd)
     monkeypatch.chdir(tmp_path)
     for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
         monkeypatch.delenv(var, raising=False)
@@ -112,7 +113,8 @@ def test_run_attributes_artifact_and_alert(server, run_script, tmp_path) -> None
     logged = run_script("resume_and_artifacts.py")
     _same_values(server, logged)
     env = "artifacts/ckpt"
-    assert (tmp_path / "paneboard" / "artifacts_ckpt" / "model.json").is_file()
+    assert (tmp_path / "home" / "runs" / "artifacts_ckpt" / "model.json").is_file()
+    assert not (tmp_path / "paneboard").exists()  # nothing in the working directory to shadow the package
     found = server.get_json("/api/v1/artifact?ref=" + urllib.parse.quote("mlp-model:v1"))
     assert found["name"] == "mlp-model" and [f["path"] for f in found["files"]] == ["model.json"]
     panes = {p["win"] for p in server.get_json(f"/api/v1/envs/{urllib.parse.quote(env, safe='')}")["panes"]}

@@ -17,7 +17,7 @@ def test_two_apps_share_builders_and_build_the_same_urls(tmp_path):
         apps.append(app)
         with app.test_request_context("/"):
             urls.append([url_for("static", filename="js/app.js"),
-                         *(url_for(r.endpoint, **{arg: 7 for arg in r.arguments}, q="1 2")
+                         *(url_for(r.endpoint, **{arg: 7 if f"<int:{arg}>" in r.rule else "7" for arg in r.arguments}, q="1 2")
                            for r in sorted(app.url_map.iter_rules(), key=lambda r: r.rule) if "<int:" in r.rule)])
     assert urls[0] == urls[1] and urls[0][0] == "/static/js/app.js"
     assert "/api/v1/tokens/7?q=1+2" in urls[0]
