@@ -34,7 +34,7 @@ def test_every_env_list_link_opens_its_env(server, open_tab) -> None:
                                  headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=30) as r:
         assert json.loads(r.read())["errors"] == []
-    t = open_tab(server.url + "/")
+    t = open_tab(server.url + "/envs")  # Visdom's env list (the home page is the runs table)
     t.wait("(n) => document.querySelectorAll('tr[data-env] .col-name a').length >= n", len(NAMES))
     assert t.js(FOLLOW_LINKS) == {n: [n, 200, 1] for n in NAMES}
     # Clicking through: the env page of the mmengine-style name draws its chart, no "does not exist".
