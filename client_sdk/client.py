@@ -17,8 +17,8 @@ import numpy as np
 from . import console as console_capture
 from .artifacts import ArtifactMethods
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_display, make_grid, to_numpy
-from .overlays import overlay_fields
 from .never_raise import guard_methods, rejected_call
+from .overlays import overlay_fields
 from .protocol import new_win_id, visdom_text
 from .run_lifecycle import RunMethods
 from .transport import Transport

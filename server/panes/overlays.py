@@ -126,12 +126,12 @@ def read_mask(data: bytes, where: str, width: int, height: int) -> list[int]:
         raise EventError(f"{where}: larger than {MAX_MASK_BYTES} bytes")
     try:
         with Image.open(io.BytesIO(data)) as img:
-            if img.format != "PNG" or img.mode not in ("L", "P"):
+            if img.format != "PNG" or img.mode != "L":
                 raise EventError(f"{where}: a mask must be an 8-bit greyscale PNG (class ids 0..255), "
                                  f"not {img.format} {img.mode}")
             if img.size != (width, height):
                 raise EventError(f"{where}: the mask is {img.size[0]}x{img.size[1]}, its image {width}x{height}")
-            ids = np.unique(np.asarray(img.convert("L") if img.mode == "P" else img))
+            ids = np.unique(np.asarray(img))  # the browser reads a grey PNG's value as the class id
     except EventError:
         raise
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:

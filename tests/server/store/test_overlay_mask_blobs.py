@@ -13,8 +13,8 @@ import pytest
 import paneboard
 from paneboard.server.dispatch.parse import parse_event
 from paneboard.server.services import Services
-from paneboard.server.sharing.archive import export_envs, read_archive
 from paneboard.server.settings import Settings
+from paneboard.server.sharing.archive import export_envs, read_archive
 
 
 @pytest.fixture
