@@ -18,6 +18,7 @@ from . import console as console_capture
 from .artifacts import ArtifactMethods
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_display, make_grid, to_numpy
 from .never_raise import guard_methods, rejected_call
+from .overlays import overlay_fields
 from .protocol import new_win_id, visdom_text
 from .run_lifecycle import RunMethods
 from .transport import Transport
@@ -242,17 +243,24 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
         return win
 
     def image(self, img: Any, win: str | None = None, env: str | None = None,
-              opts: Mapping[str, Any] | None = None, step: Any = None) -> str:
+              opts: Mapping[str, Any] | None = None, step: Any = None, boxes: Any = None,
+              masks: Any = None, classes: Any = None) -> str:
         """Image pane from C×H×W / H×W (Visdom), H×W×C (last dim 1/3/4), numpy/torch, or a PIL image.
 
         Floats in [0, 1] are scaled by 255, floats in [0, 255] kept, other float ranges (an ImageNet-normalised
         tensor) min–max normalised per image, the original range kept as opts.value_range (shown on hover);
         PNG, or JPEG when opts['jpgquality'] is set. With `step`, the pane keeps one image per step with a step
-        slider (as SummaryWriter.add_image), the caption per step from opts['caption'].
+        slider (as SummaryWriter.add_image), the caption per step from opts['caption']. `boxes` and `masks` take
+        W&B's layer dicts ({'predictions': {'box_data': [...], 'class_labels': {...}}}, {'truth': {'mask_data':
+        H×W ids}}) and are drawn over the picture as data with a toggle per class (a stepped pane: step 0 unless
+        `step` is given).
         """
         check_opts(opts)
         if img is None:
             raise TypeError("image: img is None")
+        overlays = overlay_fields(boxes, masks, classes)
+        if overlays and step is None:
+            step = 0  # overlays are data of a stepped media record
         hwc, value_range = image_display(img)
         wire = encode_image(hwc, (opts or {}).get("jpgquality"))
         win = new_win_id() if win is None else win
@@ -266,6 +274,7 @@ class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
                 rec["caption"] = str(wopts["caption"])
             if value_range is not None:
                 rec["value_range"] = value_range
+            rec.update(overlays)
             self.transport.put({"t": t, "op": "update", "env": env, "win": win, "kind": "media", "mode": "append",
                                 "name": None, "opts": {"title": wopts.get("title") or win}, "records": [rec]})
             return win

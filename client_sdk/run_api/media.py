@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import pixels
 from ..convert import to_numpy
+from ..overlays import overlay_fields
 from ..tensorboard import convert as tc
 
 
@@ -25,13 +26,15 @@ class Media:
 
 class Image(Media):
     """wandb.Image: an array/tensor (HWC, CHW or HW; floats in [0, 1] ×255, other float ranges min–max
-    normalised with the original range kept), a PIL image or a path; `caption` shows under it."""
+    normalised with the original range kept), a PIL image or a path; `caption` shows under it; `boxes` and
+    `masks` (W&B's box_data / mask_data layer dicts, `classes` naming their class ids) are drawn over it as data."""
 
     def __init__(self, data_or_path: Any, mode: str | None = None, caption: str | None = None,
                  grouping: int | None = None, classes: Any = None, boxes: Any = None, masks: Any = None,
                  file_type: str | None = None, normalize: bool = True) -> None:
         self.caption = None if caption is None else str(caption)
         self.value_range: list[float] | None = None
+        self.overlays = overlay_fields(boxes, masks, classes)
         if isinstance(data_or_path, (str, os.PathLike)):
             with open(data_or_path, "rb") as f:
                 raw = f.read()
@@ -49,6 +52,7 @@ class Image(Media):
             rec["caption"] = self.caption
         if self.value_range is not None:
             rec["value_range"] = self.value_range
+        rec.update(self.overlays)
         return rec
 
 

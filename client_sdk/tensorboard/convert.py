@@ -137,6 +137,22 @@ def _draw_box(image: Any, box: np.ndarray, label: str | None) -> None:
         draw.text((left + margin, bottom - th - margin), label, fill="black", font=font)
 
 
+def box_layer(boxes: np.ndarray, labels: list[str] | None, rescale: float = 1) -> dict[str, Any]:
+    """add_image_with_boxes' N×4 (x1, y1, x2, y2) pixel boxes as a W&B-style overlay layer, a class per label."""
+    names = [] if labels is None else list(dict.fromkeys(str(label) for label in labels))
+    ids = {name: k for k, name in enumerate(names)}
+    data = []
+    for i in range(boxes.shape[0]):
+        x0, y0, x1, y1 = (float(v) * rescale for v in boxes[i])
+        box: dict[str, Any] = {"position": {"minX": min(x0, x1), "maxX": max(x0, x1), "minY": min(y0, y1),
+                                            "maxY": max(y0, y1)}, "domain": "pixel", "class_id": 0}
+        if labels is not None:
+            box["class_id"], box["box_caption"] = ids[str(labels[i])], str(labels[i])
+        data.append(box)
+    class_labels = {str(k): name for name, k in ids.items()} if names else {"0": "box"}
+    return {"boxes": {"box_data": data, "class_labels": class_labels}}
+
+
 def encode_png(hwc: np.ndarray, rescale: float = 1, boxes: np.ndarray | None = None,
                labels: list[str] | None = None) -> str:
     """base64 PNG of a uint8 H×W×{3,4} image; boxes (N×4 x1,y1,x2,y2) drawn first, then the LANCZOS rescale."""

@@ -203,7 +203,9 @@ class SummaryWriter(WriterCompat):
             if len(labels) != boxes.shape[0]:
                 labels = None
         png = tc.encode_png(tc.image_hwc(img_tensor, dataformats), rescale, boxes, labels)
-        self._image(tag, png, "image/png", global_step, walltime)
+        # The boxes are burnt in as TensorBoard draws them, and kept as data too: one toggle per label in the UI.
+        record = {"type": "image", "data": png, "mime": "image/png", "boxes": tc.box_layer(boxes, labels, rescale)}
+        self._record("media", tag, record, global_step, walltime)
 
     def add_figure(self, tag: str, figure: Any, global_step: Any = None, close: bool = True,
                    walltime: float | None = None) -> None:

@@ -14,7 +14,7 @@ import markdown
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, StepRow, Store, StoreTx
-from . import stepped
+from . import overlays, stepped
 from .common import blob_bytes
 from .contract import ReadOptions, StoredStep
 from .image import check_picture, decode_base64, decode_image
@@ -103,6 +103,12 @@ def _check(rec: dict, where: str) -> tuple[dict, bytes | None, str | None]:
 
 def validate(cmd: PaneCommand, raw: dict) -> list[stepped.Rec]:
     recs = stepped.parse_records(cmd, raw, _check)
+    for i, (rec, raw_rec) in enumerate(zip(recs, raw["records"], strict=True)):
+        if rec.data is not None and rec.data["type"] == "image":
+            found, rec.extra_blobs = overlays.parse(raw_rec, f"media: records[{i}]", rec.data["width"],
+                                                    rec.data["height"])
+            if found is not None:
+                rec.data["overlays"] = found
     if len({r.data["type"] for r in recs if r.data is not None}) > 1:  # _check gives every record data
         raise EventError("media: all records of a pane must have the same type")
     return recs
@@ -118,6 +124,7 @@ def _check_stored(data: dict, blob: str | None, where: str, blobs: Mapping[str, 
     elif kind == "image":
         check_picture({**data, "blob": blob}, blobs, where)
         value_range_of(data.get("value_range"), where)
+        overlays.check_stored(data.get("overlays"), where, data["width"], data["height"], blobs)
     elif kind == "audio":
         mime, rate = data.get("mime"), data.get("sample_rate")
         if not isinstance(mime, str) or mime not in AUDIO_MAGIC:
@@ -176,6 +183,8 @@ def render_record(row: StepRow) -> dict:
         out["src"] = f"api/v1/blobs/{row.blob or ''}"
         out.update({k: data.get(k) for k in ("mime", "width", "height", "caption", "sample_rate", "frames",
                                              "value_range") if k in data})
+        if data.get("overlays"):
+            out["overlays"] = overlays.render(data["overlays"])
     return out
 
 

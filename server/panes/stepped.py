@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,6 +30,7 @@ class Rec:
     data: dict | None
     blob: bytes | None = None
     mime: str | None = None
+    extra_blobs: list[tuple[bytes, str]] = field(default_factory=list)  # (bytes, mime) the data refers to by sha256
 
 
 Checker = Callable[[dict, str], tuple[dict | None, bytes | None, str | None]]
@@ -109,6 +110,9 @@ def apply_records(tx: StoreTx, cmd: PaneCommand, deltas: Deltas, content: Mappin
     else:
         opts = merged_opts(pane, cmd)
     first = int((pane.content or {}).get("count", 0))
+    for r in recs:
+        for data, mime in r.extra_blobs:
+            tx.put_blob(data, mime)
     rows = [(r.step, r.wall, r.data, tx.put_blob(r.blob, r.mime or "application/octet-stream")
              if r.blob is not None else None) for r in recs]
     tx.append_steps(pane, first, rows)

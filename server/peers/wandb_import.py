@@ -169,10 +169,21 @@ def _grouped(run: WandbRun, groups: dict[str, list[tuple[Any, str]]], files: Pat
     leaves: list[tuple[str, str]] = []
     for top, items in groups.items():
         if any(len(n) == 2 and n[1] == "_type" for n, _ in items):  # a list of images has its fields here too
-            _media(run, top, {n[1]: json.loads(t) for n, t in items if len(n) == 2}, files, step, wall)
+            _media(run, top, _nested(items), files, step, wall)
         else:
             leaves += [(".".join(n), t) for n, t in items]
     return leaves
+
+
+def _nested(items: list[tuple[Any, str]]) -> dict[str, Any]:
+    """A media object from its nested keys: an image's boxes and masks arrive as (key, "boxes", layer, field)."""
+    obj: dict[str, Any] = {}
+    for names, text in items:
+        node = obj
+        for name in names[1:-1]:
+            node = node.setdefault(name, {}) if isinstance(node.get(name, {}), dict) else {}
+        node[names[-1]] = json.loads(text)
+    return obj
 
 
 def _media(run: WandbRun, key: str, obj: dict[str, Any], files: Path, step: float, wall: float) -> None:

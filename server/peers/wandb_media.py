@@ -4,9 +4,12 @@ HTML (sanitized when shown, as any HTML text record) and GIF videos (animated pi
 from __future__ import annotations
 
 import base64
+import io
 import json
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from paneboard.protocol import MAX_BUCKETS
 
@@ -70,6 +73,7 @@ def record(obj: dict[str, Any], files: Path, step: float, wall: float) -> tuple[
         rec = {**base, "type": "image", "data": base64.b64encode(path.read_bytes()).decode(), "mime": mime}
         if obj.get("caption") is not None:
             rec["caption"] = str(obj["caption"])
+        rec.update(_overlays(obj, files))
         return "media", rec
     if kind == "table-file":
         path = files / str(obj.get("path", ""))
@@ -83,6 +87,50 @@ def record(obj: dict[str, Any], files: Path, step: float, wall: float) -> tuple[
     if kind in ("audio-file", "video-file", "html-file"):
         return _file_record(str(kind), obj, files, base)
     return None
+
+
+def _json_file(obj: Any, files: Path) -> Any:
+    path = _media_file(obj, files) if isinstance(obj, dict) else None
+    try:
+        return None if path is None else json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _overlays(obj: dict[str, Any], files: Path) -> dict[str, Any]:
+    """An image's boxes (a boxes2D JSON file per layer) and masks (a PNG of class ids per layer, named by the
+    image's classes file) as the wire's overlay fields; a layer whose file is missing is left out."""
+    classes = _json_file(obj.get("classes"), files) or {}
+    names = {str(c["id"]): str(c.get("name", c["id"])) for c in classes.get("class_set") or []
+             if isinstance(c, dict) and "id" in c}
+    out: dict[str, Any] = {}
+    boxes = {name: layer for name, layer in ((n, _json_file(v, files)) for n, v in (obj.get("boxes") or {}).items())
+             if isinstance(layer, dict) and isinstance(layer.get("box_data"), list)}
+    if boxes:
+        out["boxes"] = {n: {"box_data": v["box_data"], "class_labels": {**names, **(v.get("class_labels") or {})}}
+                        for n, v in boxes.items()}
+    if not names:  # no classes file found: the boxes' labels name the same ids (W&B shares one class set per image)
+        names = {k: str(v) for layer in boxes.values() for k, v in (layer.get("class_labels") or {}).items()}
+    masks = {}
+    for name, layer in (obj.get("masks") or {}).items():
+        path = _media_file(layer, files) if isinstance(layer, dict) else None
+        if path is not None:
+            masks[name] = {"png": _grey_png(path.read_bytes()), "class_labels": names}
+    if masks:
+        out["masks"] = masks
+    return out
+
+
+def _grey_png(data: bytes) -> str:
+    """A W&B mask PNG as the 8-bit grey PNG of class ids paneboard stores (W&B may write it as RGB or palette)."""
+    from PIL import Image  # noqa: PLC0415  (the importer's only use of PIL)
+
+    with Image.open(io.BytesIO(data)) as img:
+        if img.mode != "L":  # a palette image's indices are the class ids, an RGB one's ids are its red channel
+            img = img.getchannel(0) if img.mode in ("RGB", "RGBA") else Image.fromarray(np.asarray(img).astype(np.uint8))
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode()
 
 
 def _media_file(obj: dict[str, Any], files: Path) -> Path | None:

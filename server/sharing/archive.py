@@ -18,7 +18,7 @@ from .. import jsonio
 from ..artifacts.blobs import BlobStore
 from ..commands.envelope import EventError, check_name
 from ..commands.envops import check_layout
-from ..panes import kind_module
+from ..panes import kind_module, overlays
 from ..store import PaneRecord, Store
 from . import artifact_archive
 from .archive_console import export_console, read_console
@@ -101,6 +101,7 @@ def export_envs(store: Store, names: list[str], out: IO[bytes], artifact_blobs: 
                             rows.append(jsonio.dumps({"step": r.step, "wall": r.wall, "data": r.data, "blob": r.blob}))
                             if r.blob:
                                 blobs[r.blob] = None
+                            blobs.update(dict.fromkeys(overlays.blob_refs(r.data)))  # masks over a picture
                     _add(tar, f"{folder}/steps/{p}.jsonl", b"\n".join(rows) + b"\n")
                     counts["steps"] += len(rows)
                 blobs.update(dict.fromkeys(_blob_refs(pane)))
@@ -283,6 +284,7 @@ def _env_blob_refs(env: EnvData) -> set[str]:
         if p.content:
             refs.update(m.decode() for m in _SHA.findall(jsonio.dumps(p.content)))
         refs.update(blob for _s, _w, _d, blob in p.steps if blob)
+        refs.update(sha for _s, _w, data, _b in p.steps for sha in overlays.blob_refs(data))
     return refs
 
 

@@ -14,7 +14,7 @@ _SHA = re.compile(r"^[0-9a-f]{64}$")
 
 class SqlBlobRefs:
     """Mixed into SqlStore; reads only. A reference is found as the blob sweep finds one: the sha256 in a pane's
-    content or a step record's blob column, or as a file of an artifact version."""
+    content, a step record's blob column or data (a mask over a picture), or as a file of an artifact version."""
 
     engine: Engine
 
@@ -26,7 +26,9 @@ class SqlBlobRefs:
                 .join(step_t, step_t.c.pane_id == pane_t.c.id).where(step_t.c.blob == sha256)
             by_content = select(env_t.c.name).join(pane_t, pane_t.c.env_id == env_t.c.id) \
                 .where(cast(pane_t.c.content, Text).like(f"%{sha256}%"))
-            return {name for (name,) in conn.execute(by_step.union(by_content))}
+            by_overlay = select(env_t.c.name).join(pane_t, pane_t.c.env_id == env_t.c.id) \
+                .join(step_t, step_t.c.pane_id == pane_t.c.id).where(cast(step_t.c.data, Text).like(f"%{sha256}%"))
+            return {name for (name,) in conn.execute(by_step.union(by_content, by_overlay))}
 
     def artifact_blob_envs(self, sha256: str) -> set[str]:
         if not _SHA.match(sha256):

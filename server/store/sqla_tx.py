@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Text, cast, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from .. import jsonio
@@ -365,6 +365,10 @@ class SqlTx(SqlArtifactsTx, StoreTx):
         refs = {r[0] for r in self.conn.execute(select(step_t.c.blob).where(step_t.c.blob.is_not(None)).distinct())}
         for (content,) in self.conn.execute(select(pane_t.c.content).where(pane_t.c.content.is_not(None))):
             refs.update(m.decode() for m in _SHA_IN_JSON.findall(_json_bytes(content)))
+        # A media picture's overlays name their mask PNGs by sha256 in the step record's data.
+        with_overlays = select(step_t.c.data).where(cast(step_t.c.data, Text).like('%"overlays"%'))
+        for (data,) in self.conn.execute(with_overlays):
+            refs.update(m.decode() for m in _SHA_IN_JSON.findall(_json_bytes(data)))
         dead = [sha for (sha,) in self.conn.execute(select(blob_t.c.sha256)) if sha not in refs]
         for k in range(0, len(dead), 500):
             self.conn.execute(delete(blob_t).where(blob_t.c.sha256.in_(dead[k:k + 500])))

@@ -2,6 +2,8 @@
 import { rangeNote, sizeImage } from "./image.js";
 import { stepper } from "./stepper.js";
 import { counted } from "../dom.js";
+import { overlayLayer } from "./overlays.js";
+import { panZoom } from "./panzoom.js";
 
 
 export function render(el, pane, ctx) {
@@ -20,6 +22,7 @@ export function render(el, pane, ctx) {
 
   let kind = null; // the element type shown now: one <img> or <audio> is reused across steps
   let media = null;
+  let overlay = null; // boxes and masks over the picture, made with the first record that has any
 
   /** The record's blob URL: relative to the base URL unless it is a data:/blob: URI. */
   const srcOf = (rec) => (typeof rec.src === "string" && rec.src
@@ -31,6 +34,13 @@ export function render(el, pane, ctx) {
     if (type === "image") {
       media = document.createElement("img");
       media.decoding = "async";
+      // The picture and its overlay canvas move together: pan and zoom transform the stage, the content clips it.
+      const stage = document.createElement("div");
+      stage.className = "media-stage";
+      stage.append(media);
+      content.replaceChildren(stage);
+      panZoom(content, stage);
+      return media;
     } else if (type === "audio") {
       media = document.createElement("audio");
       media.controls = true;
@@ -43,7 +53,7 @@ export function render(el, pane, ctx) {
     return media;
   }
 
-  function show(rec) {
+  async function show(rec) {
     const type = rec.type || pane.data?.type || "image";
     const m = element(type);
     if (type === "image") {
@@ -52,6 +62,15 @@ export function render(el, pane, ctx) {
       if (m.getAttribute("src") !== src) m.src = src;
       m.alt = rec.caption ? String(rec.caption) : `step ${rec.step}`;
       m.title = rangeNote(rec.value_range);
+      if (rec.overlays && !overlay) {
+        overlay = overlayLayer();
+        m.parentElement.append(overlay.canvas);
+        box.append(overlay.tip, overlay.legend);
+      }
+      if (overlay) {
+        overlay.canvas.hidden = overlay.legend.hidden = !rec.overlays;
+        if (rec.overlays) await overlay.show(rec, (src) => ctx.url(src));
+      }
     } else if (type === "audio") {
       const src = srcOf(rec);
       if (m.getAttribute("src") !== src) m.src = src;
