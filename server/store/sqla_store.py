@@ -10,7 +10,7 @@ import numpy as np
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.engine import Connection
 
-from . import codec, downsample, sqla_runs
+from . import codec, digests, downsample, overview, sqla_runs
 from .base import Store
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
@@ -170,8 +170,37 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         if x1 is not None:
             q = q.where(c.x0 <= x1)
         with self.engine.connect() as conn:
+            if x0 is None and x1 is None and method == "minmax":
+                whole = self._read_overview(conn, trace, budget)
+                if whole is not None:
+                    return whole
             metas = [downsample.ChunkMeta(*r) for r in conn.execute(q.order_by(c.seq))]
             return self._read_chunks(conn, trace, metas, budget, x0, x1, method, {})
+
+    def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int) -> Series | None:
+        """A full-range min/max read of a long trace from its digests and the chunk rows after them (the same
+        answer as _read_chunks, without a row per chunk); None when the trace has no digest or fits the budget."""
+        table = digests.load(conn, trace.id)
+        if not len(table):
+            return None
+        c = chunk_t.c
+        rest = conn.execute(select(c.seq, *(getattr(c, f) for f in digests.FIELDS))
+                            .where(c.trace_id == trace.id, c.seq >= len(table)).order_by(c.seq)).all()
+        rest_table = np.array([[np.nan if v is None else v for v in r[1:]] for r in rest], dtype=np.float64)
+        table = np.concatenate([table, rest_table.reshape(-1, len(digests.FIELDS))])
+        seqs = np.concatenate([np.arange(len(table) - len(rest)), np.array([r.seq for r in rest], dtype=np.int64)])
+        if table[:, 0].sum() <= budget:
+            return None
+        cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
+            if seq not in cache:
+                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
+                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
+            return cache[seq]
+
+        x, y = overview.minmax(table, seqs, load, budget, lambda ss: self._prefetch_seqs(conn, trace.id, ss, cache))
+        return Series(x, y, trace.total, True)
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
         """One connection, the chunk summaries of every trace in a few queries, and the chunks of short traces
@@ -277,7 +306,12 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
     def _prefetch(conn: Connection, trace_id: int, metas: Sequence[ChunkMeta],
                   cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
         """One query for all the chunks a read needs (not one SELECT per chunk)."""
-        wanted = {m.seq for m in metas} - cache.keys()
+        SqlStore._prefetch_seqs(conn, trace_id, [m.seq for m in metas], cache)
+
+    @staticmethod
+    def _prefetch_seqs(conn: Connection, trace_id: int, seqs: Sequence[int],
+                       cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
+        wanted = set(seqs) - cache.keys()
         if not wanted:
             return
         c = chunk_t.c
