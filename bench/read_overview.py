@@ -12,20 +12,23 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sqlalchemy import select
 
 from paneboard.server.store import SqlStore, downsample
 from paneboard.server.store.models import chunk_t
+from paneboard.server.store.records import TraceRecord
 from paneboard.server.store.schema import ensure_schema
 
 PIECE = 5_000_000  # points per writer transaction while filling
 REPS = 7
 
 
-def fill(store: SqlStore, n: int) -> object:
+def fill(store: SqlStore, n: int) -> TraceRecord:
     with store.transaction() as tx:
         trace = tx.add_trace(tx.put_pane("bench", "loss", "line", "", {}, None), "t", {})
     rng = np.random.default_rng(0)
@@ -38,7 +41,7 @@ def fill(store: SqlStore, n: int) -> object:
     return store.list_traces(store.get_pane("bench", "loss"))[0]
 
 
-def every_chunk_row(store: SqlStore, trace, budget: int) -> tuple[np.ndarray, np.ndarray]:
+def every_chunk_row(store: SqlStore, trace: TraceRecord, budget: int) -> tuple[np.ndarray, np.ndarray]:
     """main's full-range read: every chunk row's summary columns, then downsample.minmax."""
     c = chunk_t.c
     with store.engine.connect() as conn:
@@ -48,7 +51,7 @@ def every_chunk_row(store: SqlStore, trace, budget: int) -> tuple[np.ndarray, np
     return s.x, s.y
 
 
-def timed(fn) -> tuple[float, float, tuple]:
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     times, out = [], None
     for _ in range(REPS):
         t0 = time.perf_counter()
@@ -57,29 +60,34 @@ def timed(fn) -> tuple[float, float, tuple]:
     return times[0] * 1e3, statistics.median(times[1:]) * 1e3, out
 
 
+def measure(n: int) -> dict[str, Any]:
+    """One fresh database holding an n-point series, read both ways."""
+    with tempfile.TemporaryDirectory(prefix="pb-read-") as tmp:
+        url = f"sqlite:///{Path(tmp) / 'r.db'}"
+        ensure_schema(url, url)
+        store = SqlStore(url)
+        try:
+            t0 = time.perf_counter()
+            trace = fill(store, n)
+            fill_s = time.perf_counter() - t0
+            first_new, warm_new, new = timed(lambda: store.read_series(trace, 2000))
+            first_old, warm_old, old = timed(lambda: every_chunk_row(store, trace, 2000))
+        finally:
+            store.close()
+    same = bool(np.array_equal(new.x, old[0]) and np.array_equal(new.y, old[1]))
+    return {"fill_s": round(fill_s, 1), "digest_first_ms": round(first_new, 2), "digest_warm_ms": round(warm_new, 2),
+            "chunk_rows_first_ms": round(first_old, 2), "chunk_rows_warm_ms": round(warm_old, 2),
+            "points": len(new.x), "identical": same}
+
+
 def main() -> None:
     sizes = [int(float(a)) for a in sys.argv[1:]] or [1_000_000, 10_000_000]
     results = {}
     for n in sizes:
-        with tempfile.TemporaryDirectory(prefix="pb-read-") as tmp:
-            url = f"sqlite:///{Path(tmp) / 'r.db'}"
-            ensure_schema(url, url)
-            store = SqlStore(url)
-            try:
-                t0 = time.perf_counter()
-                trace = fill(store, n)
-                fill_s = time.perf_counter() - t0
-                first_new, warm_new, new = timed(lambda: store.read_series(trace, 2000))
-                first_old, warm_old, old = timed(lambda: every_chunk_row(store, trace, 2000))
-                same = bool(np.array_equal(new.x, old[0]) and np.array_equal(new.y, old[1]))
-                results[n] = {"fill_s": round(fill_s, 1), "digest_first_ms": round(first_new, 2),
-                              "digest_warm_ms": round(warm_new, 2), "chunk_rows_first_ms": round(first_old, 2),
-                              "chunk_rows_warm_ms": round(warm_old, 2), "points": len(new.x), "identical": same}
-            finally:
-                store.close()
-        print(f"{n:>12,} points: digests {results[n]['digest_warm_ms']:7.2f} ms warm "
-              f"(first {results[n]['digest_first_ms']:.2f}) | every chunk row (main) "
-              f"{results[n]['chunk_rows_warm_ms']:7.2f} ms warm | identical={same}", flush=True)
+        r = results[n] = measure(n)
+        print(f"{n:>12,} points: digests {r['digest_warm_ms']:7.2f} ms warm (first {r['digest_first_ms']:.2f}) | "
+              f"every chunk row (main) {r['chunk_rows_warm_ms']:7.2f} ms warm | identical={r['identical']}",
+              flush=True)
     print(json.dumps(results))
 
 

@@ -8,9 +8,8 @@ import numpy as np
 from sqlalchemy import delete, update
 from sqlalchemy.engine import Connection
 
-from . import digests
+from . import digests, sqla_runs
 from . import hot_statements as hot
-from . import sqla_runs
 from .chunks import TailState, load_tail, write_points
 from .models import chunk_t, trace_t
 from .summary import Summary
