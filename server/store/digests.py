@@ -20,6 +20,7 @@ from .models import chunk_t, digest_t
 
 DIGEST_CHUNKS = 64  # chunks per digest row: 64 x 7 float64 = 3,584 bytes, one SQLite page
 FIELDS = ("n", "x0", "x1", "ymin", "ymax", "x_ymin", "x_ymax")  # the chunk summary columns, in this order
+IDS_PER_QUERY = 900  # trace ids per IN (...): under SQLite's old 999-parameter limit
 SEQ_PAGE_ROWS = 4096  # chunk summaries per SELECT while sealing a huge append
 
 
@@ -75,6 +76,30 @@ def load(conn: Connection, trace_id: int) -> np.ndarray:
             break
         tables.append(unpack(r.data))
     return np.concatenate(tables) if tables else np.empty((0, len(FIELDS)))
+
+
+def with_digests(conn: Connection, trace_ids: list[int]) -> set[int]:
+    """Which of these traces have a digest (are long enough for summaries() to be worth reading)."""
+    d = digest_t.c
+    found: set[int] = set()
+    for k in range(0, len(trace_ids), IDS_PER_QUERY):
+        found.update(conn.execute(select(d.trace_id).where(d.trace_id.in_(trace_ids[k:k + IDS_PER_QUERY]),
+                                                           d.page == 0)).scalars())
+    return found
+
+
+def summaries(conn: Connection, trace_id: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every chunk's summary (FIELDS columns, NaN for NULL) and seq, in seq order: the digests' chunks from
+    the digest rows, the rest from their own rows; None when the trace has no digest (read its chunk rows)."""
+    table = load(conn, trace_id)
+    if not len(table):
+        return None
+    c = chunk_t.c
+    rest = conn.execute(select(c.seq, *(getattr(c, f) for f in FIELDS))
+                        .where(c.trace_id == trace_id, c.seq >= len(table)).order_by(c.seq)).all()
+    rest_table = np.array([[np.nan if v is None else v for v in r[1:]] for r in rest], dtype=np.float64)
+    seqs = np.concatenate([np.arange(len(table)), np.array([r.seq for r in rest], dtype=np.int64)])
+    return np.concatenate([table, rest_table.reshape(-1, len(FIELDS))]), seqs
 
 
 def forget(conn: Connection, trace_id: int) -> None:

@@ -180,26 +180,12 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
     def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int) -> Series | None:
         """A full-range min/max read of a long trace from its digests and the chunk rows after them (the same
         answer as _read_chunks, without a row per chunk); None when the trace has no digest or fits the budget."""
-        table = digests.load(conn, trace.id)
-        if not len(table):
-            return None
-        c = chunk_t.c
-        rest = conn.execute(select(c.seq, *(getattr(c, f) for f in digests.FIELDS))
-                            .where(c.trace_id == trace.id, c.seq >= len(table)).order_by(c.seq)).all()
-        rest_table = np.array([[np.nan if v is None else v for v in r[1:]] for r in rest], dtype=np.float64)
-        table = np.concatenate([table, rest_table.reshape(-1, len(digests.FIELDS))])
-        seqs = np.concatenate([np.arange(len(table) - len(rest)), np.array([r.seq for r in rest], dtype=np.int64)])
-        if table[:, 0].sum() <= budget:
+        found = digests.summaries(conn, trace.id)
+        if found is None or found[0][:, 0].sum() <= budget:
             return None
         cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
-            if seq not in cache:
-                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
-                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
-            return cache[seq]
-
-        x, y = overview.minmax(table, seqs, load, budget, lambda ss: self._prefetch_seqs(conn, trace.id, ss, cache))
+        x, y = overview.minmax(*found, self._loader(conn, trace.id, cache), budget,
+                               lambda seqs: self._prefetch_seqs(conn, trace.id, seqs, cache))
         return Series(x, y, trace.total, True)
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
@@ -211,6 +197,11 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         metas: dict[int, list[ChunkMeta]] = {i: [] for i in ids}
         caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {i: {} for i in ids}
         with self.engine.connect() as conn:
+            long = digests.with_digests(conn, ids)  # whole long lines: from their digests, as read_series
+            out: list[Series | None] = [self._read_overview(conn, t, budget)
+                                        if t.id in long and x0 is None and method == "minmax" else None
+                                        for t, x0, method in reads]
+            ids = list(dict.fromkeys(t.id for (t, _, _), s in zip(reads, out, strict=True) if s is None))
             for k in range(0, len(ids), PREFETCH_BATCH):
                 q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax)
                      .where(c.trace_id.in_(ids[k:k + PREFETCH_BATCH])).order_by(c.trace_id, c.seq))
@@ -221,7 +212,6 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                 chunks = select(c.trace_id, c.seq, c.xs, c.ys).where(c.trace_id.in_(few[k:k + PREFETCH_BATCH]))
                 for row in conn.execute(chunks):
                     caches[row.trace_id][row.seq] = (codec.decode(row.xs), codec.decode(row.ys))
-            out: list[Series | None] = [None] * len(reads)
             # Whole lines longer than the budget, every chunk at hand: downsampled together in one numpy pass.
             whole = [k for k, (t, x0, method) in enumerate(reads)
                      if x0 is None and method == "minmax" and metas[t.id] and sum(m.n for m in metas[t.id]) > budget
@@ -251,14 +241,7 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                      x0: float | None, x1: float | None, method: str,
                      cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Series:
         """A budgeted read of these chunks of the trace (those meeting [x0, x1]); `cache` holds decoded chunks."""
-        c = chunk_t.c
-
-        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
-            if seq not in cache:
-                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
-                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
-            return cache[seq]
-
+        load = self._loader(conn, trace.id, cache)
         in_range = sum(m.n for m in metas)
         if in_range > budget and (x0 is not None or x1 is not None):
             self._prefetch(conn, trace.id, self._edge_chunks(metas, x0, x1), cache)
@@ -279,6 +262,19 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         x, y = downsample.minmax(bounds, load, budget, lo, hi,
                                  prefetch=lambda ms: self._prefetch(conn, trace.id, ms, cache))
         return Series(x, y, trace.total, True)
+
+    @staticmethod
+    def _loader(conn: Connection, trace_id: int, cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Loader:
+        """Decoded (x, y) of one chunk of the trace by seq, through `cache`."""
+        c = chunk_t.c
+
+        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
+            if seq not in cache:
+                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace_id, c.seq == seq)).one()
+                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
+            return cache[seq]
+
+        return load
 
     @staticmethod
     def _edge_chunks(metas: list[ChunkMeta], x0: float | None, x1: float | None) -> list[ChunkMeta]:

@@ -181,3 +181,18 @@ def test_migration_backfills_the_digests_of_stored_traces(url):
             assert_same((s.x, s.y), read_every_chunk_row(store, trace, 40))
     finally:
         store.close()
+
+
+def test_many_reads_take_long_lines_from_digests_and_the_rest_as_before(store):
+    x, y = series_kinds(POINTS)["ties"]
+    long = write(store, "long", x, y)
+    with store.transaction() as tx:
+        short = tx.add_trace(tx.put_pane("short", "w", "line", "", {}, None), "t", {})
+        tx.append_points(short, np.arange(3000.0), noisy(3000, 7), np.zeros(3000))
+    short = store.list_traces(store.get_pane("short", "w"))[0]
+    reads = [(long, None, "minmax"), (short, None, "minmax"), (long, 250_000.0, "minmax"), (long, None, "stride")]
+    got = store.read_series_many(reads, 40)
+    assert_same(xy(got[0]), read_every_chunk_row(store, long, 40))
+    for (trace, x0, method), series in zip(reads[1:], got[1:], strict=True):
+        assert_same(xy(series), xy(store.read_series(trace, 40, x0, method=method)))
+    assert got[2].x.min() >= 250_000.0 and len(got[3].x) <= 40
