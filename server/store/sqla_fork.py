@@ -1,4 +1,4 @@
-"""An env's panes, steps, traces and point chunks copied into its fork inside the database, never decoded."""
+"""An env's panes, steps, traces, point chunks and digests copied into its fork inside the database, never decoded."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from sqlalchemy.engine import Connection
 
 from . import sqla_runs
 from .dialect import inserted_id
-from .models import chunk_t, pane_t, step_t, trace_t
+from .models import chunk_t, digest_t, pane_t, step_t, trace_t
 
 
 def copy_panes(conn: Connection, src_id: int, dst_id: int) -> tuple[list[int], list[int]]:
@@ -35,4 +35,7 @@ def copy_panes(conn: Connection, src_id: int, dst_id: int) -> tuple[list[int], l
             conn.execute(insert(chunk_t).from_select(
                 ["trace_id"] + [col.name for col in cols],
                 select(literal(new_trace, Integer), *cols).where(c.trace_id == t.id)))
+            d = digest_t.c  # digests describe the copied chunks exactly: copied as they are too
+            conn.execute(insert(digest_t).from_select(
+                ["trace_id", "page", "data"], select(literal(new_trace, Integer), d.page, d.data).where(d.trace_id == t.id)))
     return panes, traces

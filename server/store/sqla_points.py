@@ -8,8 +8,8 @@ import numpy as np
 from sqlalchemy import delete, update
 from sqlalchemy.engine import Connection
 
+from . import digests, sqla_runs
 from . import hot_statements as hot
-from . import sqla_runs
 from .chunks import TailState, load_tail, write_points
 from .models import chunk_t, trace_t
 from .summary import Summary
@@ -44,6 +44,7 @@ class PointBuffer:
         """Delete a trace's stored points; it starts again from an empty tail and summary."""
         self.forget(trace_id)
         self.conn.execute(delete(chunk_t).where(chunk_t.c.trace_id == trace_id))
+        digests.forget(self.conn, trace_id)
         self.conn.execute(update(trace_t).where(trace_t.c.id == trace_id).values(
             npoints=0, **sqla_runs.summary_values(Summary())))
         self.tails[trace_id] = TailState(next_seq=0)
@@ -52,6 +53,7 @@ class PointBuffer:
     def flush(self) -> None:
         """Write every buffered trace: one executemany for the chunks, one for the counts and summaries."""
         chunk_rows: list[dict[str, Any]] = []
+        sealed: list[tuple[int, int, int]] = []  # (trace, full chunks before, after): for the digests
         for trace_id, parts in self._parts.items():
             if len(parts) == 1:  # one big append: no copy (20M points would cost 480 MB more)
                 x, y, w = parts[0]
@@ -59,10 +61,17 @@ class PointBuffer:
                 x = np.concatenate([p[0] for p in parts])
                 y = np.concatenate([p[1] for p in parts])
                 w = np.concatenate([p[2] for p in parts])
-            write_points(self.conn, self._tail(trace_id), trace_id, x, y, w, chunk_rows)
+            tail = self._tail(trace_id)
+            full_before = tail.next_seq - len(tail.partial)
+            write_points(self.conn, tail, trace_id, x, y, w, chunk_rows)
+            full_after = tail.next_seq - len(tail.partial)
+            if full_after // digests.DIGEST_CHUNKS > full_before // digests.DIGEST_CHUNKS:
+                sealed.append((trace_id, full_before, full_after))
             self.summaries[trace_id] = update_summary(self._summary(trace_id), x, y)
         if chunk_rows:
             hot.run(self.conn, hot.INSERT_CHUNK, chunk_rows)
+        for trace_id, full_before, full_after in sealed:  # after the INSERT: a digest reads its chunks' rows
+            digests.seal(self.conn, trace_id, full_before, full_after)
         bumps, summarized = [], []
         for trace_id, n in self._counts.items():
             summary = self.summaries.get(trace_id)

@@ -10,7 +10,7 @@ import numpy as np
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.engine import Connection
 
-from . import codec, downsample, sqla_runs
+from . import codec, digests, downsample, overview, sqla_runs
 from .base import Store
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
@@ -170,8 +170,23 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         if x1 is not None:
             q = q.where(c.x0 <= x1)
         with self.engine.connect() as conn:
+            if x0 is None and x1 is None and method == "minmax":
+                whole = self._read_overview(conn, trace, budget)
+                if whole is not None:
+                    return whole
             metas = [downsample.ChunkMeta(*r) for r in conn.execute(q.order_by(c.seq))]
             return self._read_chunks(conn, trace, metas, budget, x0, x1, method, {})
+
+    def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int) -> Series | None:
+        """A full-range min/max read of a long trace from its digests and the chunk rows after them (the same
+        answer as _read_chunks, without a row per chunk); None when the trace has no digest or fits the budget."""
+        found = digests.summaries(conn, trace.id)
+        if found is None or found[0][:, 0].sum() <= budget:
+            return None
+        cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        x, y = overview.minmax(*found, self._loader(conn, trace.id, cache), budget,
+                               lambda seqs: self._prefetch_seqs(conn, trace.id, seqs, cache))
+        return Series(x, y, trace.total, True)
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
         """One connection, the chunk summaries of every trace in a few queries, and the chunks of short traces
@@ -182,6 +197,11 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         metas: dict[int, list[ChunkMeta]] = {i: [] for i in ids}
         caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {i: {} for i in ids}
         with self.engine.connect() as conn:
+            long = digests.with_digests(conn, ids)  # whole long lines: from their digests, as read_series
+            out: list[Series | None] = [self._read_overview(conn, t, budget)
+                                        if t.id in long and x0 is None and method == "minmax" else None
+                                        for t, x0, method in reads]
+            ids = list(dict.fromkeys(t.id for (t, _, _), s in zip(reads, out, strict=True) if s is None))
             for k in range(0, len(ids), PREFETCH_BATCH):
                 q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax)
                      .where(c.trace_id.in_(ids[k:k + PREFETCH_BATCH])).order_by(c.trace_id, c.seq))
@@ -192,7 +212,6 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                 chunks = select(c.trace_id, c.seq, c.xs, c.ys).where(c.trace_id.in_(few[k:k + PREFETCH_BATCH]))
                 for row in conn.execute(chunks):
                     caches[row.trace_id][row.seq] = (codec.decode(row.xs), codec.decode(row.ys))
-            out: list[Series | None] = [None] * len(reads)
             # Whole lines longer than the budget, every chunk at hand: downsampled together in one numpy pass.
             whole = [k for k, (t, x0, method) in enumerate(reads)
                      if x0 is None and method == "minmax" and metas[t.id] and sum(m.n for m in metas[t.id]) > budget
@@ -222,14 +241,7 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                      x0: float | None, x1: float | None, method: str,
                      cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Series:
         """A budgeted read of these chunks of the trace (those meeting [x0, x1]); `cache` holds decoded chunks."""
-        c = chunk_t.c
-
-        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
-            if seq not in cache:
-                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace.id, c.seq == seq)).one()
-                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
-            return cache[seq]
-
+        load = self._loader(conn, trace.id, cache)
         in_range = sum(m.n for m in metas)
         if in_range > budget and (x0 is not None or x1 is not None):
             self._prefetch(conn, trace.id, self._edge_chunks(metas, x0, x1), cache)
@@ -250,6 +262,19 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         x, y = downsample.minmax(bounds, load, budget, lo, hi,
                                  prefetch=lambda ms: self._prefetch(conn, trace.id, ms, cache))
         return Series(x, y, trace.total, True)
+
+    @staticmethod
+    def _loader(conn: Connection, trace_id: int, cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Loader:
+        """Decoded (x, y) of one chunk of the trace by seq, through `cache`."""
+        c = chunk_t.c
+
+        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
+            if seq not in cache:
+                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace_id, c.seq == seq)).one()
+                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
+            return cache[seq]
+
+        return load
 
     @staticmethod
     def _edge_chunks(metas: list[ChunkMeta], x0: float | None, x1: float | None) -> list[ChunkMeta]:
@@ -277,7 +302,12 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
     def _prefetch(conn: Connection, trace_id: int, metas: Sequence[ChunkMeta],
                   cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
         """One query for all the chunks a read needs (not one SELECT per chunk)."""
-        wanted = {m.seq for m in metas} - cache.keys()
+        SqlStore._prefetch_seqs(conn, trace_id, [m.seq for m in metas], cache)
+
+    @staticmethod
+    def _prefetch_seqs(conn: Connection, trace_id: int, seqs: Sequence[int],
+                       cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
+        wanted = set(seqs) - cache.keys()
         if not wanted:
             return
         c = chunk_t.c

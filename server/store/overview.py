@@ -1,0 +1,100 @@
+"""Full-range min/max reads of long traces from chunk summary tables (digests), in numpy: no row per chunk.
+
+Gives exactly what downsample.minmax gives for the same chunks (the same candidates in the same order,
+the same buckets, first minimum and last maximum per bucket, the same edge points); only the summaries
+come from one float table instead of a ChunkMeta object per chunk, so 49,000 chunks cost a few array
+operations rather than a Python loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .digests import FIELDS
+from .downsample import Loader, bucket_extremes, bucket_extremes_sorted
+
+SeqPrefetch = Callable[[Sequence[int]], None]  # warms the loader for these chunk seqs in one query
+
+N, X0, X1, YMIN, YMAX, X_YMIN, X_YMAX = range(len(FIELDS))
+
+
+def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefetch: SeqPrefetch
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """At most ~budget points of the whole trace whose chunk summaries are `table` (FIELDS columns, NaN for
+    NULL; row i is chunk seqs[i], in seq order): downsample.minmax over [min x0, max x1]."""
+    bounded = ~np.isnan(table[:, X0])  # as _read_chunks: chunks with no finite x take no part
+    table, seqs = table[bounded], seqs[bounded]
+    if not len(table):
+        return np.empty(0), np.empty(0)
+    lo, hi = float(table[:, X0].min()), float(table[:, X1].max())
+    nb = max(1, (budget - 2) // 2)
+    width = (hi - lo) / nb if hi > lo else 1.0
+    x0, x1 = table[:, X0], table[:, X1]
+    with np.errstate(invalid="ignore"):
+        summarized = (~np.isnan(x1) & ~np.isnan(table[:, YMIN]) & (x0 >= lo) & (x1 <= hi) & ((x1 - x0) <= width))
+    decoded = np.flatnonzero(~summarized)
+    prefetch([int(s) for s in seqs[decoded]] + [int(seqs[0]), int(seqs[-1])])
+    pair_x, pair_y = _pairs(table)
+    cand_x: list[np.ndarray] = []
+    cand_y: list[np.ndarray] = []
+    prev = 0
+    for i in decoded:  # few in a long overview: the chunks wider than a bucket
+        cand_x.append(pair_x[prev:i].ravel())
+        cand_y.append(pair_y[prev:i].ravel())
+        x, y = load(int(seqs[i]))
+        cand_x.append(x)
+        cand_y.append(y)
+        prev = i + 1
+    cand_x.append(pair_x[prev:].ravel())
+    cand_y.append(pair_y[prev:].ravel())
+    X, Y = np.concatenate(cand_x), np.concatenate(cand_y)
+    keep = (X >= lo) & (X <= hi) & np.isfinite(Y) & np.isfinite(X)
+    X, Y = X[keep], Y[keep]
+    first, last = _edge_points(seqs, load, lo, hi)
+    if len(X):
+        b = np.clip(((X - lo) / width).astype(np.int64), 0, nb - 1)
+        if len(X) < 2 or bool(np.all(X[1:] >= X[:-1])):
+            picked = bucket_extremes_sorted(b, Y)
+        else:
+            picked = bucket_extremes(b, Y)
+            picked = picked[np.argsort(X[picked], kind="stable")]
+        X, Y = X[picked], Y[picked]
+    xs, ys = X.tolist(), Y.tolist()
+    if first and (not xs or (xs[0], ys[0]) != first):
+        xs.insert(0, first[0])
+        ys.insert(0, first[1])
+    if last and (xs[-1], ys[-1]) != last:
+        xs.append(last[0])
+        ys.append(last[1])
+    return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+
+
+def _pairs(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each chunk's (x_ymin, ymin) and (x_ymax, ymax) as two candidates in tuple order, as sorted() puts them."""
+    ax, ay, bx, by = table[:, X_YMIN], table[:, YMIN], table[:, X_YMAX], table[:, YMAX]
+    swap = (bx < ax) | ((bx == ax) & (by < ay))  # sorted() swaps only when the second tuple is less
+    first_x, second_x = np.where(swap, bx, ax), np.where(swap, ax, bx)
+    first_y, second_y = np.where(swap, by, ay), np.where(swap, ay, by)
+    return np.stack([first_x, second_x], axis=1), np.stack([first_y, second_y], axis=1)
+
+
+def _edge_points(seqs: np.ndarray, load: Loader, lo: float, hi: float
+                 ) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """First and last stored point inside [lo, hi], as downsample._edge_points finds them."""
+    first: tuple[float, float] | None = None
+    last: tuple[float, float] | None = None
+    for s in seqs:
+        x, y = load(int(s))
+        idx = np.flatnonzero((x >= lo) & (x <= hi))
+        if len(idx):
+            first = (float(x[idx[0]]), float(y[idx[0]]))
+            break
+    for s in seqs[::-1]:
+        x, y = load(int(s))
+        idx = np.flatnonzero((x >= lo) & (x <= hi))
+        if len(idx):
+            last = (float(x[idx[-1]]), float(y[idx[-1]]))
+            break
+    return first, last
