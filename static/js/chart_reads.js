@@ -36,7 +36,7 @@ export async function readChart(envs, { title, win = null, width = 600, walls = 
   return { perSeries: res.per_series, series: decode(res) };
 }
 
-/** GET api/v1/chart/match: every line tag matching a glob (layer*/grad_norm), of `envs`, as one chart's series. */
+/** GET api/v1/chart/match: every line tag matching a glob ("layer*" + "/grad_norm"), of `envs`, as one chart's series. */
 export async function readMatching(envs, { pattern, width = 600, signal } = {}) {
   const res = await api.getJson(`api/v1/chart/match?${envsParam(envs)}&pattern=${enc(pattern)}&width=${Math.max(1, Math.round(width))}`,
     { signal });
