@@ -47,7 +47,7 @@ def fill(db: Path, runs: int, tags: int, points: int) -> None:
                 what = "grad_norm" if i % 2 == 0 else "weight_norm"
                 title = f"layer{i // 2:05d}/{what}"
                 pane = tx.put_pane(f"run{r}", f"t{i}", "line", title, {"title": title}, None)
-                trace = tx.add_trace(pane, None, {})
+                trace = tx.add_trace(pane, "", {})
                 tx.append_points(trace, x, np.exp(-x / (50 + i % 97)) + rng.normal(0, 0.01, points), wall)
 
 

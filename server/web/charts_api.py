@@ -231,7 +231,7 @@ def chart_match() -> Response:
         raise ApiError(400, f"pattern matches {len(plan)} lines, more than {MAX_MATCH_LINES}: narrow it")
     cols: dict[str, list[Any]] = {"env": [], "win": [], "name": [], "title": [], "total": [], "n": []}
     xs, ys = [], []
-    reads = [(trace, None, "minmax") for _i, _pane, trace in plan]
+    reads: list[tuple[TraceRecord, float | None, str]] = [(trace, None, "minmax") for _i, _pane, trace in plan]
     for (i, pane, trace), series in zip(plan, store.read_series_many(reads, per), strict=True):
         cols["env"].append(i)
         cols["win"].append(pane.win)
