@@ -16,7 +16,7 @@ export function decode(res) {
   let k = 0;
   for (let i = 0; i < s.n.length; i++) {
     const n = s.n[i];
-    out.push({ env: res.envs[s.env[i]], win: s.win[i], name: s.name[i], total: s.total[i],
+    out.push({ env: res.envs[s.env[i]], win: s.win[i], name: s.name[i], total: s.total[i], title: s.title ? s.title[i] : null,
       x: res.x.slice(k, k + n), y: res.y.slice(k, k + n), wall: res.wall ? res.wall.slice(k, k + n) : null });
     k += n;
   }
@@ -33,6 +33,13 @@ export async function readChart(envs, { title, win = null, width = 600, walls = 
   if (walls) q += "&walls=1";
   if (after && envs) q += `&after=${envs.map((e) => (after.has(e) ? String(after.get(e)) : "")).join(",")}`;
   const res = await api.getJson(`api/v1/chart?${q}`, { signal });
+  return { perSeries: res.per_series, series: decode(res) };
+}
+
+/** GET api/v1/chart/match: every line tag matching a glob ("layer*" + "/grad_norm"), of `envs`, as one chart's series. */
+export async function readMatching(envs, { pattern, width = 600, signal } = {}) {
+  const res = await api.getJson(`api/v1/chart/match?${envsParam(envs)}&pattern=${enc(pattern)}&width=${Math.max(1, Math.round(width))}`,
+    { signal });
   return { perSeries: res.per_series, series: decode(res) };
 }
 

@@ -2,11 +2,13 @@
 // budgeted read of every shown run each), live updates fetch only the new points of the runs that changed.
 import { smoothingOf } from "../chart_prefs.js";
 import * as api from "../api.js";
-import { lastX, listCharts, mergeSeries, readChart, seriesKey } from "../chart_reads.js";
+import { lastX, listCharts, mergeSeries, readChart, readMatching, seriesKey } from "../chart_reads.js";
 import { h } from "../dom.js";
 import { pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
-import { applyTagFilter, chartCard, drawChart, needsDraw, redraw, removeCard } from "./scalars_charts.js";
+import { drawChart, needsDraw, redraw, removeCard } from "./scalars_charts.js";
+import { layoutCards, notePlotted } from "./scalars_window.js";
+import { matchCharts, matchTools } from "./scalars_match.js";
 import { drawRuns, shownRuns, sideBar } from "./scalars_controls.js";
 import { readMarks, setMarks } from "./run_marks.js";
 import { heardRunColor } from "../run_colors.js";
@@ -45,16 +47,24 @@ export function scalarsPage({ connect, points, notice }) {
     groups: groupState(), // seed groups: when on, each chart shows one mean ± band per config group
     groupRes: null,
     read: pool(READS),
+    openSecs: new Map(), // section -> opened (true) or closed (false) by the user; else by the tag count
+    secPages: new Map(), // section -> cards shown in it, past MANY_TAGS (its "show more" adds a page)
+    plotted: new Set(), // charts drawn now, oldest first (scalars_window.js keeps a bounded number)
   };
+  sc.layout = () => layoutCards(sc);
+  sc.onPlotted = (chart) => notePlotted(sc, chart);
   sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
   setMarks(sc.sel, readMarks("scalars")); // pins and baseline kept from the last visit (or named in the URL)
-  sc.vis = visibility((chart) => { if (chart.loaded && !chart.pending.size && !chart.stale) return; loadChart(sc, chart); });
+  sc.vis = visibility((chart) => {
+    if (chart.loaded && !chart.pending.size && !chart.stale && !chart.first) return;
+    loadChart(sc, chart);
+  });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
-    "aria-label": "filter tags", oninput: () => applyTagFilter(sc) });
+    "aria-label": "filter tags", oninput: () => layoutCards(sc) });
   sc.viewsChanged = () => { sc.needIndex = true; refresh(); };
-  $("tools").replaceChildren(viewTools(sc, sc.viewsChanged), sc.tagFilter);
+  $("tools").replaceChildren(viewTools(sc, sc.viewsChanged), matchTools(sc, sc.viewsChanged), sc.tagFilter);
   // A pick draws at once from what the charts hold (hiding runs needs no read); refresh() then reads what is new.
   const reshow = () => {
     sc.shown = shownRuns(sc);
@@ -174,11 +184,11 @@ async function update(sc) {
     // Runs left the picked set: draw without them (unless a run search already drew these runs).
     if (pickChanged && chart.loaded && needsDraw(sc, chart)) chart.stale = true;
     if (!chart.loaded || chart.pending.size || chart.stale) {
-      if (chart.visible || sc.vis.measure(chart)) work.push(loadChart(sc, chart));
+      if (chart.card && (chart.visible || sc.vis.measure(chart))) work.push(loadChart(sc, chart));
     }
   }
   await Promise.all(work);
-  applyTagFilter(sc);
+  layoutCards(sc);
   document.body.dataset.scalarsUpdated = String(sc.shown.length); // tests: the update for these runs is done
 }
 
@@ -198,19 +208,18 @@ async function loadIndex(sc) {
     const envs = [...new Set(spec.parts.flatMap((p) => wanted.get(p.tag).envs))];
     wanted.set(spec.title, { title: spec.title, envs, wins: [], parts: spec.parts });
   }
+  for (const spec of matchCharts(sc.matches)) wanted.set(spec.title, { ...spec, envs: [...sc.shown], wins: [] });
   for (const [tag, chart] of [...sc.charts]) {
     if (wanted.has(tag)) continue;
-    sc.vis.unobserve(chart);
     removeCard(sc, chart);
     sc.charts.delete(tag);
   }
   for (const [tag, spec] of wanted) {
     let chart = sc.charts.get(tag);
-    if (!chart) {
-      chart = { ...spec, held: new Map(), pending: new Set(), loaded: false, visible: false, stale: false, busy: null };
-      chartCard(sc, chart);
+    if (!chart) { // its card is made when layoutCards places it (past MANY_TAGS, maybe never)
+      chart = { ...spec, held: new Map(), pending: new Set(), loaded: false, visible: false, stale: false, busy: null,
+        card: null };
       sc.charts.set(tag, chart);
-      sc.vis.observe(chart);
       continue;
     }
     const had = new Set(chart.envs);
@@ -218,6 +227,7 @@ async function loadIndex(sc) {
     if (JSON.stringify(chart.parts) !== JSON.stringify(spec.parts)) chart.loaded = false; // an overlay redefined
     Object.assign(chart, { envs: spec.envs, parts: spec.parts });
   }
+  layoutCards(sc);
 }
 
 /** Load (or update) one chart's data and draw it; one read per chart at a time. */
@@ -236,10 +246,18 @@ function loadChart(sc, chart) {
 }
 
 async function fillChart(sc, chart) {
-  if (!chart.card.isConnected) return;
+  if (!chart.card || !chart.card.isConnected) return;
   const width = chart.plot.clientWidth || 600;
   const walls = sc.state.xmode !== "step";
   const shownMembers = chart.envs.filter((e) => sc.shownSet.has(e));
+  if (chart.pattern) { // every tag matching a glob, one batched read (live changes read it whole again)
+    chart.pending.clear();
+    const res = sc.shown.length ? await readMatching(envsArg(sc, sc.shown), { pattern: chart.pattern, width }) : { series: [] };
+    chart.held = new Map(res.series.map((s) => [seriesKey(s), { ...s, suffix: s.title }]));
+    chart.version = (chart.version || 0) + 1;
+    chart.loaded = true;
+    return;
+  }
   if (chart.parts) { // custom scalars: each part's tag, read whole (these charts are few and small)
     chart.pending.clear();
     const held = new Map();
@@ -288,24 +306,23 @@ async function updateGroups(sc) {
   const wanted = new Set(groupRes.series.map((s) => s.title));
   for (const [tag, chart] of [...sc.charts]) {
     if (chart.group && wanted.has(tag)) continue;
-    sc.vis.unobserve(chart);
     removeCard(sc, chart);
     sc.charts.delete(tag);
   }
   for (const s of groupRes.series) {
     let chart = sc.charts.get(s.title);
     if (!chart) {
-      chart = { title: s.title, envs: [], wins: [], held: new Map(), pending: new Set(), loaded: true, visible: true };
-      chartCard(sc, chart);
+      chart = { title: s.title, envs: [], wins: [], held: new Map(), pending: new Set(), loaded: true, visible: true,
+        card: null };
       sc.charts.set(s.title, chart);
     }
     chart.group = s;
   }
   sc.groupBox.replaceChildren(...(groupRes.groups.length ? [groupLegend(groupRes)] : []));
   sc.abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes, sc.groups)] : []));
+  layoutCards(sc);
   for (const chart of sc.charts.values()) await drawChart(sc, chart);
   sc.needIndex = true;
-  applyTagFilter(sc);
 }
 
 async function loadRuns(sc) {

@@ -1,13 +1,12 @@
 // pages/scalars_charts.js — the Scalars view's charts: one card per tag, sectioned (user tags before hook groups),
 // raw + smoothed lines in each run's own colour, drawn only when in view.
 import { legendPlacement } from "../chart_prefs.js";
-import { firstRunHelp } from "../empty_states.js";
 import { h, plotlyText } from "../dom.js";
 import { boundsTrace, showLines } from "../canvas_lines.js";
 import { DENSE_MIN, markDense, PACK_MIN, packSeries } from "../packed_traces.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { styleSeries } from "../run_colors.js";
-import { flatRange, regexError, regexMatcher, robustRange, smooth } from "../smoothing.js";
+import { flatRange, robustRange, smooth } from "../smoothing.js";
 import { cardTools } from "./scalars_card_tools.js";
 import { attachHover, rehighlight } from "../run_hover.js";
 import { bandInfo, bandTraces } from "./seed_groups.js";
@@ -30,7 +29,7 @@ export function sectionOf(title, wins = []) {
 }
 
 /** Sort key of a section: custom-scalars charts, then the user's tags, then the hooks' groups, each by name. */
-function sectionRank(name) {
+export function sectionRank(name) {
   const hook = HOOK_SECTIONS.findIndex(([, n]) => n === name);
   return hook >= 0 ? `2${hook}` : name.startsWith(CUSTOM) ? `0${name}` : `1${name}`;
 }
@@ -42,44 +41,26 @@ function relUnit(span) {
   return [3600, "h"];
 }
 
-function sectionEl(sc, name) {
-  let s = sc.secs.get(name);
-  if (!s) {
-    const body = h("div", { class: "grid sc-grid" });
-    const el = h("section", { class: "sc-section", dataset: { section: name } },
-      h("h2", { class: "sc-section-title", text: name }), body);
-    const rank = sectionRank(name);
-    const after = [...sc.secs.keys()].map((k) => [sectionRank(k), k]).sort().find(([r]) => r > rank);
-    sc.sections.insertBefore(el, after ? sc.secs.get(after[1]).el : null);
-    s = { el, body };
-    sc.secs.set(name, s);
-  }
-  return s;
-}
-
-/** A chart's card (placed in its section, in title order there); the caller observes it for lazy loading. */
+/** A chart's card, not yet in the page (scalars_window.js places it); the caller observes it for lazy loading. */
 export function chartCard(sc, chart) {
   const plot = h("div", { class: "xy-plot" });
   const card = h("section", { class: "card sc-card", dataset: { tag: chart.title } },
     h("header", { class: "card-bar" }, h("span", { class: "card-title", text: chart.title }),
       h("span", { class: "card-info" }), ...cardTools(plot, chart.title)), h("div", { class: "card-body" }, plot));
-  const body = sectionEl(sc, sectionOf(chart.title, chart.wins || [])).body;
-  const next = [...body.children].find((c) => c.dataset.tag > chart.title);
-  body.insertBefore(card, next || null);
   Object.assign(chart, { card, plot, first: true });
   // Our tooltip (nearest runs sorted by value, Δ% to the baseline) on run charts; seed bands keep Plotly's.
   attachHover(plot, () => (chart.group ? [] : chart.tipSeries || []),
     () => ({ pinned: sc.sel.pinned, baseline: sc.sel.baseline, smoothed: true }));
 }
 
+/** Take a chart's card out for good (its chart goes); emptied sections go at the next layoutCards. */
 export function removeCard(sc, chart) {
+  if (!chart.card) return;
+  sc.vis.unobserve(chart);
   if (window.Plotly && !chart.first) window.Plotly.purge(chart.plot);
   chart.card.remove();
-  for (const [name, s] of [...sc.secs]) {
-    if (s.body.children.length) continue;
-    s.el.remove();
-    sc.secs.delete(name);
-  }
+  sc.plotted.delete(chart);
+  chart.card = null;
 }
 
 /** Series of a chart in run order: [{...series, label, color, dash}]; one run's keys get distinct colours. */
@@ -219,6 +200,7 @@ export async function drawChart(sc, chart) {
   chart.card.dataset.series = String(chart.group ? chart.group.groups.length : drawn.count); // drawn, not pending
   chart.drawnFor = drawKey(sc, chart);
   chart.card.dataset.drawn = String((Number(chart.card.dataset.drawn) || 0) + 1);
+  sc.onPlotted(chart);
 }
 
 /** What a chart's last draw showed: its points, the runs shown, and the last redraw() (any option or style change). */
@@ -241,34 +223,7 @@ export function redraw(sc) {
   sc.drawing = sc.drawing.then(async () => {
     sc.redrawQueued = false;
     for (const chart of sc.charts.values()) if (chart.loaded) await drawChart(sc, chart);
-    applyTagFilter(sc);
+    sc.layout();
   }).catch((err) => sc.notice(`cannot draw: ${err.message}`, "error"));
   return sc.drawing;
-}
-
-/** Hide the charts (and emptied sections) missing the tag regex; say why nothing shows, if nothing does. */
-export function applyTagFilter(sc) {
-  const bad = regexError(sc.tagFilter.value.trim());
-  sc.tagFilter.toggleAttribute("aria-invalid", !!bad);
-  const m = regexMatcher(sc.tagFilter.value.trim());
-  let shown = 0;
-  for (const [tag, c] of sc.charts) {
-    c.card.hidden = !m(c.title || tag);
-    if (!c.card.hidden) shown += 1;
-  }
-  for (const s of sc.secs.values()) s.el.hidden = ![...s.body.children].some((el) => !el.hidden);
-  // No run at all: how to log one to this server, not "tick runs on the left" beside an empty list.
-  if (!sc.runs.length && !sc.scope) {
-    if (!sc.empty.querySelector(".first-run")) sc.empty.replaceChildren(firstRunHelp("No runs to chart yet"));
-    sc.empty.hidden = false;
-    document.body.dataset.scalarsTags = "0";
-    return;
-  }
-  const none = !sc.runs.length ? "No run matches this query: change it above, or open the runs table."
-    : !sc.shown.length ? "No runs picked: tick runs on the left (or clear the run filter)."
-      : !sc.charts.size ? (sc.indexed ? "No line charts in the picked runs." : "") : bad ? `Invalid regex: ${bad}`
-        : !shown ? "No tags match the filter." : "";
-  sc.empty.textContent = none;
-  sc.empty.hidden = !none;
-  document.body.dataset.scalarsTags = String(shown);
 }

@@ -7,6 +7,8 @@ import { keepMarks, setMarks } from "./run_marks.js";
 import { drawList } from "./run_selector.js";
 
 export const OVERLAY = `${PREFIX}overlays/`; // overlay charts get their own section, like custom scalars
+// Tags listed in the overlay picker before it is opened: thousands of options would be thousands of DOM nodes.
+const LISTED_CLOSED = 500;
 
 /** Chart specs of the overlays over the tags present: [{title, parts: [{tag, role}]}], a tag labelling its lines. */
 export function overlayCharts(overlays, tags) {
@@ -57,8 +59,16 @@ export function viewsListed(sc, views, tags, changed) {
     sc.viewTried = true;
     if (want !== sc.view) applyView(sc, want, changed);
   }
-  const have = [...sc.tagSel.options].map((o) => o.value).join("\n");
-  if (have !== tags.join("\n")) sc.tagSel.replaceChildren(...tags.map((t) => h("option", { value: t, text: t })));
+  listTags(sc);
+}
+
+/** The overlay picker's options: the line tags, once its panel is open when they are many. */
+function listTags(sc) {
+  const tags = sc.lineTags || [];
+  const open = sc.tagSel.closest("details")?.open;
+  const want = tags.length <= LISTED_CLOSED || open ? tags : [];
+  if (sc.tagSel.options.length === want.length && [...sc.tagSel.options].every((o, i) => o.value === want[i])) return;
+  sc.tagSel.replaceChildren(...want.map((t) => h("option", { value: t, text: t })));
 }
 
 /** The header tools: overlay some tags on one chart, pick a saved view, save the current one. */
@@ -82,7 +92,8 @@ export function viewTools(sc, changed) {
     panel.open = false;
     changed();
   } }, "overlay on one chart");
-  const panel = h("details", { class: "overlay-panel" }, h("summary", { class: "btn-small", text: "overlay tags" }),
+  const panel = h("details", { class: "overlay-panel", ontoggle: () => listTags(sc) },
+    h("summary", { class: "btn-small", text: "overlay tags" }),
     h("div", { class: "overlay-body" }, sc.tagSel, title, h("span", { class: "sc-row" }, add, say)));
   sc.viewSel = h("select", { class: "scalars-views", "aria-label": "open a saved view", onchange: () => {
     if (sc.viewSel.value) applyView(sc, sc.viewSel.value, changed);
