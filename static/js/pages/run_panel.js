@@ -1,4 +1,4 @@
-// pages/run_panel.js — an env's run on its page: a status badge in the header and a "run" panel with times,
+// pages/run_panel.js — a run on its page: a status badge in the header and a "run" panel with times,
 // a failed run's traceback, provenance (host, versions, GPUs, git with its diff, packages), config, editable tags
 // and notes. Data:
 // GET api/v1/envs/<env>/run; edits PUT .../tags and .../notes; live "run" and "meta" messages refresh it.
@@ -17,10 +17,11 @@ export function fmtDuration(s) {
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
 }
 
-/** The status pill used by the env header and the runs table. */
+/** The status pill used by the run page's header and the runs table. */
 export function statusBadge(status) {
-  return h("span", { class: `run-status status-${status || "none"}`, text: status || "no job",
-    title: status ? `run ${status}` : "no job reported this env (an import, or written without a Client)" });
+  // No status is not a state of its own: say nothing ("—") and let the tooltip tell why.
+  return h("span", { class: `run-status status-${status || "none"}`, text: status || "\u2014",
+    title: status ? `run ${status}` : "no job has reported to this run (an import, or logged without a Client)" });
 }
 
 const fmtValue = (v) => (typeof v === "string" ? v : JSON.stringify(v));
