@@ -21,6 +21,9 @@ CLEAR = """() => {
     if (tools.some(t => t.left < r.right - 0.5 && t.right > r.left + 0.5 && t.top < r.bottom && t.bottom > r.top)) bad.push(sel + ' under a tool');
     if (el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) bad.push(sel + ' clipped');
   }
+  // And the tools themselves stay in their box, clear of the theme button.
+  const box = document.querySelector('#tools').getBoundingClientRect(), theme = document.querySelector('.theme-toggle').getBoundingClientRect();
+  if (tools.some(t => t.right > box.right + 0.5) || (box.width > 0 && box.right > theme.left + 0.5 && box.top < theme.bottom)) bad.push('tools overflow');
   if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push('page scrolls sideways');
   return bad.length ? bad.join('; ') : 'ok';
 }"""
@@ -47,6 +50,15 @@ def test_the_header_says_runs_and_nothing_overlaps_from_phone_to_desktop(make_se
         tab.page.set_viewport_size({"width": width, "height": 800})
         # The header folds its tools into the menu after a resize (chrome.js): wait for it to settle clear.
         tab.wait(f"() => ({CLEAR})() === 'ok'")
+    # A short name keeps every tool unfolded at 1280 px (the filter narrows first), all of them clear.
+    c2 = paneboard.Client(port=server.port, env="job", spool_dir=False)
+    c2.line(X=[0, 1], Y=[1.0, 0.5], win="loss")
+    flushed(c2)
+    short = open_tab(server.env_url("job"), width=1280)
+    short.wait("() => document.querySelector('.run-badge .run-status')?.textContent === 'running'")
+    short.wait(f"() => ({CLEAR})() === 'ok'")
+    assert short.page.locator("#tools .act-repack").is_visible() and short.js("() => document.querySelector('.topbar').dataset.crowded !== '1'")
+    c2.close_connection(5)
     tab.page.click(".crumbs a.back")
     tab.page.wait_for_url(server.url + "/")
     c.close_connection(5)
