@@ -1,0 +1,31 @@
+"""Compare's layout at 1600 px in Chromium against a real server (ui-polish, issue 42 item 5, found on the final
+screenshots): a comparison of one chart fills the width instead of leaving half the screen empty, and the seed
+groups' "group by" list is as wide as its keys, not the whole controls row."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+from helpers.browser import http
+
+CARD = "document.querySelector('.compare-grid .card[data-title=\"loss\"]')"
+
+
+def test_one_chart_fills_the_width_and_the_group_by_list_stays_narrow(make_server, open_tab):
+    server = make_server("compare")
+    events = [{"op": "set", "env": f"seeds/lr{i}_s{s}", "win": "loss", "kind": "line", "opts": {"title": "loss"},
+               "traces": [{"name": None, "x": [0, 1, 2], "y": [1.0, 0.5 + i / 10 + s / 100, 0.3 + i / 10]}]}
+              for i in range(2) for s in range(2)]
+    events += [{"op": "set_meta", "env": f"seeds/lr{i}_s{s}", "meta": {"lr": [0.1, 0.01][i], "seed": s}}
+               for i in range(2) for s in range(2)]
+    assert http(server, "POST", "/api/v1/events", {"events": events})["ok"]
+    tab = open_tab(server.url + "/compare?q=" + urllib.parse.quote('name ~ "^seeds/"'), width=1600)
+    tab.wait(f"() => {{ const c = {CARD}; return c && c.querySelector('.main-svg'); }}")
+    card, grid = tab.js(f"() => [{CARD}.getBoundingClientRect().width, document.querySelector('.compare-grid').getBoundingClientRect().width]")
+    assert card > 0.95 * grid, (card, grid)
+    tab.page.check(".group-seeds")
+    tab.wait("() => document.querySelectorAll('.group-legend-item').length === 2")
+    by, row = tab.js("() => [document.querySelector('.group-by').getBoundingClientRect().width,"
+                     " document.querySelector('.compare-controls').getBoundingClientRect().width]")
+    assert by < row / 3, (by, row)
+    assert tab.errors == []
