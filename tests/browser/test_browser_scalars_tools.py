@@ -83,7 +83,8 @@ def test_download_and_expand_one_chart(scalars):
     card.locator(".sc-expand").click()
     assert card.locator(".sc-expand").get_attribute("aria-pressed") == "true"
     full = t.js("() => document.querySelector('.sc-content').getBoundingClientRect().width")
-    assert card.bounding_box()["width"] > width * 1.5 and card.bounding_box()["width"] >= full - 2
+    # train/loss is its section's only chart, so it already filled the row (ui-polish); expanded, it still does.
+    assert width >= full - 2 and card.bounding_box()["width"] >= full - 2
     t.wait(f"() => {CARD.format(tag='train/loss')}._fullLayout.height > {height + 50}")
     card.locator(".sc-expand").click()
     assert abs(card.bounding_box()["width"] - width) < 2
