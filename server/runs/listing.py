@@ -12,8 +12,9 @@ from .query import compile_query, config_value
 from .record import run_json
 from .series import STATS, summaries_by_env
 
-# Provenance keys the listing carries (the rest, argv and paths included, is one GET .../run away).
-LISTED_PROVENANCE = ("host", "user", "pid", "python", "torch", "cuda", "gpus", "git")
+# Provenance keys the listing carries (the rest, argv and paths included, is one GET .../run away); "source" names
+# the tracker an imported run came from (wandb, mlflow, neptune), which the table's status says.
+LISTED_PROVENANCE = ("host", "user", "pid", "python", "torch", "cuda", "gpus", "git", "source")
 
 
 def run_dict(row: RunRow, summaries: dict[str, dict[str, Any]]) -> dict[str, Any]:

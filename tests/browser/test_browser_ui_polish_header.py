@@ -82,3 +82,22 @@ def test_a_run_no_job_reported_shows_a_dash_with_the_reason(make_server, open_ta
     assert "no job" not in tab.page.inner_text("body") and "no job" not in home.page.inner_text("body").replace(
         "no job has", "")
     assert tab.errors == [] and home.errors == []
+
+
+def test_an_imported_run_says_where_it_came_from(make_server, open_tab):
+    server = make_server("imported")
+    record = {"op": "run_import", "env": "from_wandb", "status": "finished", "started": 1.7e9, "ended": 1.7e9 + 60,
+              "provenance": {"source": "wandb", "host": "box"}, "tags": [], "notes": "", "error": None}
+    line = {"op": "set", "env": "from_wandb", "win": "loss", "kind": "line", "opts": {"title": "loss"},
+            "traces": [{"name": None, "x": [0, 1], "y": [1.0, 0.5]}]}
+    assert http(server, "POST", "/api/v1/events", {"events": [record, line]})["ok"]
+    # The listing carries the source (it used to drop it with the rest of the provenance it does not list).
+    assert http(server, "GET", "/api/v1/runs")["runs"][0]["provenance"] == {"host": "box", "source": "wandb"}
+    home = open_tab(server.url + "/", width=1600)
+    pill = "document.querySelector('.runs-table tr[data-env=\"from_wandb\"] .run-status')"
+    home.wait(f"() => !!{pill}")
+    assert home.js(f"() => [{pill}.textContent, {pill}.title]") == ["finished", "run finished · imported from wandb"]
+    tab = open_tab(server.env_url("from_wandb"), width=1600)
+    tab.wait("() => document.querySelector('.run-badge .run-status')?.textContent === 'finished'")
+    assert tab.js("() => document.querySelector('.run-badge .run-status').title") == "run finished · imported from wandb"
+    assert home.errors == [] and tab.errors == []

@@ -17,11 +17,12 @@ export function fmtDuration(s) {
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
 }
 
-/** The status pill used by the run page's header and the runs table. */
-export function statusBadge(status) {
+/** The status pill used by the run page's header and the runs table; `source` names the tracker of an imported run. */
+export function statusBadge(status, source = null) {
   // No status is not a state of its own: say nothing ("—") and let the tooltip tell why.
+  const from = source ? ` · imported from ${source}` : "";
   return h("span", { class: `run-status status-${status || "none"}`, text: status || "\u2014",
-    title: status ? `run ${status}` : "no job has reported to this run (an import, or logged without a Client)" });
+    title: status ? `run ${status}${from}` : "no job has reported to this run (an import, or logged without a Client)" });
 }
 
 const fmtValue = (v) => (typeof v === "string" ? v : JSON.stringify(v));
@@ -81,7 +82,7 @@ export function runPanel({ env, notice }) {
     const p = run.provenance || {};
     const git = p.git || null;
     banner.draw(run);
-    badge.replaceChildren(statusLink(statusBadge(run.status), run.status, banner.reveal));
+    badge.replaceChildren(statusLink(statusBadge(run.status, (run.provenance || {}).source), run.status, banner.reveal));
     const started = toMs(run.started);
     const ended = run.ended ? toMs(run.ended) : null;
     const facts = [

@@ -80,7 +80,7 @@ function cell(col, run) {
     return h("td", { class: "col-env" }, h("span", { class: "chip run-chip", style: `background:${runColor(run.env)}` }),
       " ", h("a", { href: api.envPageUrl(run.env), text: run.env, title: run.env }));
   }
-  if (col.key === "status") return h("td", null, statusBadge(run.status));
+  if (col.key === "status") return h("td", null, statusBadge(run.status, (run.provenance || {}).source));
   if (col.key === "updated" || col.key === "started") {
     return h("td", { class: "num", title: v ? new Date(toMs(v)).toLocaleString() : "", text: v ? relTime(toMs(v)) : "" });
   }
