@@ -100,4 +100,6 @@ def test_an_imported_run_says_where_it_came_from(make_server, open_tab):
     tab = open_tab(server.env_url("from_wandb"), width=1600)
     tab.wait("() => document.querySelector('.run-badge .run-status')?.textContent === 'finished'")
     assert tab.js("() => document.querySelector('.run-badge .run-status').title") == "run finished · imported from wandb"
-    assert home.errors == [] and tab.errors == []
+    console = open_tab(server.url + "/console/from_wandb", width=1600)
+    console.wait("() => document.querySelector('.run-badge .run-status')?.title === 'run finished · imported from wandb'")
+    assert home.errors == [] and tab.errors == [] and console.errors == []
