@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..store import RunRow, Store
 from .budget import select
-from .query import compile_query
+from .query import compile_query, config_value
 from .record import run_json
 from .series import STATS, summaries_by_env
 
-# Provenance keys the listing carries (the rest, argv and paths included, is one GET .../run away).
-LISTED_PROVENANCE = ("host", "user", "pid", "python", "torch", "cuda", "gpus", "git")
+# Provenance keys the listing carries (the rest, argv and paths included, is one GET .../run away); "source" names
+# the tracker an imported run came from (wandb, mlflow, neptune), which the table's status says.
+LISTED_PROVENANCE = ("host", "user", "pid", "python", "torch", "cuda", "gpus", "git", "source")
 
 
 def run_dict(row: RunRow, summaries: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -46,7 +47,7 @@ def sort_value(key: str) -> Callable[[dict[str, Any]], Any]:
     """The value a column sorts by: a run field, "config:<key>" or "series:<name>.<stat>" (ValueError if unknown)."""
     if key.startswith("config:"):
         name = key[len("config:"):]
-        return lambda r: r["config"].get(name)
+        return lambda r: config_value(r["config"], name)
     if key.startswith("series:"):
         series, _, stat = key[len("series:"):].rpartition(".")
         if not series or stat not in STATS:
@@ -84,12 +85,27 @@ def sort_runs(runs: list[dict[str, Any]], key: str, descending: bool) -> list[di
     return [r for _, r in have] + [r for _, r in blank]
 
 
+MAX_COLUMN_DEPTH = 8  # nesting levels a config key is split into columns; deeper dicts show as one JSON cell
+
+
+def config_columns(config: dict[str, Any], prefix: str = "", depth: int = 0) -> Iterator[str]:
+    """A config's leaf keys, nested dicts joined with "." as the runs query names them (`model.depth = 4`): a
+    column each, not one column of JSON text per top-level key."""
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value and depth < MAX_COLUMN_DEPTH:
+            yield from config_columns(value, f"{name}.", depth + 1)
+        else:
+            yield name
+
+
 def columns_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Config keys and series (with their directions) that any of the runs has: the table's optional columns."""
+    """Config keys (nested ones as dotted paths) and series (with their directions) that any of the runs has: the
+    table's optional columns."""
     config: dict[str, None] = {}
     series: dict[str, str | None] = {}
     for r in runs:
-        config.update(dict.fromkeys(r["config"]))
+        config.update(dict.fromkeys(config_columns(r["config"])))
         for name, s in r["summaries"].items():
             series.setdefault(name, s.get("direction"))
     return {"config": sorted(config), "series": dict(sorted(series.items()))}

@@ -245,7 +245,7 @@ def _getter(field: str) -> Callable[[dict[str, Any]], Any]:
         return _run_field(low)
     if low.startswith("config."):
         path = field[len("config."):]
-        return lambda run: _config(run.get("config") or {}, path)
+        return lambda run: config_value(run.get("config") or {}, path)
     series, _, stat = field.rpartition(".")
 
     def get(run: dict[str, Any]) -> Any:
@@ -257,11 +257,12 @@ def _getter(field: str) -> Callable[[dict[str, Any]], Any]:
             return summaries[series].get(stat)
         if field in summaries:
             return summaries[field].get("last")
-        return _config(config, field)
+        return config_value(config, field)
     return get
 
 
-def _config(config: dict[str, Any], path: str) -> Any:
+def config_value(config: dict[str, Any], path: str) -> Any:
+    """The config value a dotted path names: a literal key first ("a.b"), else a path into nested dicts."""
     if path in config:
         return config[path]
     node: Any = config

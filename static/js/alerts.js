@@ -39,7 +39,7 @@ export function alertsBanner(env, cardOf) {
     const dismissed = Number(getItem("session", key) || 0);
     el.dataset.count = String(count);
     el.hidden = count === 0 || count <= dismissed;
-    text.textContent = count ? `${count} alert${count === 1 ? "" : "s"} in this env. Latest: ${latest}` : "";
+    text.textContent = count ? `${count} alert${count === 1 ? "" : "s"} in this run. Latest: ${latest}` : "";
   }
 
   async function refresh() {

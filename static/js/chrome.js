@@ -45,8 +45,9 @@ function watchCrowding(bar) {
       }
       return;
     }
-    // The name and the run's status do not shrink (CSS): squeezed, they run past the end of their crumbs.
-    const kept = [...bar.querySelectorAll(".crumbs .crumb-current, .crumbs .run-badge")];
+    // The name, the run's status and its console link do not shrink (CSS): squeezed, they run past the end of
+    // their crumbs, under the pane filter ("console" showed as "conso" at 1400 px when only the first two counted).
+    const kept = [...bar.querySelectorAll(".crumbs .crumb-current, .crumbs .run-badge, .crumbs .crumb-console")];
     const crumbs = kept.length ? kept[0].closest(".crumbs") : null;
     const squeezed = crumbs ? Math.max(...kept.map((el) => el.getBoundingClientRect().right))
       - crumbs.getBoundingClientRect().right : 0;

@@ -78,7 +78,7 @@ def test_env_header_folds_its_buttons_rather_than_squeeze_the_env_name(server, o
     name_fits = """() => { const n = document.querySelector('.crumb-current');
         return n.scrollWidth <= n.clientWidth
             && n.getBoundingClientRect().right <= n.closest('.crumbs').getBoundingClientRect().right + 1; }"""
-    repack = "#tools button:text-is('repack')"
+    repack = "#tools button:text-is('tidy layout')"
     wide = open_tab(server.env_url("proj_run1"), width=1900)
     wide.wait("() => document.querySelector('.crumb-current')?.textContent === 'proj_run1'")
     assert wide.page.locator(repack).is_visible() and wide.js(name_fits)

@@ -53,7 +53,7 @@ export function consolePage({ env, connect, notice }) {
   async function loadRun() {
     try {
       const run = await api.getJson(`${api.envPath(env)}/run`);
-      badge.replaceChildren(statusBadge(run.status));
+      badge.replaceChildren(statusBadge(run.status, (run.provenance || {}).source));
     } catch (err) {
       if (err.status !== 404) throw err;
     }
@@ -100,7 +100,7 @@ export function consolePage({ env, connect, notice }) {
     } else if (m.type === "console" && !view.ranks.includes(m.rank)) {
       setRanks(view, [...view.ranks, m.rank].sort((a, b) => a - b));
     } else if (m.type === "run") {
-      badge.replaceChildren(statusBadge(m.run && m.run.status));
+      badge.replaceChildren(statusBadge(m.run && m.run.status, m.run && (m.run.provenance || {}).source));
     } else if (m.type === "resync" && again) again();
   });
 }

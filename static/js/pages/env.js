@@ -36,12 +36,12 @@ export function envPage({ env, connect, points, notice, only = null }) {
   connect(env, () => loadAll(page), (m, reload) => handleMessage(page, m, reload));
 }
 
-/** Breadcrumbs, the pane filter and workspace tools in the header; alerts, env config and the grid in #main. */
+/** Breadcrumbs, the pane filter and workspace tools in the header; alerts, the run panel and the grid in #main. */
 function buildChrome(page) {
   const { env, notice } = page;
   document.title = `${env} · paneboard`;
   $("crumbs").replaceChildren(
-    h("a", { href: api.homeUrl(), class: "back", title: "all envs", text: "← envs" }),
+    h("a", { href: api.homeUrl(), class: "back", title: "all runs", text: "← runs" }),
     h("span", { class: "sep", text: "/" }),
     h("span", { class: "crumb-current env-name", text: env }));
   page.run = runPanel({ env, notice });
@@ -82,7 +82,7 @@ async function loadAll(page) {
     if (err.status !== 404) throw err;
     for (const s of [...slots.values()]) removeSlot(page, s);
     page.gone = true;
-    page.notice(`Env "${env}" does not exist (yet). Waiting for a script to create it…`, "warn");
+    page.notice(`Run "${env}" does not exist (yet). Waiting for a script to create it…`, "warn");
     page.empty.hidden = true;
     return;
   }
@@ -130,7 +130,7 @@ function handleMessage(page, m, reload) {
     if (m.env === env) {
       page.gone = true;
       page.grid.classList.add("gone");
-      page.notice(`Env "${env}" was deleted. The panes below are what it last showed.`, "warn");
+      page.notice(`Run "${env}" was deleted. The panes below are what it last showed.`, "warn");
     }
     return;
   }

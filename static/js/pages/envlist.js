@@ -4,8 +4,12 @@ import * as api from "../api.js";
 import { h, toMs } from "../dom.js";
 import { drawTable } from "./envlist_table.js";
 import { firstRunHelp } from "../empty_states.js";
+import { saveSelection, scopedPageUrl } from "../scope.js";
 
 const $ = (id) => document.getElementById(id);
+// Up to this many ticked envs travel in the URL by name (readable, shareable as is); more are saved as a selection
+// (POST api/v1/selections, as /runs does) so the URL stays short: ?sel=<id>, not sixty names.
+const NAMED_IN_URL = 4;
 const COLUMNS = [["name", "Env"], ["panes", "Panes"], ["points", "Points"], ["updated", "Updated"], ["created", "Created"]];
 
 /**
@@ -46,6 +50,20 @@ export function envListPage({ connect, notice }) {
   });
 }
 
+/** Open `page` on the ticked envs: by name when a few (url(envs)), else as a saved selection. */
+async function openTicked(list, page, url) {
+  const envs = [...list.selected];
+  if (envs.length <= NAMED_IN_URL) {
+    window.location.href = url(envs);
+    return;
+  }
+  try {
+    window.location.href = scopedPageUrl(page, await saveSelection(envs));
+  } catch (err) {
+    list.notice(`cannot save the selection: ${err.message}`, "error");
+  }
+}
+
 /** Sortable header, filter box and the Compare / Scalars / HParams buttons that take the ticked envs. */
 function buildChrome(list) {
   list.head = h("tr", null, h("th", { class: "col-pick" }), COLUMNS.map(([key, label]) =>
@@ -58,14 +76,14 @@ function buildChrome(list) {
   const search = h("input", { type: "search", class: "filter", placeholder: "filter envs", "aria-label": "filter envs",
     oninput: () => { list.filter = search.value.trim().toLowerCase(); drawTable(list); } });
   list.compareBtn = h("button", { type: "button", class: "btn compare-btn", disabled: true, onclick: () => {
-    window.location.href = api.comparePageUrl([...list.selected]);
+    openTicked(list, "compare", api.comparePageUrl);
   } }, "Compare");
   // Scalars view (TensorBoard-style): the ticked envs as its runs, every env when none is ticked.
   const scalarsBtn = h("button", { type: "button", class: "btn scalars-btn", onclick: () => {
-    window.location.href = api.scalarsPageUrl([...list.selected]);
+    openTicked(list, "scalars", api.scalarsPageUrl);
   } }, "Scalars");
   const hparamsBtn = h("button", { type: "button", class: "btn hparams-btn", onclick: () => {
-    window.location.href = api.hparamsPageUrl([...list.selected]);
+    openTicked(list, "hparams", api.hparamsPageUrl);
   } }, "HParams");
   const runsLink = h("a", { class: "btn runs-link", href: api.runsPageUrl(""), text: "Runs table" });
   $("tools").replaceChildren(search, list.compareBtn, scalarsBtn, hparamsBtn, runsLink);

@@ -1,4 +1,4 @@
-// pages/run_panel.js — an env's run on its page: a status badge in the header and a "run" panel with times,
+// pages/run_panel.js — a run on its page: a status badge in the header and a "run" panel with times,
 // a failed run's traceback, provenance (host, versions, GPUs, git with its diff, packages), config, editable tags
 // and notes. Data:
 // GET api/v1/envs/<env>/run; edits PUT .../tags and .../notes; live "run" and "meta" messages refresh it.
@@ -17,10 +17,12 @@ export function fmtDuration(s) {
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
 }
 
-/** The status pill used by the env header and the runs table. */
-export function statusBadge(status) {
-  return h("span", { class: `run-status status-${status || "none"}`, text: status || "no job",
-    title: status ? `run ${status}` : "no job reported this env (an import, or written without a Client)" });
+/** The status pill used by the run page's header and the runs table; `source` names the tracker of an imported run. */
+export function statusBadge(status, source = null) {
+  // No status is not a state of its own: say nothing ("—") and let the tooltip tell why.
+  const from = source ? ` · imported from ${source}` : "";
+  return h("span", { class: `run-status status-${status || "none"}`, text: status || "\u2014",
+    title: status ? `run ${status}${from}` : "no job has reported to this run (an import, or logged without a Client)" });
 }
 
 const fmtValue = (v) => (typeof v === "string" ? v : JSON.stringify(v));
@@ -80,7 +82,7 @@ export function runPanel({ env, notice }) {
     const p = run.provenance || {};
     const git = p.git || null;
     banner.draw(run);
-    badge.replaceChildren(statusLink(statusBadge(run.status), run.status, banner.reveal));
+    badge.replaceChildren(statusLink(statusBadge(run.status, (run.provenance || {}).source), run.status, banner.reveal));
     const started = toMs(run.started);
     const ended = run.ended ? toMs(run.ended) : null;
     const facts = [

@@ -14,6 +14,18 @@ const DEFAULT_SERIES = 4;      // summary columns shown until the user picks (th
 const fmtNum = (v) => (typeof v !== "number" ? (v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v))
   : Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : String(+v.toPrecision(4)));
 
+/** The value a config column names: a literal key first ("a.b"), else a path into nested config ("model.depth"),
+ * as the server lists the columns and the runs query reads them. */
+export function configValue(config, path) {
+  if (Object.hasOwn(config, path)) return config[path];
+  let node = config;
+  for (const part of path.split(".")) {
+    if (node === null || typeof node !== "object" || Array.isArray(node) || !Object.hasOwn(node, part)) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
 /** Every column: fixed run fields, then the config keys and series the server listed ({config, series}). */
 export function columnsOf(columns) {
   const cols = [
@@ -35,7 +47,7 @@ export function columnsOf(columns) {
     }
   }
   for (const k of (columns && columns.config) || []) {
-    cols.push({ key: `config:${k}`, label: k, group: "config", get: (r) => (r.config || {})[k], num: true });
+    cols.push({ key: `config:${k}`, label: k, group: "config", get: (r) => configValue(r.config || {}, k), num: true });
   }
   return cols;
 }
@@ -68,7 +80,7 @@ function cell(col, run) {
     return h("td", { class: "col-env" }, h("span", { class: "chip run-chip", style: `background:${runColor(run.env)}` }),
       " ", h("a", { href: api.envPageUrl(run.env), text: run.env, title: run.env }));
   }
-  if (col.key === "status") return h("td", null, statusBadge(run.status));
+  if (col.key === "status") return h("td", null, statusBadge(run.status, (run.provenance || {}).source));
   if (col.key === "updated" || col.key === "started") {
     return h("td", { class: "num", title: v ? new Date(toMs(v)).toLocaleString() : "", text: v ? relTime(toMs(v)) : "" });
   }

@@ -41,14 +41,16 @@ export function workspace({ env, grid, notice, slots, showConfig = null }) {
     return [
       configBtn, viewSel,
       h("a", { class: "btn-small act-snapshot", href: api.url(`${api.envPath(env)}/snapshot.html`), download: "",
-        title: "download this env as one HTML file (data and Plotly inside; opens offline)" }, "snapshot"),
+        title: "download this run as one HTML file (data and Plotly inside; opens offline)" }, "snapshot"),
       h("button", { type: "button", class: "btn-small act-save-view", title: "save the current layout as a named view",
         onclick: () => {
           const name = askName("Save this layout as view:", "default");
           if (name) act(() => api.post(`${api.envPath(env)}/views`, { name }));
         } }, "save view"),
-      h("button", { type: "button", class: "btn-small act-repack", title: "forget the layout: panes flow in order",
-        onclick: () => repack() }, "repack"),
+      // "tidy layout", not Visdom's "repack": the label says what it does to the page.
+      h("button", { type: "button", class: "btn-small act-repack",
+        title: "forget moved and resized panes: every pane goes back to its place in order, at its default size",
+        onclick: () => repack() }, "tidy layout"),
       h("button", { type: "button", class: "btn-small act-fork", onclick: async () => {
         const to = askName(`Fork "${env}" as:`, `${env}_fork`);
         if (to && await act(() => api.post(`${api.envPath(env)}/fork`, { to }))) window.location.href = api.envPageUrl(to);
@@ -58,7 +60,7 @@ export function workspace({ env, grid, notice, slots, showConfig = null }) {
         if (to && to !== env) act(() => api.post(`${api.envPath(env)}/rename`, { to }));
       } }, "rename"),
       h("button", { type: "button", class: "btn-small danger act-delete", onclick: () => {
-        if (window.confirm(`Delete env "${env}" and all its data? This cannot be undone.`)) act(() => api.del(api.envPath(env)));
+        if (window.confirm(`Delete run "${env}" and all its data? This cannot be undone.`)) act(() => api.del(api.envPath(env)));
       } }, "delete"),
     ];
   }
@@ -106,7 +108,7 @@ export function workspace({ env, grid, notice, slots, showConfig = null }) {
       return true;
     }
     if (m.type === "env_renamed") {
-      notice(`Env "${env}" was renamed to "${m.to}".`, "warn");
+      notice(`Run "${env}" was renamed to "${m.to}".`, "warn");
       window.location.href = api.envPageUrl(m.to);
       return true;
     }
