@@ -61,18 +61,6 @@ def tensor_array(t: Any) -> np.ndarray:
     return arr.reshape(shape)
 
 
-def _mime(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data.startswith(b"GIF8"):
-        return "image/gif"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
-
-
 def _text(arr: np.ndarray) -> str:
     cells = [b.decode("utf-8", "replace") if isinstance(b, bytes) else str(b) for b in arr.reshape(-1)]
     return "\n\n".join(cells)
@@ -187,7 +175,7 @@ class FileWriter:
                                 list(h.bucket), step, wall)
         elif kind == "image":
             data = v.image.encoded_image_string
-            mime = _mime(data)
+            mime = ts.image_mime(data)
             if mime is None:
                 self._warn(f"img:{tag}", "skipped images of tag %r in an unknown format", tag)
                 return

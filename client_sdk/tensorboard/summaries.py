@@ -133,3 +133,16 @@ def hparam_value(key: str, v: Any) -> Any:
         return a[0].item()
     raise ValueError(f"hparam {key!r}: value should be one of int, float, str, bool, or torch.Tensor, "
                      f"got {type(v).__name__}")
+
+
+def image_mime(data: bytes) -> str | None:
+    """The type of an encoded image summary's bytes (PNG, GIF, JPEG, WebP), or None for anything else."""
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"GIF8"):
+        return "image/gif"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None

@@ -87,22 +87,7 @@ def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi:
     keep = _in_range(X, lo, hi) & np.isfinite(Y) & np.isfinite(X)  # one pass, not one per chunk
     X, Y = X[keep], Y[keep]
     first, last = _edge_points(metas, load, lo, hi)
-    if len(X):
-        b = np.clip(((X - lo) / width).astype(np.int64), 0, nb - 1)
-        if len(X) < 2 or bool(np.all(X[1:] >= X[:-1])):
-            picked = bucket_extremes_sorted(b, Y)
-        else:
-            picked = bucket_extremes(b, Y)
-            picked = picked[np.argsort(X[picked], kind="stable")]
-        X, Y = X[picked], Y[picked]
-    xs, ys = X.tolist(), Y.tolist()
-    if first and (not xs or (xs[0], ys[0]) != first):
-        xs.insert(0, first[0])
-        ys.insert(0, first[1])
-    if last and (xs[-1], ys[-1]) != last:
-        xs.append(last[0])
-        ys.append(last[1])
-    return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    return select_extremes(X, Y, lo, width, nb, first, last)
 
 
 def _summarizable(m: ChunkMeta, lo: float, hi: float, width: float) -> bool:
@@ -190,3 +175,25 @@ def minmax_many(parts: Sequence[tuple[np.ndarray, np.ndarray]], budget: int
     cut = np.asarray(np.searchsorted(out_idx, starts))  # where each series' points begin among those kept
     pieces = np.split(out_idx, cut[1:])
     return [(X[p], Y[p]) for p in pieces]
+
+
+def select_extremes(X: np.ndarray, Y: np.ndarray, lo: float, width: float, nb: int,
+                    first: tuple[float, float] | None, last: tuple[float, float] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The budget's answer from candidate points (in range, finite): each bucket's first minimum and last maximum
+    in x order, and the range's first and last points where they are not already its ends."""
+    if len(X):
+        b = np.clip(((X - lo) / width).astype(np.int64), 0, nb - 1)
+        if len(X) < 2 or bool(np.all(X[1:] >= X[:-1])):
+            picked = bucket_extremes_sorted(b, Y)
+        else:
+            picked = bucket_extremes(b, Y)
+            picked = picked[np.argsort(X[picked], kind="stable")]
+        X, Y = X[picked], Y[picked]
+    xs, ys = X.tolist(), Y.tolist()
+    if first and (not xs or (xs[0], ys[0]) != first):
+        xs.insert(0, first[0])
+        ys.insert(0, first[1])
+    if last and (xs[-1], ys[-1]) != last:
+        xs.append(last[0])
+        ys.append(last[1])
+    return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .digests import FIELDS
-from .downsample import Loader, bucket_extremes, bucket_extremes_sorted
+from .downsample import Loader, select_extremes
 
 SeqPrefetch = Callable[[Sequence[int]], None]  # warms the loader for these chunk seqs in one query
 
@@ -53,22 +53,7 @@ def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefe
     keep = (X >= lo) & (X <= hi) & np.isfinite(Y) & np.isfinite(X)
     X, Y = X[keep], Y[keep]
     first, last = _edge_points(seqs, load, lo, hi)
-    if len(X):
-        b = np.clip(((X - lo) / width).astype(np.int64), 0, nb - 1)
-        if len(X) < 2 or bool(np.all(X[1:] >= X[:-1])):
-            picked = bucket_extremes_sorted(b, Y)
-        else:
-            picked = bucket_extremes(b, Y)
-            picked = picked[np.argsort(X[picked], kind="stable")]
-        X, Y = X[picked], Y[picked]
-    xs, ys = X.tolist(), Y.tolist()
-    if first and (not xs or (xs[0], ys[0]) != first):
-        xs.insert(0, first[0])
-        ys.insert(0, first[1])
-    if last and (xs[-1], ys[-1]) != last:
-        xs.append(last[0])
-        ys.append(last[1])
-    return np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    return select_extremes(X, Y, lo, width, nb, first, last)
 
 
 def _pairs(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

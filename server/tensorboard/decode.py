@@ -19,6 +19,7 @@ from tensorboard.plugins.mesh import plugin_data_pb2 as mesh_pb2
 from tensorboard.util import tensor_util
 
 from paneboard.protocol import PR_FIELDS, TB_XLABEL
+from paneboard.tensorboard.summaries import image_mime
 
 from ..panes.gif_screen import fit_to_screen
 from .records import Frames, fast_scalars
@@ -71,18 +72,6 @@ class RunState:
         if key not in self.warned and len(self.warned) < 1000:
             self.warned.add(key)
             log.warning("%s: " + msg, self.env, *args)
-
-
-def _mime(data: bytes) -> str | None:
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data.startswith(b"GIF8"):
-        return "image/gif"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _b64(data: bytes) -> str:
@@ -244,7 +233,7 @@ class Batch:
                                             "limits": list(h.bucket_limit), "counts": list(h.bucket)})
         elif kind == "image":
             data = v.image.encoded_image_string
-            mime = _mime(data)
+            mime = image_mime(data)
             if mime is None:
                 self.state.skip(tag, step, "an image in an unknown format (not PNG, JPEG, GIF or WebP)")
                 return

@@ -29,14 +29,6 @@ def _mask(h: int = 64, w: int = 200, shift: int = 0) -> np.ndarray:
     return m
 
 
-@pytest.fixture
-def online(server, monkeypatch):
-    monkeypatch.setenv("PANEBOARD_URL", server.url)
-    for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
-        monkeypatch.delenv(var, raising=False)
-    yield server
-    paneboard.finish()
-
 
 def test_wandb_image_boxes_and_masks_are_stored_as_data_in_pixels(online, tmp_path) -> None:
     image = np.full((64, 200, 3), 90, np.uint8)

@@ -13,15 +13,6 @@ import paneboard
 from helpers.tensorboard import exported, records
 
 
-@pytest.fixture
-def online(server, monkeypatch):
-    monkeypatch.setenv("PANEBOARD_URL", server.url)
-    for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
-        monkeypatch.delenv(var, raising=False)
-    yield server
-    paneboard.finish()
-
-
 def _run_info(server, env: str) -> dict:
     return server.get_json(f"/api/v1/envs/{urllib.parse.quote(env, safe='')}/run")
 

@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import paneboard
 from helpers.tensorboard import records
-
-
-@pytest.fixture
-def online(server, monkeypatch):
-    monkeypatch.setenv("PANEBOARD_URL", server.url)
-    for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
-        monkeypatch.delenv(var, raising=False)
-    yield server
-    paneboard.finish()
 
 
 def test_a_list_of_images_is_one_pane_with_each_image_at_its_step(online, tmp_path) -> None:

@@ -17,14 +17,6 @@ from helpers.browser import env_url
 SHOTS = os.environ.get("PANEBOARD_SHOTS")
 
 
-@pytest.fixture
-def online(server, monkeypatch):
-    monkeypatch.setenv("PANEBOARD_URL", server.url)
-    for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
-        monkeypatch.delenv(var, raising=False)
-    yield server
-    paneboard.finish()
-
 
 def _log_table(tmp_path) -> None:
     paneboard.init(project="tbl", name="preds", dir=tmp_path)

@@ -16,15 +16,6 @@ from helpers.tensorboard import exported
 from paneboard.artifacts import ArtifactError
 
 
-@pytest.fixture
-def online(server, monkeypatch):
-    monkeypatch.setenv("PANEBOARD_URL", server.url)
-    for var in ("PANEBOARD_MODE", "WANDB_MODE", "PANEBOARD_PROJECT", "WANDB_PROJECT", "WANDB_NAME"):
-        monkeypatch.delenv(var, raising=False)
-    yield server
-    paneboard.finish()
-
-
 def _steps(server, env: str, win: str) -> list[dict]:
     return server.get_json(f"/api/v1/envs/{urllib.parse.quote(env, safe='')}/panes/{win}/steps?i0=0")["records"]
 
