@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..commands.envelope import EventError, PaneCommand
-from ..store import PaneRecord
+from ..live.deltas import Deltas
+from ..store import PaneRecord, StoreTx
 
 PLOTLY_LAYOUT = "plotly_layout"  # where a Visdom window's Plotly layout lives in the opts of xy panes
 
@@ -60,3 +61,17 @@ def blob_bytes(sha: Any, blobs: Mapping[str, bytes], what: str) -> bytes:
     if data is None:
         raise EventError(f"{what}: blob {sha[:16]}... is not in the archive")
     return data
+
+
+def replace_content(tx: StoreTx, cmd: PaneCommand, deltas: Deltas, kind: str, kinds: tuple[str, ...]) -> None:
+    """Apply a set or update of a pane whose content is replaced whole (a table, a network): an update keeps the
+    pane's opts, merged with the command's, and refuses a pane of another kind."""
+    pane = tx.get_pane(cmd.env, cmd.win)
+    if cmd.op == "set" or pane is None:
+        pane = tx.put_pane(cmd.env, cmd.win, kind, title_of(cmd.opts), cmd.opts, cmd.payload)
+    else:
+        if pane.kind not in kinds:
+            raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not {kind}")
+        opts = merged_opts(pane, cmd)
+        pane = tx.update_pane(pane, content=cmd.payload, opts=opts, title=title_of(opts))
+    deltas.pane(pane.env, pane.win, pane.version)

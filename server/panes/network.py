@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from ..commands.envelope import EventError, PaneCommand
 from ..live.deltas import Deltas
 from ..store import PaneRecord, Store, StoreTx
-from .common import merged_opts, no_steps, stored_object, title_of
+from .common import no_steps, replace_content, stored_object
 from .contract import ReadOptions, StoredStep
 
 KINDS = ("network",)
@@ -54,15 +54,7 @@ def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[s
 
 
 def apply(tx: StoreTx, cmd: PaneCommand, deltas: Deltas) -> None:
-    pane = tx.get_pane(cmd.env, cmd.win)
-    if cmd.op == "set" or pane is None:
-        pane = tx.put_pane(cmd.env, cmd.win, "network", title_of(cmd.opts), cmd.opts, cmd.payload)
-    else:
-        if pane.kind not in KINDS:
-            raise EventError(f"pane {cmd.win!r} is a {pane.kind} pane, not network")
-        opts = merged_opts(pane, cmd)
-        pane = tx.update_pane(pane, content=cmd.payload, opts=opts, title=title_of(opts))
-    deltas.pane(pane.env, pane.win, pane.version)
+    replace_content(tx, cmd, deltas, "network", KINDS)
 
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
