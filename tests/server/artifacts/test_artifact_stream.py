@@ -65,7 +65,8 @@ def test_a_second_writer_of_the_same_upload_is_refused_while_the_first_streams(s
     sent = BLOCK + 100_000
     sock = start_put(server, sha, 0, len(data), data[:sent])
     try:
-        offset = wait_for(lambda: state(server, sha)["offset"])
+        # The condition itself: the server has a whole block of this request (it records its offset as it goes).
+        offset = wait_for(lambda: (state(server, sha)["offset"] or 0) >= BLOCK and state(server, sha)["offset"])
         assert offset >= BLOCK
         # A short body: the refusal comes before the server reads any of it, and a body longer than the socket
         # buffers would still be on its way when the server closes (a broken pipe here, not the answer).
