@@ -320,6 +320,8 @@ def _started(run: RunRecord, cmd: EnvCommand) -> RunRecord:
         # previous life is over, killed perhaps before the crash watch noticed: its clients are not waited for.
         return dataclasses.replace(run, status="running", ended=None, error=None,
                                    clients=() if client is None else (client,))
+    if run.status == "stopped" and run.started is None:  # the sweep stopped it first: keep that, record the rest
+        return dataclasses.replace(run, started=cmd.wall, provenance=cmd.payload["provenance"])
     if run.status in ACTIVE:  # another client of the same job (a second Client, a DDP rank) joins it
         clients = run.clients if client is None or client in run.clients else run.clients + (client,)
         return dataclasses.replace(run, status="running", clients=clients)
@@ -344,8 +346,10 @@ def _ended(run: RunRecord, cmd: EnvCommand) -> RunRecord:
 def _status_set(run: RunRecord, cmd: EnvCommand) -> RunRecord:
     status, client = cmd.payload["status"], cmd.payload["client"]
     if status == "stopped":  # the reason is kept where a failed run keeps its traceback
+        # A run the pruner stops before its job's start arrived (a paced sender, then the job killed) is stopped
+        # too: the sweep's word is final, and a start that arrives later does not revive it (_started).
         return dataclasses.replace(run, status="stopped", ended=cmd.wall, error=cmd.payload.get("reason")) \
-            if run.status in ACTIVE else run
+            if run.status in ACTIVE or run.status is None else run
     if status == "crashed":
         if run.status not in ACTIVE or client not in run.clients:
             return run

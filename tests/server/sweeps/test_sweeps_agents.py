@@ -168,8 +168,10 @@ def test_hyperband_stops_a_bad_trial_early(server, marks, tmp_path):
     assert [t["state"] for t in trials] == ["finished", "stopped"]
     assert trials[1]["reason"].startswith("pruned by hyperband at step 1: loss=9")
     assert trials[1]["steps"] == 1
-    run = wait_for(lambda: (r := server.get_json(f"/api/v1/envs/{trials[1]['run']}/run"))["status"] == "stopped" and r)
-    assert run["status"] == "stopped" and "pruned by hyperband" in run["error"]
+    path = f"/api/v1/envs/{urllib.parse.quote(trials[1]['run'], safe='')}/run"
+    wait_for(lambda: server.get_json(path)["status"] == "stopped")
+    run = server.get_json(path)
+    assert run["status"] == "stopped" and "pruned by hyperband" in run["error"], run
 
 
 def test_two_agents_in_parallel_never_share_a_trial(server, marks, tmp_path):
