@@ -126,17 +126,42 @@ class LocalUpload:
         return self.size
 
 
-class LocalBlobStore:
+class UploadRegister:
+    """What a store keeps of the uploads its requests are writing, the same for every store: who writes one now
+    (a second writer would interleave bytes) and the hash of the bytes received so far."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._writing: set[str] = set()
+        # sha -> the hash of the bytes received so far (lost on a restart: finish() hashes what is stored then).
+        self._hashing: dict[str, tuple[int, Any]] = {}
+
+    def open_upload(self, sha: str, offset: int) -> BlobUpload:
+        raise NotImplementedError
+
+    def _release(self, sha: str, size: int, digest: Any) -> None:
+        with self._lock:
+            self._writing.discard(sha)
+            if digest is not None:
+                self._hashing[sha] = (size, digest)
+
+    def append(self, sha: str, offset: int, data: bytes) -> int:
+        upload = self.open_upload(sha, offset)
+        try:
+            upload.write(data)
+        finally:
+            size = upload.close()
+        return size
+
+
+class LocalBlobStore(UploadRegister):
     """Blobs as files `objects/ab/cdef...` under a folder; uploads grow in `uploads/` until checked."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         (self.root / "objects").mkdir(parents=True, exist_ok=True)
         (self.root / "uploads").mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._writing: set[str] = set()  # uploads a request holds: a second writer would interleave bytes
-        # sha -> the hash of the bytes received so far (lost on a restart: finish() reads the partial file then).
-        self._hashing: dict[str, tuple[int, Any]] = {}
+        super().__init__()
 
     def _object(self, sha: str) -> Path:
         return self.root / "objects" / sha[:2] / sha[2:]
@@ -173,20 +198,6 @@ class LocalBlobStore:
             upload = LocalUpload(self, sha, have, digest)
             self._writing.add(sha)
             return upload
-
-    def _release(self, sha: str, size: int, digest: Any) -> None:
-        with self._lock:
-            self._writing.discard(sha)
-            if digest is not None:
-                self._hashing[sha] = (size, digest)
-
-    def append(self, sha: str, offset: int, data: bytes) -> int:
-        upload = self.open_upload(sha, offset)
-        try:
-            upload.write(data)
-        finally:
-            size = upload.close()
-        return size
 
     def finish(self, sha: str) -> None:
         with self._lock:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import io
-import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .blobs import _HASHING, BlobError, BlobInfo
+from .blobs import _HASHING, BlobError, BlobInfo, UploadRegister
 from .s3_client import BlobStoreUnavailable, S3Reader, client_errors, http_status, make_client
 
 PART = 8 << 20  # bytes of each multipart part (S3's minimum is 5 MB; 10,000 parts = 80 GB)
@@ -116,16 +115,14 @@ class S3Upload:
         return self.size
 
 
-class S3BlobStore:
+class S3BlobStore(UploadRegister):
     """Blobs as objects in `bucket` under `prefix`; see the module's docstring for the keys."""
 
     def __init__(self, bucket: str, prefix: str = "", client: Any = None) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
         self.client = client if client is not None else make_client()
-        self._lock = threading.Lock()
-        self._writing: set[str] = set()  # this server's requests writing an upload (see docs: one writer)
-        self._hashing: dict[str, tuple[int, Any]] = {}  # sha -> hash of the bytes so far (this server's)
+        super().__init__()  # this server's requests' uploads (see docs: one writer)
 
     # -- keys and calls -----------------------------------------------------------------------------------
 
@@ -276,20 +273,6 @@ class S3BlobStore:
             state.tail = len(data)
         elif state.tail is None:
             self._delete(self._tail_key(sha))
-
-    def _release(self, sha: str, size: int, digest: Any) -> None:
-        with self._lock:
-            self._writing.discard(sha)
-            if digest is not None:
-                self._hashing[sha] = (size, digest)
-
-    def append(self, sha: str, offset: int, data: bytes) -> int:
-        upload = self.open_upload(sha, offset)
-        try:
-            upload.write(data)
-        finally:
-            size = upload.close()
-        return size
 
     def finish(self, sha: str) -> None:
         with self._lock:
