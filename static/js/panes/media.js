@@ -95,7 +95,7 @@ export function render(el, pane, ctx) {
         box.append(overlay.tip, overlay.legend);
       }
       if (overlay) {
-        overlay.canvas.hidden = overlay.legend.hidden = !rec.overlays;
+        overlay.canvas.hidden = overlay.legend.hidden = overlay.tip.hidden = !rec.overlays;
         if (rec.overlays) await overlay.show(rec, (src) => ctx.url(src));
         if (mine !== shownToken) return;
       }

@@ -18,7 +18,8 @@ const MAX_MASKS = 48;
 const MAX_CLASS_AREA = 6;
 const masks = new Map(); // mask URL -> Promise<Mask>
 const decoded = new Map(); // mask URL -> Mask, for the masks in `masks` whose decode is done
-export const maskStats = { decodes: 0 }; // read by tests and the bench: how many PNGs were decoded
+// How many mask PNGs were decoded and class canvases painted, page-wide: tests check that steps and toggles reuse them.
+export const maskStats = { decodes: 0, paints: 0 };
 
 /** A decoded mask: its size, class ids per pixel, each class's bounding box, and coloured canvases made on demand. */
 class Mask {
@@ -60,6 +61,7 @@ class Mask {
       lut[id] = ((255 << 24) | (bl << 16) | (g << 8) | r) >>> 0;
     }
     if (x1 < 0) return null;
+    maskStats.paints += 1;
     const w = x1 - x0 + 1;
     const h = y1 - y0 + 1;
     const out = new ImageData(w, h);

@@ -1,7 +1,7 @@
 // panes/overlays.js — boxes and masks drawn over a media image from their data, with a legend that toggles each layer and
 // class, a score threshold per score key, a mask opacity, and hover text (class, scores, caption).
 
-import { classColor, decodedMask, loadMask } from "./overlay_masks.js";
+import { classColor, decodedMask, loadMask, maskStats } from "./overlay_masks.js";
 
 export { classColor };
 
@@ -19,8 +19,7 @@ function el(tag, cls, text) {
 export function overlayLayer() {
   const canvas = el("canvas", "overlay-canvas");
   const legend = el("div", "overlay-legend");
-  const tip = el("div", "overlay-tip");
-  tip.hidden = true;
+  const tip = el("div", "overlay-tip idle");
   const state = { hiddenLayers: new Set(), hiddenClasses: new Set(), thresholds: {}, opacity: 0.5 };
   let rec = null;
   let masks = {}; // layer -> {w, h, ids}
@@ -97,6 +96,8 @@ export function overlayLayer() {
     api.drawMs = performance.now() - t0;
     canvas.dataset.drawMs = api.drawMs.toFixed(2);
     canvas.dataset.boxes = String(boxCount);
+    canvas.dataset.maskDecodes = String(maskStats.decodes);
+    canvas.dataset.maskPaints = String(maskStats.paints);
   }
 
   function toggle(key, on) {
@@ -227,13 +228,13 @@ export function overlayLayer() {
     const hits = visibleBoxes().filter(({ box: { xyxy: [x0, y0, x1, y1] } }) => x >= x0 && x <= x1 && y >= y0 && y <= y1);
     hits.sort((a, b) => area(a.box) - area(b.box)); // the smallest box under the pointer is the one meant
     const hit = hits[0];
-    tip.hidden = !hit;
+    tip.classList.toggle("idle", !hit);
     if (!hit) return;
     const { box, label, layer } = hit;
     const scores = Object.entries(box.scores || {}).map(([k, v]) => `${k} ${Number(v).toPrecision(3)}`).join(", ");
     tip.textContent = [`${layer}: ${label ?? box.class_id}`, scores, box.caption].filter(Boolean).join(" · ");
   });
-  canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  canvas.addEventListener("mouseleave", () => tip.classList.add("idle"));
   const area = (b) => (b.xyxy[2] - b.xyxy[0]) * (b.xyxy[3] - b.xyxy[1]);
 
   /** Show `r`'s overlays over a picture of r.width × r.height; `url` resolves a mask's src. */
