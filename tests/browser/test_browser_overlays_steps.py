@@ -1,16 +1,18 @@
 """An image pane's overlays over steps and under pan/zoom (Chromium, real server, real SDK): a class toggle reuses the
 mask's painted classes, a scrub shows every step with its own overlay and decodes an unchanged mask once, and the
-overlay stays on its picture while zoomed and panned; a double-click resets."""
+overlay stays on its picture while zoomed and panned; a double-click resets; on a phone the class list folds."""
 
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 from PIL import Image
 
 from helpers.browser import env_url, flushed
 
+SHOTS = os.environ.get("PANEBOARD_SHOTS")
 WIN = "seg"
 PANE = f'[data-win="{WIN}"]'
 CANVAS = f"document.querySelector('{PANE} .overlay-canvas')"
@@ -134,4 +136,30 @@ def test_the_overlay_stays_on_its_picture_while_zoomed_and_panned(server, sdk, t
     assert tab.js(f"() => document.querySelector('{PANE} .media-stage').style.transform") == ""
     reset = tab.js(IMG_XY, [BOX[0], 170])
     assert abs(reset[0] - before[0]) < 1 and abs(reset[1] - before[1]) < 1
+    assert not tab.errors, tab.errors
+
+
+def test_on_a_phone_the_class_list_folds_and_opens_as_a_sheet(server, sdk, tab, tmp_path) -> None:
+    _log(sdk, 1)
+    tab.page.set_viewport_size({"width": 390, "height": 844})
+    tab.open(env_url(server, "ovs"))
+    tab.wait(READY)
+    legend = tab.page.locator(f"{PANE} .overlay-legend")
+    tab.wait(f"() => document.querySelector('{PANE} .overlay-legend').classList.contains('narrow')")
+    toggle = tab.page.locator(f'{PANE} input[data-layer="pred"][data-class-id="0"]')
+    assert not toggle.is_visible()  # folded: the picture keeps its room
+    assert tab.page.locator(f"{PANE} input[data-opacity]").is_visible()  # the sliders stay in view
+    shots = SHOTS or str(tmp_path)
+    tab.page.locator(PANE).screenshot(path=f"{shots}/overlays_390_folded.png")
+    legend.locator("summary").click()
+    toggle.wait_for(state="visible")
+    box = toggle.bounding_box()
+    assert box and 0 <= box["x"] and box["x"] + box["width"] <= 390  # reachable on the screen
+    tab.page.locator(PANE).screenshot(path=f"{shots}/overlays_390_open.png")
+    assert tab.js(f"() => {CANVAS}.dataset.boxes") == "1"
+    toggle.click()
+    assert tab.js(f"() => {CANVAS}.dataset.boxes") == "0"
+    assert "1 hidden" in legend.locator("summary").inner_text()
+    legend.locator("summary").click()
+    toggle.wait_for(state="hidden")
     assert not tab.errors, tab.errors

@@ -5,6 +5,8 @@ import { classColor, decodedMask, loadMask, maskStats } from "./overlay_masks.js
 
 export { classColor };
 
+const NARROW_PX = 480; // a legend narrower than this (a phone) folds its class list
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -102,6 +104,7 @@ export function overlayLayer() {
 
   function toggle(key, on) {
     if (on) state.hiddenLayers.delete(key); else state.hiddenLayers.add(key);
+    hiddenCount();
     if (key.startsWith("boxes:")) boxesDirty = true;
     draw();
   }
@@ -151,6 +154,38 @@ export function overlayLayer() {
     value.textContent = `≥ ${Number(slider.value).toPrecision(3)}`;
   }
 
+  // In a narrow pane (a phone) the layers and classes fold away under a summary, start folded and open as a sheet over
+  // the picture, so the picture and the sliders keep their room; a wide pane shows them above the sliders.
+  const rows = el("div", "overlay-rows");
+  const controls = el("div", "overlay-controls");
+  const classesBox = el("details", "overlay-classes");
+  const summary = el("summary", null, "layers and classes");
+  const backgrounds = new Set(); // the mask classes 0 hidden by default
+  let userFolded = false; // the user opened or closed the list: their choice stands, whatever the width
+  classesBox.open = true;
+  summary.addEventListener("click", () => { userFolded = true; });
+  new ResizeObserver(() => {
+    const narrow = legend.clientWidth > 0 && legend.clientWidth < NARROW_PX;
+    if (narrow === legend.classList.contains("narrow")) return;
+    legend.classList.toggle("narrow", narrow);
+    if (!userFolded) classesBox.open = !narrow;
+    place();
+  }).observe(legend);
+
+  function place() {
+    const narrow = legend.classList.contains("narrow");
+    const parts = narrow ? [controls, classesBox] : [rows, controls];
+    if (narrow) classesBox.replaceChildren(summary, rows);
+    legend.replaceChildren(...parts.filter((p) => p.childElementCount && (p !== classesBox || rows.childElementCount)));
+    legend.hidden = !legend.childElementCount;
+  }
+
+  function hiddenCount() {
+    // A mask's background, hidden by default, is not news: the count is of what the user hid.
+    const n = state.hiddenLayers.size + [...state.hiddenClasses].filter((k) => !backgrounds.has(k)).length;
+    summary.textContent = n ? `layers and classes · ${n} hidden` : "layers and classes";
+  }
+
   function buildLegend() {
     const model = legendModel();
     const key = JSON.stringify([model.layers, Object.keys(model.scores), model.masks]);
@@ -160,10 +195,14 @@ export function overlayLayer() {
       return;
     }
     legendKey = key;
-    legend.replaceChildren();
+    controls.replaceChildren();
+    rows.replaceChildren();
     for (const { kind, layer, classes } of model.layers) {
       // Class 0 of a mask is background by convention: shown only when asked, so the picture stays visible.
-      if (kind === "masks" && !seen.has(layer)) state.hiddenClasses.add(`${layer}:0`);
+      if (kind === "masks" && !seen.has(layer)) {
+        state.hiddenClasses.add(`${layer}:0`);
+        backgrounds.add(`${layer}:0`);
+      }
       seen.add(layer);
       const row = el("div", "overlay-layer");
       row.append(check(el("b", null, layer), !state.hiddenLayers.has(`${kind}:${layer}`),
@@ -176,10 +215,11 @@ export function overlayLayer() {
           document.createDocumentFragment()), !state.hiddenClasses.has(hideKey), (on) => {
           if (on) state.hiddenClasses.delete(hideKey); else state.hiddenClasses.add(hideKey);
           if (kind === "boxes") boxesDirty = true;
+          hiddenCount();
           draw();
         }, { layer, classId: String(id) }));
       }
-      legend.append(row);
+      rows.append(row);
     }
     for (const [k, [lo, hi]] of Object.entries(model.scores)) {
       const row = el("label", "overlay-threshold");
@@ -196,7 +236,7 @@ export function overlayLayer() {
         draw();
       });
       row.append(el("span", null, k), slider, value);
-      legend.append(row);
+      controls.append(row);
     }
     if (model.masks) {
       const row = el("label", "overlay-threshold");
@@ -209,9 +249,10 @@ export function overlayLayer() {
       slider.dataset.opacity = "";
       slider.addEventListener("input", () => { state.opacity = Number(slider.value); draw(); });
       row.append(el("span", null, "mask opacity"), slider);
-      legend.append(row);
+      controls.append(row);
     }
-    legend.hidden = !legend.childElementCount;
+    place();
+    hiddenCount();
   }
 
   /** Where a pointer event falls in the image's pixels (the canvas is drawn with object-fit: contain). */
