@@ -148,14 +148,13 @@ def main() -> None:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 first, toggles, box_toggles, scores = [], [], [], []
-                for k in range(args.repeat):
+                for _ in range(args.repeat):
                     page.goto(f"{base}/env/ov")
                     page.wait_for_function(READY, timeout=60_000, polling=10)
                     first.append(float(page.evaluate(f"() => {CANVAS}.dataset.firstDrawMs")))
-                    for on in (False, True):  # off, then back on: each is a toggle
+                    for _ in range(2):  # off, then back on: each is a toggle
                         toggles.append(page.evaluate(TOGGLE, ["truth", 1]))
                         box_toggles.append(page.evaluate(TOGGLE, ["pred", 2]))
-                        del on
                     for v in (0.25, 0.5, 0.75, 0.1):
                         scores.append(page.evaluate(SCORE, v))
                 cold = page.evaluate(SCRUB, args.steps)

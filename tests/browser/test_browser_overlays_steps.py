@@ -45,7 +45,7 @@ def _log(sdk, steps: int) -> None:
         picture = np.full((256, 256, 3), 40 + 8 * step, np.uint8)
         picture[160:180, 160:180] = 255
         c.image(picture, win=WIN, step=step,
-                boxes={"pred": {"box_data": [{"position": dict(zip(("minX", "minY", "maxX", "maxY"), BOX)),
+                boxes={"pred": {"box_data": [{"position": dict(zip(("minX", "minY", "maxX", "maxY"), BOX, strict=True)),
                                               "domain": "pixel", "class_id": 0}]}},
                 masks={"still": {"mask_data": still}, "moving": {"mask_data": _mask(step)}})
     flushed(c)
