@@ -3,7 +3,23 @@ import { rangeNote, sizeImage } from "./image.js";
 import { stepper } from "./stepper.js";
 import { counted } from "../dom.js";
 import { overlayLayer } from "./overlays.js";
+import { loadMask } from "./overlay_masks.js";
 import { panZoom } from "./panzoom.js";
+
+// Pictures of steps read ahead of the slider, decoded and held (by URL: blobs are content-addressed) so a scrub shows
+// them from memory; the oldest go first.
+const AHEAD = 24;
+const pictures = new Map(); // URL -> decoded HTMLImageElement
+
+function preload(src) {
+  if (!src || pictures.has(src)) return;
+  const img = new Image();
+  img.decoding = "async";
+  img.src = src;
+  img.decode().catch(() => pictures.delete(src));
+  pictures.set(src, img);
+  while (pictures.size > AHEAD) pictures.delete(pictures.keys().next().value);
+}
 
 
 export function render(el, pane, ctx) {
@@ -14,7 +30,11 @@ export function render(el, pane, ctx) {
   const cap = document.createElement("figcaption");
   cap.className = "media-caption";
   box.append(content, cap);
-  const steps = stepper(ctx, show);
+  const steps = stepper(ctx, show, (rec) => {
+    if ((rec.type || pane.data?.type || "image") !== "image") return;
+    preload(srcOf(rec));
+    for (const m of Object.values(rec.overlays?.masks || {})) loadMask(ctx.url(m.src)).catch(() => {});
+  });
   const wrap = document.createElement("div");
   wrap.className = "stepped-pane"; // a flex column: the slider stays in view below a tall image or text
   wrap.append(box, steps.el);
@@ -23,6 +43,7 @@ export function render(el, pane, ctx) {
   let kind = null; // the element type shown now: one <img> or <audio> is reused across steps
   let media = null;
   let overlay = null; // boxes and masks over the picture, made with the first record that has any
+  let shownToken = 0; // a newer show() makes an older one's picture stale: it stops before marking its frame
 
   /** The record's blob URL: relative to the base URL unless it is a data:/blob: URI. */
   const srcOf = (rec) => (typeof rec.src === "string" && rec.src
@@ -54,12 +75,18 @@ export function render(el, pane, ctx) {
   }
 
   async function show(rec) {
+    const mine = ++shownToken;
     const type = rec.type || pane.data?.type || "image";
     const m = element(type);
     if (type === "image") {
       sizeImage(m, rec.width, rec.height);
       const src = srcOf(rec);
-      if (m.getAttribute("src") !== src) m.src = src;
+      if (m.getAttribute("src") !== src) {
+        m.src = src;
+        // The picture and its overlay change together; a picture read ahead is decoded already.
+        await m.decode().catch(() => {});
+        if (mine !== shownToken) return;
+      }
       m.alt = rec.caption ? String(rec.caption) : `step ${rec.step}`;
       m.title = rangeNote(rec.value_range);
       if (rec.overlays && !overlay) {
@@ -68,9 +95,11 @@ export function render(el, pane, ctx) {
         box.append(overlay.tip, overlay.legend);
       }
       if (overlay) {
-        overlay.canvas.hidden = overlay.legend.hidden = !rec.overlays;
+        overlay.canvas.hidden = overlay.legend.hidden = overlay.tip.hidden = !rec.overlays;
         if (rec.overlays) await overlay.show(rec, (src) => ctx.url(src));
+        if (mine !== shownToken) return;
       }
+      box.dataset.frame = String(rec.step); // picture and overlay of this step are on screen
     } else if (type === "audio") {
       const src = srcOf(rec);
       if (m.getAttribute("src") !== src) m.src = src;

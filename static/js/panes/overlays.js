@@ -1,38 +1,11 @@
 // panes/overlays.js — boxes and masks drawn over a media image from their data, with a legend that toggles each layer and
 // class, a score threshold per score key, a mask opacity, and hover text (class, scores, caption).
 
-const PALETTE = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#bfef45", "#fabed4",
-  "#469990", "#dcbeff", "#9a6324", "#fffac8", "#800000", "#aaffc3", "#808000", "#ffd8b1", "#000075", "#a9a9a9", "#ffe119"];
+import { classColor, decodedMask, loadMask, maskStats } from "./overlay_masks.js";
 
-/** The colour of a class id: the same id has the same colour in every layer and image. */
-export function classColor(id) {
-  return PALETTE[Math.abs(Number(id) || 0) % PALETTE.length];
-}
+export { classColor };
 
-const rgb = (hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16));
-const maskIds = new Map(); // mask PNG URL -> Promise<{w, h, ids: Uint8Array}> (masks are content-addressed: never change)
-
-function loadMask(url) {
-  if (!maskIds.has(url)) {
-    maskIds.set(url, new Promise((resolve, reject) => {
-      const img = new Image();
-      img.onload = () => {
-        const c = document.createElement("canvas");
-        c.width = img.naturalWidth;
-        c.height = img.naturalHeight;
-        const g = c.getContext("2d", { willReadFrequently: true });
-        g.drawImage(img, 0, 0);
-        const rgba = g.getImageData(0, 0, c.width, c.height).data;
-        const ids = new Uint8Array(c.width * c.height);
-        for (let i = 0; i < ids.length; i++) ids[i] = rgba[i * 4]; // a grey PNG: R is the class id
-        resolve({ w: c.width, h: c.height, ids });
-      };
-      img.onerror = () => { maskIds.delete(url); reject(new Error(`mask ${url} did not load`)); };
-      img.src = url;
-    }));
-  }
-  return maskIds.get(url);
-}
+const NARROW_PX = 480; // a legend narrower than this (a phone) folds its class list
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -48,8 +21,7 @@ function el(tag, cls, text) {
 export function overlayLayer() {
   const canvas = el("canvas", "overlay-canvas");
   const legend = el("div", "overlay-legend");
-  const tip = el("div", "overlay-tip");
-  tip.hidden = true;
+  const tip = el("div", "overlay-tip idle");
   const state = { hiddenLayers: new Set(), hiddenClasses: new Set(), thresholds: {}, opacity: 0.5 };
   let rec = null;
   let masks = {}; // layer -> {w, h, ids}
@@ -71,35 +43,28 @@ export function overlayLayer() {
     return out;
   }
 
-  function draw() {
-    const t0 = performance.now();
-    const g = canvas.getContext("2d");
-    g.clearRect(0, 0, canvas.width, canvas.height);
-    for (const [layer, data] of Object.entries(rec?.overlays?.masks || {})) {
-      const m = masks[layer];
-      if (!m || state.hiddenLayers.has(`masks:${layer}`) || m.w !== canvas.width || m.h !== canvas.height) continue;
-      const lut = new Uint32Array(256); // class id -> RGBA (little-endian ABGR), 0 where hidden
-      for (const id of data.classes || []) {
-        if (state.hiddenClasses.has(`${layer}:${id}`)) continue;
-        const [r, gr, b] = rgb(classColor(id));
-        lut[id] = ((Math.round(255 * state.opacity) << 24) | (b << 16) | (gr << 8) | r) >>> 0;
-      }
-      const out = new ImageData(m.w, m.h);
-      const px = new Uint32Array(out.data.buffer);
-      const ids = m.ids;
-      for (let i = 0; i < ids.length; i++) px[i] = lut[ids[i]];
-      const tmp = document.createElement("canvas");
-      tmp.width = m.w;
-      tmp.height = m.h;
-      tmp.getContext("2d").putImageData(out, 0, 0);
-      g.drawImage(tmp, 0, 0);
+  // Boxes are painted on their own offscreen canvas, again only when a box toggle or a threshold changes them: a mask
+  // toggle or opacity change then costs a few drawImage calls.
+  const boxCanvas = document.createElement("canvas");
+  let boxesDirty = true;
+  let boxCount = 0;
+
+  function paintBoxes() {
+    boxesDirty = false;
+    if (boxCanvas.width !== canvas.width || boxCanvas.height !== canvas.height) {
+      boxCanvas.width = canvas.width;
+      boxCanvas.height = canvas.height;
     }
-    const line = Math.max(1, Math.round(Math.max(canvas.width, canvas.height) / 300));
-    g.lineWidth = line;
+    const g = boxCanvas.getContext("2d");
+    g.clearRect(0, 0, boxCanvas.width, boxCanvas.height);
+    const boxes = visibleBoxes();
+    boxCount = boxes.length;
+    if (!boxCount) return;
+    g.lineWidth = Math.max(1, Math.round(Math.max(canvas.width, canvas.height) / 300));
     const fontPx = Math.max(9, Math.round(Math.max(canvas.width, canvas.height) / 40));
     g.font = `${fontPx}px sans-serif`;
     g.textBaseline = "bottom";
-    for (const { box, label } of visibleBoxes()) {
+    for (const { box, label } of boxes) {
       const [x0, y0, x1, y1] = box.xyxy;
       const color = classColor(box.class_id);
       g.strokeStyle = color;
@@ -114,13 +79,33 @@ export function overlayLayer() {
         g.fillText(text, x0 + 2, Math.max(h, y0));
       }
     }
+  }
+
+  function draw() {
+    const t0 = performance.now();
+    if (boxesDirty) paintBoxes();
+    const g = canvas.getContext("2d");
+    g.clearRect(0, 0, canvas.width, canvas.height);
+    g.globalAlpha = state.opacity;
+    for (const [layer, data] of Object.entries(rec?.overlays?.masks || {})) {
+      const m = masks[layer];
+      if (!m || state.hiddenLayers.has(`masks:${layer}`) || m.w !== canvas.width || m.h !== canvas.height) continue;
+      const shown = (data.classes || []).filter((id) => !state.hiddenClasses.has(`${layer}:${id}`));
+      for (const { x, y, canvas: c } of m.layers(shown)) g.drawImage(c, x, y);
+    }
+    g.globalAlpha = 1;
+    if (boxCount) g.drawImage(boxCanvas, 0, 0);
     api.drawMs = performance.now() - t0;
     canvas.dataset.drawMs = api.drawMs.toFixed(2);
-    canvas.dataset.boxes = String(visibleBoxes().length);
+    canvas.dataset.boxes = String(boxCount);
+    canvas.dataset.maskDecodes = String(maskStats.decodes);
+    canvas.dataset.maskPaints = String(maskStats.paints);
   }
 
   function toggle(key, on) {
     if (on) state.hiddenLayers.delete(key); else state.hiddenLayers.add(key);
+    hiddenCount();
+    if (key.startsWith("boxes:")) boxesDirty = true;
     draw();
   }
 
@@ -135,60 +120,125 @@ export function overlayLayer() {
     return lab;
   }
 
-  function buildLegend() {
-    legend.replaceChildren();
+  /** What the legend shows for the record: its layers with their classes, and each score key's range. */
+  function legendModel() {
     const ov = rec?.overlays || {};
-    const scoreRange = {};
+    const layers = [];
+    const scores = {};
     for (const kind of ["masks", "boxes"]) {
       for (const [layer, data] of Object.entries(ov[kind] || {})) {
-        // Class 0 of a mask is background by convention: shown only when asked, so the picture stays visible.
-        if (kind === "masks" && !seen.has(layer)) state.hiddenClasses.add(`${layer}:0`);
-        seen.add(layer);
-        const row = el("div", "overlay-layer");
-        row.append(check(el("b", null, layer), !state.hiddenLayers.has(`${kind}:${layer}`),
-          (on) => toggle(`${kind}:${layer}`, on), { layer, kind }));
         const ids = kind === "masks" ? data.classes || []
           : [...new Set((data.boxes || []).map((b) => b.class_id))].sort((a, b) => a - b);
-        for (const id of ids) {
-          const name = (data.class_labels || {})[id] ?? String(id);
-          const chip = el("span", "overlay-chip");
-          chip.style.background = classColor(id);
-          const key = `${layer}:${id}`;
-          row.append(check([chip, document.createTextNode(name)].reduce((f, n) => (f.append(n), f),
-            document.createDocumentFragment()), !state.hiddenClasses.has(key), (on) => {
-            if (on) state.hiddenClasses.delete(key); else state.hiddenClasses.add(key);
-            draw();
-          }, { layer, classId: String(id) }));
-        }
+        layers.push({ kind, layer, classes: ids.map((id) => [id, (data.class_labels || {})[id] ?? String(id)]) });
         for (const b of data.boxes || []) {
           for (const [k, v] of Object.entries(b.scores || {})) {
-            const r = scoreRange[k] || (scoreRange[k] = [v, v]);
+            const r = scores[k] || (scores[k] = [v, v]);
             r[0] = Math.min(r[0], v);
             r[1] = Math.max(r[1], v);
           }
         }
-        legend.append(row);
       }
     }
-    for (const [k, [lo, hi]] of Object.entries(scoreRange)) {
+    return { layers, scores, masks: Object.keys(ov.masks || {}).length > 0 };
+  }
+
+  let legendKey = null; // the legend's layers, classes and score keys: a step with the same ones keeps its DOM
+  const scoreSliders = {}; // score key -> {slider, value}
+
+  function setRange(k, lo, hi) {
+    const { slider, value } = scoreSliders[k];
+    slider.min = String(lo);
+    slider.max = String(hi);
+    slider.step = String((hi - lo) / 100 || 1);
+    slider.value = String(Math.max(lo, Math.min(hi, state.thresholds[k] ?? lo)));
+    value.textContent = `≥ ${Number(slider.value).toPrecision(3)}`;
+  }
+
+  // In a narrow pane (a phone) the layers and classes fold away under a summary, start folded and open as a sheet over
+  // the picture, so the picture and the sliders keep their room; a wide pane shows them above the sliders.
+  const rows = el("div", "overlay-rows");
+  const controls = el("div", "overlay-controls");
+  const classesBox = el("details", "overlay-classes");
+  const summary = el("summary", null, "layers and classes");
+  const backgrounds = new Set(); // the mask classes 0 hidden by default
+  let userFolded = false; // the user opened or closed the list: their choice stands, whatever the width
+  classesBox.open = true;
+  summary.addEventListener("click", () => { userFolded = true; });
+  new ResizeObserver(() => {
+    const narrow = legend.clientWidth > 0 && legend.clientWidth < NARROW_PX;
+    if (narrow === legend.classList.contains("narrow")) return;
+    legend.classList.toggle("narrow", narrow);
+    if (!userFolded) classesBox.open = !narrow;
+    place();
+  }).observe(legend);
+
+  function place() {
+    const narrow = legend.classList.contains("narrow");
+    const parts = narrow ? [controls, classesBox] : [rows, controls];
+    if (narrow) classesBox.replaceChildren(summary, rows);
+    legend.replaceChildren(...parts.filter((p) => p.childElementCount && (p !== classesBox || rows.childElementCount)));
+    legend.hidden = !legend.childElementCount;
+  }
+
+  function hiddenCount() {
+    // A mask's background, hidden by default, is not news: the count is of what the user hid.
+    const n = state.hiddenLayers.size + [...state.hiddenClasses].filter((k) => !backgrounds.has(k)).length;
+    summary.textContent = n ? `layers and classes · ${n} hidden` : "layers and classes";
+  }
+
+  function buildLegend() {
+    const model = legendModel();
+    const key = JSON.stringify([model.layers, Object.keys(model.scores), model.masks]);
+    if (key === legendKey) {
+      // A scrub over steps of the same classes: only the score ranges move.
+      for (const [k, [lo, hi]] of Object.entries(model.scores)) setRange(k, lo, hi);
+      return;
+    }
+    legendKey = key;
+    controls.replaceChildren();
+    rows.replaceChildren();
+    for (const { kind, layer, classes } of model.layers) {
+      // Class 0 of a mask is background by convention: shown only when asked, so the picture stays visible.
+      if (kind === "masks" && !seen.has(layer)) {
+        state.hiddenClasses.add(`${layer}:0`);
+        backgrounds.add(`${layer}:0`);
+      }
+      seen.add(layer);
+      const row = el("div", "overlay-layer");
+      row.append(check(el("b", null, layer), !state.hiddenLayers.has(`${kind}:${layer}`),
+        (on) => toggle(`${kind}:${layer}`, on), { layer, kind }));
+      for (const [id, name] of classes) {
+        const chip = el("span", "overlay-chip");
+        chip.style.background = classColor(id);
+        const hideKey = `${layer}:${id}`;
+        row.append(check([chip, document.createTextNode(name)].reduce((f, n) => (f.append(n), f),
+          document.createDocumentFragment()), !state.hiddenClasses.has(hideKey), (on) => {
+          if (on) state.hiddenClasses.delete(hideKey); else state.hiddenClasses.add(hideKey);
+          if (kind === "boxes") boxesDirty = true;
+          hiddenCount();
+          draw();
+        }, { layer, classId: String(id) }));
+      }
+      rows.append(row);
+    }
+    for (const [k, [lo, hi]] of Object.entries(model.scores)) {
       const row = el("label", "overlay-threshold");
       const slider = el("input");
       slider.type = "range";
-      slider.min = String(lo);
-      slider.max = String(hi);
-      slider.step = String((hi - lo) / 100 || 1);
-      slider.value = String(Math.max(lo, Math.min(hi, state.thresholds[k] ?? lo)));
       slider.dataset.score = k;
-      const value = el("span", "overlay-threshold-value", `≥ ${Number(slider.value).toPrecision(3)}`);
+      const value = el("span", "overlay-threshold-value");
+      scoreSliders[k] = { slider, value };
+      setRange(k, lo, hi);
       slider.addEventListener("input", () => {
         state.thresholds[k] = Number(slider.value);
         value.textContent = `≥ ${Number(slider.value).toPrecision(3)}`;
+        boxesDirty = true;
         draw();
       });
       row.append(el("span", null, k), slider, value);
-      legend.append(row);
+      controls.append(row);
     }
-    if (Object.keys(ov.masks || {}).length) {
+    if (model.masks) {
       const row = el("label", "overlay-threshold");
       const slider = el("input");
       slider.type = "range";
@@ -199,9 +249,10 @@ export function overlayLayer() {
       slider.dataset.opacity = "";
       slider.addEventListener("input", () => { state.opacity = Number(slider.value); draw(); });
       row.append(el("span", null, "mask opacity"), slider);
-      legend.append(row);
+      controls.append(row);
     }
-    legend.hidden = !legend.childElementCount;
+    place();
+    hiddenCount();
   }
 
   /** Where a pointer event falls in the image's pixels (the canvas is drawn with object-fit: contain). */
@@ -218,30 +269,43 @@ export function overlayLayer() {
     const hits = visibleBoxes().filter(({ box: { xyxy: [x0, y0, x1, y1] } }) => x >= x0 && x <= x1 && y >= y0 && y <= y1);
     hits.sort((a, b) => area(a.box) - area(b.box)); // the smallest box under the pointer is the one meant
     const hit = hits[0];
-    tip.hidden = !hit;
+    tip.classList.toggle("idle", !hit);
     if (!hit) return;
     const { box, label, layer } = hit;
     const scores = Object.entries(box.scores || {}).map(([k, v]) => `${k} ${Number(v).toPrecision(3)}`).join(", ");
     tip.textContent = [`${layer}: ${label ?? box.class_id}`, scores, box.caption].filter(Boolean).join(" · ");
   });
-  canvas.addEventListener("mouseleave", () => { tip.hidden = true; });
+  canvas.addEventListener("mouseleave", () => tip.classList.add("idle"));
   const area = (b) => (b.xyxy[2] - b.xyxy[0]) * (b.xyxy[3] - b.xyxy[1]);
 
   /** Show `r`'s overlays over a picture of r.width × r.height; `url` resolves a mask's src. */
   api.show = async (r, url) => {
+    const t0 = performance.now();
     rec = r;
     const mine = ++token;
     delete canvas.dataset.ready;
-    canvas.width = Number(r.width) || 1;
-    canvas.height = Number(r.height) || 1;
+    const w = Number(r.width) || 1;
+    const h = Number(r.height) || 1;
+    // Setting a canvas's size clears and reallocates it: a step of the same size keeps it.
+    if (canvas.width !== w) canvas.width = w;
+    if (canvas.height !== h) canvas.height = h;
     buildLegend();
-    masks = {};
-    draw();
+    boxesDirty = true;
     const entries = Object.entries(r.overlays?.masks || {});
-    const loaded = await Promise.all(entries.map(([, m]) => loadMask(url(m.src)).catch(() => null)));
-    if (mine !== token) return;
-    entries.forEach(([layer], k) => { if (loaded[k]) masks[layer] = loaded[k]; });
+    // Masks decoded before (unchanged across steps) are at hand: one draw with them, not a box-only frame first.
+    const known = entries.map(([, m]) => decodedMask(url(m.src)));
+    if (known.every(Boolean)) {
+      masks = Object.fromEntries(entries.map(([layer], k) => [layer, known[k]]));
+    } else {
+      masks = {};
+      draw();
+      const loaded = await Promise.all(entries.map(([, m]) => loadMask(url(m.src)).catch(() => null)));
+      if (mine !== token) return;
+      entries.forEach(([layer], k) => { if (loaded[k]) masks[layer] = loaded[k]; });
+    }
     draw();
+    api.firstDrawMs = performance.now() - t0;
+    canvas.dataset.firstDrawMs = api.firstDrawMs.toFixed(2);
     canvas.dataset.ready = "1";
   };
   api.redraw = draw;
