@@ -63,7 +63,8 @@ def compare_images() -> Response:
     (with overlays) at that step, in one answer."""
     envs = env_names_arg(limit=MAX_RUNS)
     store = services().store
-    missing = next((e for e in envs if not env_visible(e) or store.get_env(e) is None), None)
+    known = {e.name for e in store.list_envs()}  # one query, not one per run
+    missing = next((e for e in envs if not env_visible(e) or e not in known), None)
     if missing is not None:
         raise ApiError(404, f"env {missing!r} not found")
     wanted = _float_arg("step")
