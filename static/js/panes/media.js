@@ -4,6 +4,7 @@ import { stepper } from "./stepper.js";
 import { counted } from "../dom.js";
 import { overlayLayer } from "./overlays.js";
 import { panZoom } from "./panzoom.js";
+import { indicesAt, mediaList } from "./media_list.js";
 
 
 export function render(el, pane, ctx) {
@@ -55,6 +56,18 @@ export function render(el, pane, ctx) {
 
   async function show(rec) {
     const type = rec.type || pane.data?.type || "image";
+    const listed = type === "image" ? indicesAt(pane.data?.steps, rec.step) : [];
+    if (listed.length > 1) { // a list of pictures at this step: the grid of all of them
+      if (kind !== "list") {
+        kind = "list";
+        media = mediaList();
+        content.replaceChildren(media.el);
+      }
+      await media.show(listed, ctx);
+      cap.hidden = true;
+      box.dataset.type = "list";
+      return;
+    }
     const m = element(type);
     if (type === "image") {
       sizeImage(m, rec.width, rec.height);
