@@ -71,11 +71,11 @@ def compare_images() -> Response:
     by_env = {env: image_panes(store, env) for env in envs}
     tags: dict[str, int] = {}
     for panes in by_env.values():
-        for tag in panes:
-            tags[tag] = tags.get(tag, 0) + 1
+        for name in panes:
+            tags[name] = tags.get(name, 0) + 1
     tag = request.args.get("tag") or next(iter(tags), None)
     if tag is not None and tag not in tags:
         raise ApiError(404, f"no run of these has an image tag {tag!r}")
-    runs = [_run(store, env, by_env[env][tag], wanted) for env in envs if tag in by_env[env]]
+    runs = [_run(store, env, by_env[env][tag], wanted) for env in envs if tag is not None and tag in by_env[env]]
     return json_response({"tags": [{"tag": t, "runs": n} for t, n in tags.items()], "tag": tag, "step": wanted,
                           "runs": runs})
