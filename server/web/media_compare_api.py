@@ -11,12 +11,13 @@ from ..panes import media, stepped
 from ..panes.contract import MALFORMED
 from ..store import PaneRecord, Store
 from .api import _float_arg, env_names_arg
-from .common import ApiError, env_visible, json_response, services
+from .common import ApiError, env_visible, int_arg, json_response, services
 
 bp = Blueprint("media_compare_api", __name__, url_prefix="/api/v1")
 log = logging.getLogger("paneboard.api")
 
 MAX_RUNS = 16  # cells of the Compare page's image grid: more would be thumbnails too small to compare
+MAX_AROUND = 32  # slider positions either side read ahead in one answer: a scrub then needs few requests
 MAX_PER_STEP = 16  # pictures of one run at one step (a logged list of images); the rest are counted, not sent
 
 
@@ -40,27 +41,51 @@ def nearest_step(steps: list[float], wanted: float | None) -> float | None:
     return steps[at - 1] if at else steps[0]
 
 
-def _run(store: Store, env: str, pane: PaneRecord, wanted: float | None) -> dict:
-    all_steps, _walls = store.step_index(pane)
-    step_list = all_steps.tolist()
-    distinct = sorted(set(step_list))
+def _shown(step_list: list[float], distinct: list[float], wanted: float | None) -> tuple[float | None, list[int]]:
     shown = nearest_step(distinct, wanted)
-    indices = [i for i, s in enumerate(step_list) if s == shown]
-    head = {"env": env, "win": pane.win, "steps": [stepped.step_number(s) for s in distinct],
-            "step": None if shown is None else stepped.step_number(shown), "count": len(indices)}
+    return shown, [i for i, s in enumerate(step_list) if s == shown]
+
+
+def _cell(shown: float | None, indices: list[int], rows: dict[int, dict], error: str | None) -> dict:
+    """What one run shows at one slider step: the step, how many pictures it has there, the first MAX_PER_STEP."""
+    out = {"step": None if shown is None else stepped.step_number(shown), "count": len(indices),
+           "records": [rows[i] for i in indices[:MAX_PER_STEP] if i in rows]}
+    return {**out, "error": error} if error else out
+
+
+def _run(store: Store, env: str, pane: PaneRecord, step_list: list[float], wanted: list[float | None]
+         ) -> tuple[list[float], list[dict]]:
+    """A run's distinct steps and its cell at each wanted step, its records read in one query."""
+    distinct = sorted(set(step_list))
+    picks = [_shown(step_list, distinct, w) for w in wanted]
+    needed = sorted({i for _shown_step, idx in picks for i in idx[:MAX_PER_STEP]})
+    rows: dict[int, dict] = {}
+    error = None
     try:
-        records = [media.render_record(r) for r in store.read_steps(pane, indices[:MAX_PER_STEP])]
+        for r in store.read_steps(pane, needed):
+            rec = media.render_record(r)
+            if rec.get("type") == "image":
+                rows[r.idx] = rec
     except MALFORMED as exc:  # one run's bad record is that cell's error, never a 500 for the whole grid
         log.warning("pane %r of env %r holds a malformed record: %r", pane.win, env, exc)
-        return {**head, "records": [], "error": f"malformed record ({type(exc).__name__})"}
-    return {**head, "records": [r for r in records if r.get("type") == "image"]}
+        rows, error = {}, f"malformed record ({type(exc).__name__})"
+    return distinct, [_cell(shown, idx, rows, error) for shown, idx in picks]
+
+
+def frame_steps(union: list[float], wanted: float | None, around: int) -> list[float]:
+    """The slider positions (union steps) within `around` positions of the wanted step's, for a scrub read ahead."""
+    if not union or around <= 0:
+        return []
+    at = len(union) - 1 if wanted is None else max(bisect.bisect_right(union, wanted) - 1, 0)
+    return union[max(at - around, 0):at + around + 1]
 
 
 @bp.get("/compare/images")
 def compare_images() -> Response:
-    """?envs=a,b (1..16 runs), ?tag= (default: the first image tag any of them has), ?step= (default: the newest).
-    The tags of those runs, and per run holding the tag: its distinct steps, the step it shows and the pictures
-    (with overlays) at that step, in one answer."""
+    """?envs=a,b (1..16 runs), ?tag= (default: the first image tag any of them has), ?step= (default: the newest),
+    ?around=K (0..32). The tags of those runs, per run holding the tag its distinct steps, the step it shows and
+    the pictures (with overlays) there; with `around`, `frames`: the same cells at the K slider positions (the union
+    of the runs' steps) either side, so a scrub reads ahead in one answer."""
     envs = env_names_arg(limit=MAX_RUNS)
     store = services().store
     known = {e.name for e in store.list_envs()}  # one query, not one per run
@@ -68,6 +93,7 @@ def compare_images() -> Response:
     if missing is not None:
         raise ApiError(404, f"env {missing!r} not found")
     wanted = _float_arg("step")
+    around = int_arg("around", 0, 0, MAX_AROUND) or 0
     by_env = {env: image_panes(store, env) for env in envs}
     tags: dict[str, int] = {}
     for panes in by_env.values():
@@ -76,6 +102,16 @@ def compare_images() -> Response:
     tag = request.args.get("tag") or next(iter(tags), None)
     if tag is not None and tag not in tags:
         raise ApiError(404, f"no run of these has an image tag {tag!r}")
-    runs = [_run(store, env, by_env[env][tag], wanted) for env in envs if tag is not None and tag in by_env[env]]
+    holding = [env for env in envs if tag is not None and tag in by_env[env]]
+    indexes = {env: store.step_index(by_env[env][tag])[0].tolist() for env in holding}
+    union = sorted({x for steps in indexes.values() for x in steps})
+    extra = frame_steps(union, wanted, around)
+    runs, frames = [], [{"step": stepped.step_number(f), "runs": []} for f in extra]
+    for env in holding:
+        distinct, cells = _run(store, env, by_env[env][tag], indexes[env], [wanted, *extra])
+        runs.append({"env": env, "win": by_env[env][tag].win, "steps": [stepped.step_number(x) for x in distinct],
+                     **cells[0]})
+        for frame, cell in zip(frames, cells[1:], strict=True):
+            frame["runs"].append({"env": env, **cell})
     return json_response({"tags": [{"tag": t, "runs": n} for t, n in tags.items()], "tag": tag, "step": wanted,
-                          "runs": runs})
+                          "runs": runs, "frames": frames})

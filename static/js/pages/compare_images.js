@@ -7,7 +7,8 @@ import { overlayLayer } from "../panes/overlays.js";
 import { panZoom } from "../panes/panzoom.js";
 
 export const MAX_RUNS = 16; // the server's cap too: more cells would be thumbnails too small to compare
-const PIXEL_ART = 512; // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
+const PIXEL_ART = 512;
+const AROUND = 16; // slider positions read ahead either side with each read (the server allows 32) // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
 
 /** One run's cell: a frame (clips) holding a stage (pan/zoom transforms it) with the picture and its overlay canvas. */
 function makeCell(env) {
@@ -149,10 +150,30 @@ export function imagesSection() {
     el.dataset.ready = "1";
   }
 
-  async function fetchStep(step) {
+  /** The answer for a slider step; each read brings AROUND positions either side too, cached for the scrub. */
+  function fetchStep(step) {
     const key = step === null ? "latest" : String(step);
-    if (!cache.has(key)) cache.set(key, api.getJson(query(step)).catch((err) => { cache.delete(key); throw err; }));
+    if (!cache.has(key)) {
+      const read = api.getJson(`${query(step)}&around=${AROUND}`);
+      cache.set(key, read.catch((err) => { cache.delete(key); throw err; }));
+      read.then((res) => {
+        for (const f of res.frames || []) {
+          if (cache.has(String(f.step))) continue;
+          cache.set(String(f.step), Promise.resolve(f));
+          // The pictures into the HTTP cache too (blobs are content-addressed, cached for good): a scrub then only decodes.
+          for (const r of f.runs) if (r.records[0]) new Image().src = url(r.records[0].src);
+        }
+      }, () => {});
+    }
     return cache.get(key);
+  }
+
+  /** Read ahead before the scrub gets there: the position half a read-ahead away, either way, once. */
+  function readAhead(step) {
+    const at = steps.indexOf(step);
+    for (const i of [at + AROUND / 2, at - AROUND / 2]) {
+      if (i >= 0 && i < steps.length && !cache.has(String(steps[i]))) fetchStep(steps[i]).catch(() => {});
+    }
   }
 
   /** Show the slider's step; while one read is in flight only the newest position is read next (a drag skips). */
@@ -167,6 +188,7 @@ export function imagesSection() {
         const res = await fetchStep(step);
         if (mine !== generation) return;
         await apply(res, step);
+        if (step !== null) readAhead(step);
       }
     } finally {
       inflight = false;

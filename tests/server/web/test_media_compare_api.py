@@ -74,3 +74,16 @@ def test_bad_requests_get_a_clear_4xx(server, sdk) -> None:
     code, body = _error(server, "envs=mc/a&step=soon")
     assert code == 400 and "step must be a number" in body
     assert _error(server, "tag=samples")[0] == 400
+
+
+def test_around_reads_the_neighbouring_slider_positions_in_the_same_answer(server, sdk) -> None:
+    _log(sdk)
+    got = _get(server, f"envs=mc/a,mc/b,mc/c&tag={TAG}&step=12&around=2")
+    # The union of the runs' steps is 0 5 10 15 20 30; step 12's position is 10's: two either side.
+    assert [f["step"] for f in got["frames"]] == [0, 5, 10, 15, 20]
+    shown = {f["step"]: {r["env"]: r["step"] for r in f["runs"]} for f in got["frames"]}
+    assert shown[0] == {"mc/a": 0, "mc/b": 5, "mc/c": 30}
+    assert shown[15] == {"mc/a": 10, "mc/b": 15, "mc/c": 30}
+    assert [r["caption"] for r in got["frames"][2]["runs"][0]["records"]] == ["a10", "a10-second"]
+    assert _get(server, f"envs=mc/a&tag={TAG}")["frames"] == []
+    assert _error(server, f"envs=mc/a&tag={TAG}&around=99")[0] == 400
