@@ -84,6 +84,10 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
                    "shows (its last step at or before ?step, else its first) and the pictures with overlays there",
         "params": [{**_ENVS, "required": True}, _query("tag", {"type": "string"}, "default: the first image tag"),
                    _query("step", {"type": "number"}, "the slider's step (default: each run's newest)")]},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/points", "GET"): {
+        "summary": "One record of a 3D point cloud pane with its points thinned to a budget, as base64 float32 rows",
+        "params": [_query("i", {"type": "integer"}, "the record's index (default: the newest)"),
+                   _query("budget", {"type": "integer"}, "points at most (default 50,000)")]},
     ("/api/v1/chart", "GET"): {
         "summary": "Every picked run's series of one chart, columnar, downsampled to the chart's width with a "
                    "point budget shared by all series (min/max per bucket kept)",
