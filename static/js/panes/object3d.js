@@ -65,7 +65,7 @@ export function cloudTraces(rec) {
 
 export function render(el, pane, ctx) {
   const plot = document.createElement("div");
-  plot.className = "object3d-pane";
+  plot.className = "stepped-plot object3d-pane"; // the plot takes the card's height left by the slider
   const info = document.createElement("div");
   info.className = "object3d-info";
   const steps = stepper(ctx, show);
