@@ -102,15 +102,15 @@ def compare_images() -> Response:
     tag = request.args.get("tag") or next(iter(tags), None)
     if tag is not None and tag not in tags:
         raise ApiError(404, f"no run of these has an image tag {tag!r}")
-    holding = [env for env in envs if tag is not None and tag in by_env[env]]
-    indexes = {env: store.step_index(by_env[env][tag])[0].tolist() for env in holding}
+    holding = {env: by_env[env][tag] for env in envs if tag is not None and tag in by_env[env]}
+    indexes = {env: store.step_index(pane)[0].tolist() for env, pane in holding.items()}
     union = sorted({x for steps in indexes.values() for x in steps})
     extra = frame_steps(union, wanted, around)
-    runs, frames = [], [{"step": stepped.step_number(f), "runs": []} for f in extra]
-    for env in holding:
-        distinct, cells = _run(store, env, by_env[env][tag], indexes[env], [wanted, *extra])
-        runs.append({"env": env, "win": by_env[env][tag].win, "steps": [stepped.step_number(x) for x in distinct],
-                     **cells[0]})
+    runs: list[dict] = []
+    frames: list[dict] = [{"step": stepped.step_number(f), "runs": []} for f in extra]
+    for env, pane in holding.items():
+        distinct, cells = _run(store, env, pane, indexes[env], [wanted, *extra])
+        runs.append({"env": env, "win": pane.win, "steps": [stepped.step_number(x) for x in distinct], **cells[0]})
         for frame, cell in zip(frames, cells[1:], strict=True):
             frame["runs"].append({"env": env, **cell})
     return json_response({"tags": [{"tag": t, "runs": n} for t, n in tags.items()], "tag": tag, "step": wanted,

@@ -21,7 +21,7 @@ def cloud_points(env: str, win: str) -> Response:
     count = int((pane.content or {}).get("count", 0))
     i = int_arg("i", count - 1, 0, max(count - 1, 0))
     budget = int_arg("budget", object3d.DEFAULT_BUDGET, 1, object3d.MAX_BUDGET)
-    rows = store.read_steps(pane, [i]) if count else []
+    rows = store.read_steps(pane, [i]) if count and i is not None else []
     if not rows:
         raise ApiError(404, f"pane {win!r} has no record {i}")
     try:
