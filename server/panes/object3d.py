@@ -136,7 +136,8 @@ def read_points(store: Store, row: StepRow, budget: int) -> dict:
 
 def render(store: Store, pane: PaneRecord, budget: int, x0: float | None, x1: float | None,
            options: ReadOptions) -> dict:
+    # The newest record without its points: an env's pane list stays small, the browser reads them from /points
+    # with its own budget (a line chart's point budget means nothing to a cloud).
     out, n = stepped.render_index(store, pane)
-    rows = store.read_steps(pane, [n - 1]) if n else []
-    out["latest"] = read_points(store, rows[0], min(max(budget, 1), DEFAULT_BUDGET)) if rows else None
+    out["latest"] = stepped.latest(store, pane, n, render_record)
     return out
