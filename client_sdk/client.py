@@ -19,6 +19,7 @@ from .artifacts import ArtifactMethods
 from .convert import as_float_array, encode_image, fast_floats, float_list, image_display, make_grid, to_numpy
 from .never_raise import guard_methods, rejected_call
 from .overlays import overlay_fields
+from .point_clouds import PointCloudMethods
 from .protocol import new_win_id, visdom_text
 from .run_lifecycle import RunMethods
 from .transport import Transport
@@ -77,7 +78,7 @@ def _json_items(items: list | tuple) -> list:
     return [_json_items(v) if isinstance(v, (list, tuple)) else
             v if v is None or isinstance(v, (str, int, float, bool)) else visdom_text(v) for v in items]
 
-class Client(VisdomMethods, VisdomMediaMethods, RunMethods, ArtifactMethods):
+class Client(VisdomMethods, VisdomMediaMethods, PointCloudMethods, RunMethods, ArtifactMethods):
     """Non-blocking paneboard client with Visdom's plotting API (line, scatter, text, image, images, close...).
 
     Connection problems never raise: events are buffered (up to `max_queue`, dropping the oldest) and sent by a

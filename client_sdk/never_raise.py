@@ -13,7 +13,7 @@ GUARDED = (
     "scatter", "text", "image", "images", "close", "delete_env",
     "heatmap", "bar", "histogram", "boxplot", "surf", "contour", "pie", "sunburst", "mesh", "stem", "quiver",
     "dual_axis_lines", "svg", "properties", "graph", "update_window_opts",
-    "plotlyplot", "matplot", "audio", "video", "embeddings",
+    "plotlyplot", "matplot", "audio", "video", "embeddings", "point_cloud",
     "rewind", "set_config", "add_tags", "remove_tags", "note", "set_best",
 )
 # Guarded in their own body with rejected_call(): a hot path, where a wrapper's extra call costs ~20%.

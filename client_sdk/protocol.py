@@ -12,10 +12,13 @@ from dataclasses import dataclass
 
 # Pane kinds, each owned by one module under server/panes/ and one under static/js/panes/.
 KIND_NAMES = ("line", "scatter", "text", "image", "figure", "properties", "network", "embeddings", "model_graph",
-              "histogram", "media", "pr_curve", "projector", "table")
+              "histogram", "media", "pr_curve", "projector", "table", "object3d")
 
 MAX_NAME = 256           # env, window and hparam names, in characters
 MAX_BUCKETS = 20_000     # histogram buckets per record
+CLOUD_COLUMNS = (3, 4, 6)         # a 3D point cloud's columns: xyz, xyz + category, xyz + RGB 0-255
+MAX_CLOUD_POINTS = 1_000_000      # points of one cloud: 24 MB of float32 at six columns
+MAX_CLOUD_BOXES = 2_000           # 3D boxes drawn with one cloud
 MAX_TAGS = 64           # tags per run
 MAX_TAG = 64            # characters per tag
 MAX_NOTE_BYTES = 64 * 1024        # a run's markdown note, UTF-8

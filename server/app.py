@@ -30,6 +30,8 @@ from .web import (
     groups_api,
     hparams_api,
     import_api,
+    media_compare_api,
+    object3d_api,
     openapi,
     pages,
     projector_api,
@@ -73,6 +75,8 @@ def create_app(settings: Settings, services: Services | None = None) -> Flask:
     app.register_blueprint(scope_api.bp)  # the runs a page names (?q=, ?sel=, ?envs=) and saved selections
     app.register_blueprint(projector_api.bp)  # projector panes: projections, neighbours, metadata
     app.register_blueprint(charts_api.bp)  # one budgeted, columnar read per chart of many runs
+    app.register_blueprint(media_compare_api.bp)  # one image tag of up to 16 runs at one step
+    app.register_blueprint(object3d_api.bp)  # a point cloud's points, thinned to a budget
     app.register_blueprint(groups_api.bp)  # seed groups: mean ± band per config, A-vs-B tests
     app.register_blueprint(share_api.bp)  # share links and read-only tokens
     app.register_blueprint(snapshot_api.bp)  # one-file HTML snapshots of an env or a compare view

@@ -12,6 +12,7 @@ import numpy as np
 from .. import pixels
 from ..convert import to_numpy
 from ..overlays import overlay_fields
+from ..point_clouds import cloud_record
 from ..tensorboard import convert as tc
 
 
@@ -188,11 +189,24 @@ class Table(Media):
 
 
 class Object3D(Media):
-    """wandb.Object3D of an N×3 (xyz), N×4 (xyz + category) or N×6 (xyz + rgb) point cloud: not drawn yet."""
+    """wandb.Object3D: an N×3 (xyz), N×4 (xyz + category) or N×6 (xyz + RGB 0–255) point cloud, or W&B's dict
+    {"type": "lidar/beta", "points": ..., "boxes": [{"corners": 8×3, "label", "color"}]}; a 3D scatter per step."""
 
-    def __init__(self, data_or_path: Any, **_: Any) -> None:
-        raise NotImplementedError("paneboard.Object3D is not supported yet: log the points with "
-                                  "SummaryWriter.add_mesh(tag, vertices) instead")
+    kind = "object3d"
+
+    def __init__(self, data_or_path: Any, caption: str | None = None, boxes: Any = None, **_: Any) -> None:
+        if isinstance(data_or_path, (str, os.PathLike)):
+            raise ValueError("paneboard.Object3D: files (.obj, .gltf, .pts.json) are not supported; pass the points")
+        self._record = cloud_record(data_or_path, boxes, caption)
+
+    @classmethod
+    def from_point_cloud(cls, points: Any, boxes: Any = None, vectors: Any = None, point_cloud_type: str = "lidar/beta",
+                         **_: Any) -> Object3D:
+        """W&B's Object3D.from_point_cloud(points, boxes): the same cloud and boxes (vectors are not drawn)."""
+        return cls({"type": point_cloud_type, "points": points, "boxes": boxes})
+
+    def record(self) -> dict[str, Any]:
+        return dict(self._record)
 
 
 def _cell(v: Any) -> Any:

@@ -196,7 +196,7 @@ class Run:
             return
         if isinstance(v, Media):
             rec = v.record()
-            self._records("histogram" if isinstance(v, Histogram) else "media", key, rec, x, t)
+            self._records("histogram" if isinstance(v, Histogram) else v.kind, key, rec, x, t)
             return
         if isinstance(v, (list, tuple)) and v and all(isinstance(m, Media) for m in v):
             for m in v:  # W&B's list of images per step: each a record of the key's pane at this step

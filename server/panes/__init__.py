@@ -18,6 +18,7 @@ from . import (
     media,
     model_graph,
     network,
+    object3d,
     pr_curve,
     projector,
     properties,
@@ -29,7 +30,7 @@ from .contract import Mergeable, PaneKind
 
 # Typed as the protocol, so mypy checks every module listed here against PaneKind.
 PANE_KINDS: list[PaneKind] = [xy, text, image, figure, properties, network, embeddings, model_graph, histogram, media,
-                              pr_curve, projector, table]
+                              pr_curve, projector, table, object3d]
 
 _BY_KIND: dict[str, PaneKind] = {kind: module for module in PANE_KINDS for kind in module.KINDS}
 # Looked up once per event by the writer's coalesce (a hot loop): only kinds that can fold runs of commands.

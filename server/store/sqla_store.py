@@ -370,7 +370,8 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
             rows = conn.execute(select(st.step, st.wall).where(st.pane_id == pane.id).order_by(st.idx)).all()
         if not rows:
             return np.empty(0), np.empty(0)
-        arr = np.asarray(rows, dtype=np.float64)
+        # Plain tuples: numpy probing SQLAlchemy Rows as sequences costs ~2 ms per 100 rows (a Compare scrub reads 16).
+        arr = np.asarray([tuple(r) for r in rows], dtype=np.float64)
         return arr[:, 0], arr[:, 1]
 
     def read_steps(self, pane: PaneRecord, indices: list[int]) -> list[StepRow]:

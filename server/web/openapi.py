@@ -79,6 +79,15 @@ _DOCUMENTED: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "The line/scatter charts of the picked runs (every visible run when envs is absent), no data: "
                    "by title (Scalars) or by (win, title) (Compare)",
         "params": [{**_ENVS, "required": False}, _query("by", {"type": "string", "enum": ["title", "win"]})]},
+    ("/api/v1/compare/images", "GET"): {
+        "summary": "One image tag of up to 16 runs: the runs' image tags, and per run its distinct steps, the step it "
+                   "shows (its last step at or before ?step, else its first) and the pictures with overlays there",
+        "params": [{**_ENVS, "required": True}, _query("tag", {"type": "string"}, "default: the first image tag"),
+                   _query("step", {"type": "number"}, "the slider's step (default: each run's newest)")]},
+    ("/api/v1/envs/<path:env>/panes/<path:win>/points", "GET"): {
+        "summary": "One record of a 3D point cloud pane with its points thinned to a budget, as base64 float32 rows",
+        "params": [_query("i", {"type": "integer"}, "the record's index (default: the newest)"),
+                   _query("budget", {"type": "integer"}, "points at most (default 50,000)")]},
     ("/api/v1/chart", "GET"): {
         "summary": "Every picked run's series of one chart, columnar, downsampled to the chart's width with a "
                    "point budget shared by all series (min/max per bucket kept)",

@@ -42,6 +42,7 @@ BAD: list[tuple[str, tuple, dict[str, Any]]] = [
     ("audio", (), {}),
     ("video", (), {}),
     ("embeddings", ([[1.0]], []), {}),
+    ("point_cloud", (np.zeros((3, 2)),), {}),
     ("rewind", ("x",), {}),
     ("set_config", (5,), {}),
     ("add_tags", (5,), {}),

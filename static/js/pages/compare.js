@@ -10,6 +10,7 @@ import { attachHover, rehighlight } from "../run_hover.js";
 import { heardRunColor, runColor, styleSeries } from "../run_colors.js";
 import { keepMarks, readMarks, setMarks } from "./run_marks.js";
 import { drawList, selectorEl, selectorState, shownOf } from "./run_selector.js";
+import { imagesSection } from "./compare_images.js";
 import { legendPlacement, smoothingControl } from "../chart_prefs.js";
 import { smooth } from "../smoothing.js";
 import { abTable, bandInfo, bandTraces, fetchGroups, groupControls, groupLegend, groupOffer, groupState } from "./seed_groups.js";
@@ -70,6 +71,7 @@ export async function comparePage({ connect, points, notice }) {
   const redrawAll = () => {
     shown = new Set(shownOf(sel));
     for (const c of charts.values()) if (c.loaded || c.group) draw(c);
+    images.setRuns(envs.filter((e) => shown.has(e))).catch((err) => notice(`images: ${err.message}`, "error"));
   };
   const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll, onMarks: () => keepMarks("compare", sel) });
   drawList(sel);
@@ -81,11 +83,12 @@ export async function comparePage({ connect, points, notice }) {
       h("summary", { text: `${counted(envs.length, "run")}: search, show/hide, pin, baseline` }), picker));
   const configBox = h("div", { class: "config-diff" });
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
+  const images = imagesSection(); // one image tag of the first 16 shown runs, one step slider
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
   const abBox = h("div", { class: "ab-holder" }); // under the charts: the bands come first
   const groupBox = h("div", { class: "ab-holder" }); // the groups' legend, above the charts
   const offerBox = h("div", { class: "offer-holder" });
-  $("main").replaceChildren(scopeBox, offerBox, legend, controls, configBox, groupBox, grid, abBox, empty);
+  $("main").replaceChildren(scopeBox, offerBox, legend, controls, configBox, groupBox, grid, abBox, empty, images.el);
   if (envs.length < 1) {
     if (!scoped.err) notice("No runs to compare: type a runs query above, or tick runs on the runs table and open them in Compare.", "warn");
     document.body.dataset.ready = "1";
@@ -324,6 +327,8 @@ export async function comparePage({ connect, points, notice }) {
     redrawAll();
   });
   drawConfig();
+  redrawAll(); // the images section reads its runs
+  const refreshImages = throttled(() => images.refresh().catch(() => {}), 1000);
   // One subscription to the env list follows every compared run (a socket per run would not scale to a sweep).
   connect(null, async () => {
     needIndex = true;
@@ -332,6 +337,7 @@ export async function comparePage({ connect, points, notice }) {
   }, (m) => {
     if (m.type === "env" && m.env && envSet.has(m.env.name)) {
       dirty.add(m.env.name);
+      refreshImages();
       if (paneCounts.get(m.env.name) !== m.env.panes) needIndex = true;
       refresh();
     } else if (m.type === "run_color" && envSet.has(m.env)) { // kept on the server, maybe by another browser

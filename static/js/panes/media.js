@@ -5,6 +5,7 @@ import { counted } from "../dom.js";
 import { overlayLayer } from "./overlays.js";
 import { loadMask } from "./overlay_masks.js";
 import { panZoom } from "./panzoom.js";
+import { indicesAt, mediaList } from "./media_list.js";
 
 // Pictures of steps read ahead of the slider, decoded and held (by URL: blobs are content-addressed) so a scrub shows
 // them from memory; the oldest go first.
@@ -77,6 +78,18 @@ export function render(el, pane, ctx) {
   async function show(rec) {
     const mine = ++shownToken;
     const type = rec.type || pane.data?.type || "image";
+    const listed = type === "image" ? indicesAt(pane.data?.steps, rec.step) : [];
+    if (listed.length > 1) { // a list of pictures at this step: the grid of all of them
+      if (kind !== "list") {
+        kind = "list";
+        media = mediaList();
+        content.replaceChildren(media.el);
+      }
+      await media.show(listed, ctx);
+      cap.hidden = true;
+      box.dataset.type = "list";
+      return;
+    }
     const m = element(type);
     if (type === "image") {
       sizeImage(m, rec.width, rec.height);

@@ -12,6 +12,7 @@ import * as prCurve from "./pr_curve.js";
 import * as modelGraph from "./model_graph.js";
 import * as projector from "./projector.js";
 import * as table from "./table.js";
+import * as object3d from "./object3d.js";
 
 /*
  * Every pane module exports render(el, pane, ctx) -> view, where
@@ -36,6 +37,7 @@ const KINDS = new Map([
   ["model_graph", modelGraph],
   ["projector", projector],
   ["table", table],
+  ["object3d", object3d],
 ]);
 
 const unsupported = {

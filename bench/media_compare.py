@@ -1,0 +1,141 @@
+"""Compare's Images section (Playwright + Chromium): 16 runs x 100 steps of one image tag, the page ready and a scrub.
+
+Fills a temp database through the store (each run: one 128x128 PNG per step, boxes as overlays on every picture),
+starts dash-server on it and prints, as the median of --repeat page loads:
+  - the time from navigation until every run's cell shows its picture (the issue's goal: <= 2 s),
+  - a scrub of the step slider over all 100 positions, each waited for until every cell shows its step: frames per
+    second, first pass (every step read from the server) and second pass (read once, pictures cached).
+    python bench/media_compare.py             # 16 runs x 100 steps
+    python bench/media_compare.py --runs 4 --steps 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from paneboard.server.store import SqlStore
+from paneboard.server.store.schema import ensure_schema
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import free_port  # noqa: E402
+
+CHROMIUM = os.environ.get("PANEBOARD_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+TAG = "samples"
+READY = """([n, step]) => { const s = document.querySelector('.compare-images');
+  const cells = [...document.querySelectorAll('.compare-image-cell img')];
+  return s && s.dataset.ready === '1' && (step === null || s.dataset.step === String(step)) && cells.length === n
+    && cells.every((i) => i.complete && i.naturalWidth > 0); }"""
+# The whole scrub runs in the page: one input per position, the next once every cell shows the step.
+SCRUB = """async (n) => {
+  const s = document.querySelector('.images-step'), sec = document.querySelector('.compare-images');
+  const t0 = performance.now();
+  for (let i = 0; i <= Number(s.max); i++) {
+    s.value = String(i);
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+    const want = document.querySelector('.images-head .step-label').textContent.replace('step ', '');
+    while (!(sec.dataset.ready === '1' && sec.dataset.step === want)) await new Promise(requestAnimationFrame);
+  }
+  return { ms: performance.now() - t0, frames: Number(s.max) + 1 };
+}"""
+
+
+def _png(rng: np.random.Generator, k: int, step: int) -> bytes:
+    img = np.zeros((128, 128, 3), np.uint8)
+    img[:, :, k % 3] = 40 + (step * 2) % 200
+    img[rng.integers(0, 128, 200), rng.integers(0, 128, 200)] = 255
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def fill(db: Path, runs: int, steps: int) -> list[str]:
+    url = f"sqlite:///{db}"
+    ensure_schema(url, str(db))
+    store = SqlStore(url)
+    rng = np.random.default_rng(0)
+    envs = [f"vision/run{k:02d}" for k in range(runs)]
+    boxes = {"pred": {"boxes": [{"xyxy": [8 + 12 * j, 8, 18 + 12 * j, 40], "class_id": j % 3,
+                                 "scores": {"conf": j / 8}} for j in range(8)],
+                      "class_labels": {"0": "cat", "1": "dog", "2": "car"}}}
+    t0 = time.perf_counter()
+    for k, env in enumerate(envs):
+        with store.transaction() as tx:
+            pane = tx.put_pane(env, TAG, "media", TAG, {"title": TAG}, {"count": 0, "type": "image"})
+            rows = []
+            for s in range(steps):
+                sha = tx.put_blob(_png(rng, k, s), "image/png")
+                rows.append((float(s * 10 + k % 3), time.time(), {"type": "image", "mime": "image/png", "width": 128,
+                             "height": 128, "caption": f"{env} {s}", "overlays": {"boxes": boxes}}, sha))
+            tx.append_steps(pane, 0, rows)
+            tx.update_pane(pane, content={"count": steps, "type": "image"})
+    store.close()
+    print(f"filled: {runs} runs x {steps} steps of 128x128 PNGs with 8 boxes each in {time.perf_counter() - t0:.1f} s")
+    return envs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=16)
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "media.db"
+        envs = fill(db, args.runs, args.steps)
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "paneboard.server", "--port", str(port), "--db", str(db),
+                                 "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        page_url = f"{base}/compare?envs={urllib.parse.quote(','.join(envs))}"
+        ready, cold, warm = [], [], []
+        try:
+            for _ in range(600):
+                try:
+                    urllib.request.urlopen(base + "/api/v1/envs", timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+                page = browser.new_context(viewport={"width": 1600, "height": 1000}).new_page()
+                page.goto(page_url)  # a first visit: the modules over the wire
+                page.wait_for_function(READY, arg=[args.runs, None], timeout=120_000, polling=10)
+                for _ in range(args.repeat):
+                    t0 = time.perf_counter()
+                    page.goto(page_url)
+                    page.wait_for_function(READY, arg=[args.runs, None], timeout=120_000, polling=10)
+                    ready.append(time.perf_counter() - t0)
+                    first = page.evaluate(SCRUB, args.runs)
+                    again = page.evaluate(SCRUB, args.runs)
+                    cold.append(first["frames"] / first["ms"] * 1000)
+                    warm.append(again["frames"] / again["ms"] * 1000)
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(15)
+    med = statistics.median
+    print(f"Compare Images, {args.runs} runs x {args.steps} steps, Chromium 1600x1000, median of {args.repeat}:")
+    print(f"  ready (every cell's picture drawn): {med(ready):.2f} s from navigation  (goal <= 2 s)")
+    print(f"  scrub over {args.steps} positions: {med(cold):.1f} fps first pass (read from the server), "
+          f"{med(warm):.1f} fps again (cached)  (goal >= 30 fps)")
+
+
+if __name__ == "__main__":
+    main()
