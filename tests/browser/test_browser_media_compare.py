@@ -49,6 +49,9 @@ def test_compare_slider_moves_every_cell_and_toggles_apply_to_all(server, sdk, o
     tab = open_tab(server.url + "/compare?envs=" + urllib.parse.quote(",".join(RUNS)), width=1280)
     tab.wait(READY, 30)  # the union's newest step: each run shows its own newest
     assert tab.js(CELL_STEPS) == {"mc/a": "20", "mc/b": "15", "mc/c": "30"}
+    # Runs of images only: the charts' "no line or scatter panes" message would read as if nothing were there.
+    tab.wait("() => document.body.dataset.ready === '1'")
+    assert tab.js("() => document.querySelector('main > .empty').hidden") is True
     _shot(tab, tmp_path, "media_compare_light.png")
 
     # The slider's positions are the union of the runs' steps: 0 5 10 15 20 30. Each move changes every cell.

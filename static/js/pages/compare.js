@@ -71,7 +71,7 @@ export async function comparePage({ connect, points, notice }) {
   const redrawAll = () => {
     shown = new Set(shownOf(sel));
     for (const c of charts.values()) if (c.loaded || c.group) draw(c);
-    images.setRuns(envs.filter((e) => shown.has(e))).catch((err) => notice(`images: ${err.message}`, "error"));
+    images.setRuns(envs.filter((e) => shown.has(e))).then(showEmpty, (err) => notice(`images: ${err.message}`, "error"));
   };
   const picker = selectorEl(sel, { onPick: redrawAll, onStyle: redrawAll, onMarks: () => keepMarks("compare", sel) });
   drawList(sel);
@@ -85,6 +85,8 @@ export async function comparePage({ connect, points, notice }) {
   const grid = h("div", { class: "grid compare-grid", id: "grid" });
   const images = imagesSection(); // one image tag of the first 16 shown runs, one step slider
   const empty = h("div", { class: "empty", hidden: true, text: "No line or scatter panes with a common title." });
+  // A comparison of image runs only has nothing else to show: the message would read as if nothing were there.
+  const showEmpty = () => { empty.hidden = charts.size > 0 || !images.el.hidden; };
   const abBox = h("div", { class: "ab-holder" }); // under the charts: the bands come first
   const groupBox = h("div", { class: "ab-holder" }); // the groups' legend, above the charts
   const offerBox = h("div", { class: "offer-holder" });
@@ -236,7 +238,7 @@ export async function comparePage({ connect, points, notice }) {
         c.envs = spec.envs;
       }
     }
-    empty.hidden = charts.size > 0;
+    showEmpty();
   }
 
   async function update() {
@@ -261,7 +263,7 @@ export async function comparePage({ connect, points, notice }) {
       groupBox.replaceChildren(...(groupRes.groups.length ? [groupLegend(groupRes)] : []));
       abBox.replaceChildren(...(groupRes.tests.length ? [abTable(groupRes, gs)] : []));
       for (const c of charts.values()) await draw(c);
-      empty.hidden = charts.size > 0;
+      showEmpty();
       return;
     }
     abBox.replaceChildren();
@@ -328,7 +330,7 @@ export async function comparePage({ connect, points, notice }) {
   });
   drawConfig();
   redrawAll(); // the images section reads its runs
-  const refreshImages = throttled(() => images.refresh().catch(() => {}), 1000);
+  const refreshImages = throttled(() => images.refresh().then(showEmpty, () => {}), 1000);
   // One subscription to the env list follows every compared run (a socket per run would not scale to a sweep).
   connect(null, async () => {
     needIndex = true;

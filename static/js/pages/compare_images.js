@@ -68,9 +68,10 @@ export function imagesSection() {
   const note = h("span", { class: "images-note", text: "each run: its last step at or before the slider's, else its first" });
   const master = overlayLayer(); // drawn nowhere: its legend is the toggles and thresholds of every cell
   const grid = h("div", { class: "compare-images-grid" });
+  const over = h("span", { class: "images-note images-over" });
   const el = h("section", { class: "compare-images", hidden: true },
     h("header", { class: "images-head" }, h("h3", { text: "Images" }), tagPick, slider, stepLabel),
-    note, master.legend, grid);
+    note, over, master.legend, grid);
   let envs = [];
   let tag = null;
   let steps = []; // the union of every run's steps: the slider's positions
@@ -244,6 +245,9 @@ export function imagesSection() {
     el,
     setRuns(list) {
       const next = list.slice(0, MAX_RUNS);
+      // Say which runs the grid leaves out, rather than taking the first 16 silently.
+      over.textContent = list.length > MAX_RUNS
+        ? `showing the first ${MAX_RUNS} of ${list.length} shown runs: hide runs in the selector to choose others` : "";
       if (next.join("\n") === envs.join("\n")) return Promise.resolve();
       envs = next;
       return load();

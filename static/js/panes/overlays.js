@@ -308,6 +308,7 @@ export function overlayLayer() {
     canvas.dataset.firstDrawMs = api.firstDrawMs.toFixed(2);
     canvas.dataset.ready = "1";
   };
-  api.redraw = draw;
+  // A caller that set `state` itself (Compare's shared legend) may have changed which boxes show: paint them again.
+  api.redraw = () => { boxesDirty = true; draw(); };
   return api;
 }
