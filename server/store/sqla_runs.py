@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
+from . import package_lists
 from .dialect import upsert
 from .models import env_t, pane_t, run_t, trace_t
 from .records import RunRecord, RunRow, SeriesRow
@@ -42,36 +43,57 @@ def _split(provenance: dict | None) -> tuple[dict | None, dict | None]:
     return light, details
 
 
+def _details(conn: Connection, row: Any) -> dict | None:
+    """The row's bulky part as one dict again: the stored details and the package list its digest names."""
+    if row.details is None:
+        return None
+    return {**row.details, "packages": package_lists.load_list(conn, row.packages)}
+
+
 def get_run(conn: Connection, env: str) -> RunRecord | None:
     q = select(run_t).join(env_t, run_t.c.env_id == env_t.c.id).where(env_t.c.name == env)
     row = conn.execute(q).first()
-    return run_from_row(row, env, row.details) if row else None
+    return run_from_row(row, env, _details(conn, row)) if row else None
+
+
+def _packages_digest(conn: Connection, env_id: int) -> str | None:
+    return conn.execute(select(run_t.c.packages).where(run_t.c.env_id == env_id)).scalar()
 
 
 def put_run(conn: Connection, env_id: int, run: RunRecord) -> None:
     light, details = _split(run.provenance)
+    digest = None
+    if details is not None:
+        packages = details.pop("packages")
+        digest = None if packages is None else package_lists.store_list(conn, packages)
+    old = _packages_digest(conn, env_id)
     values = {"env_id": env_id, "status": run.status, "started": run.started, "ended": run.ended,
               "clients": list(run.clients), "tags": list(run.tags), "notes": run.notes, "provenance": light,
-              "details": details, "error": run.error,
+              "details": details, "packages": digest, "error": run.error,
               "fork_from": run.fork_from, "fork_step": run.fork_step}
     conn.execute(upsert(conn, run_t, ["env_id"], [k for k in values if k != "env_id"]), values)
+    if old is not None and old != digest:
+        package_lists.drop_unreferenced(conn, {old})
 
 
 def delete_run(conn: Connection, env_id: int) -> None:
+    old = _packages_digest(conn, env_id)
     conn.execute(delete(run_t).where(run_t.c.env_id == env_id))
+    if old is not None:
+        package_lists.drop_unreferenced(conn, {old})
 
 
 def copy_run(conn: Connection, src_id: int, dst_id: int, env: str) -> None:
     """A fork keeps the source's tags, notes and provenance; no job runs the copy."""
     src = conn.execute(select(run_t).where(run_t.c.env_id == src_id)).first()
     if src is not None:
-        run = run_from_row(src, env, src.details)
+        run = run_from_row(src, env, _details(conn, src))
         status = None if run.status in ACTIVE else run.status
         put_run(conn, dst_id, RunRecord(env, status, run.started, run.ended, (), run.tags, run.notes, run.provenance,
                                         run.error))
 
 
-_LIGHT = [c for c in run_t.c if c.name not in ("details", "error")]  # listings read neither
+_LIGHT = [c for c in run_t.c if c.name not in ("details", "packages", "error")]  # listings read none
 
 
 def active_runs(conn: Connection, statuses: tuple[str, ...] = ACTIVE) -> list[RunRecord]:
