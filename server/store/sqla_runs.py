@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
-from . import package_lists
+from . import provenance_parts
 from .dialect import upsert
 from .models import env_t, pane_t, run_t, trace_t
 from .records import RunRecord, RunRow, SeriesRow
@@ -44,10 +44,12 @@ def _split(provenance: dict | None) -> tuple[dict | None, dict | None]:
 
 
 def _details(conn: Connection, row: Any) -> dict | None:
-    """The row's bulky part as one dict again: the stored details and the package list its digest names."""
+    """The row's bulky part as one dict again: the stored details and the parts their digests name."""
     if row.details is None:
         return None
-    return {**row.details, "packages": package_lists.load_list(conn, row.packages)}
+    digests = {c: row._mapping[c] for c in provenance_parts.PART_COLUMNS}
+    parts = provenance_parts.load_parts(conn, list(digests.values()))
+    return {**row.details, **{c: parts.get(d) for c, d in digests.items() if d is not None}}
 
 
 def get_run(conn: Connection, env: str) -> RunRecord | None:
@@ -56,31 +58,32 @@ def get_run(conn: Connection, env: str) -> RunRecord | None:
     return run_from_row(row, env, _details(conn, row)) if row else None
 
 
-def _packages_digest(conn: Connection, env_id: int) -> str | None:
-    return conn.execute(select(run_t.c.packages).where(run_t.c.env_id == env_id)).scalar()
+def _part_digests(conn: Connection, env_id: int) -> set[str | None]:
+    row = conn.execute(select(*[run_t.c[c] for c in provenance_parts.PART_COLUMNS])
+                       .where(run_t.c.env_id == env_id)).first()
+    return set(row) if row is not None else set()
 
 
 def put_run(conn: Connection, env_id: int, run: RunRecord) -> None:
     light, details = _split(run.provenance)
-    digest = None
+    digests: dict[str, str | None] = dict.fromkeys(provenance_parts.PART_COLUMNS)
     if details is not None:
-        packages = details.pop("packages")
-        digest = None if packages is None else package_lists.store_list(conn, packages)
-    old = _packages_digest(conn, env_id)
+        for c in provenance_parts.PART_COLUMNS:  # a part that is None stays in the details: it answers the same
+            if details.get(c) is not None:
+                digests[c] = provenance_parts.store_part(conn, details.pop(c))
+    old = _part_digests(conn, env_id)
     values = {"env_id": env_id, "status": run.status, "started": run.started, "ended": run.ended,
               "clients": list(run.clients), "tags": list(run.tags), "notes": run.notes, "provenance": light,
-              "details": details, "packages": digest, "error": run.error,
+              "details": details, **digests, "error": run.error,
               "fork_from": run.fork_from, "fork_step": run.fork_step}
     conn.execute(upsert(conn, run_t, ["env_id"], [k for k in values if k != "env_id"]), values)
-    if old is not None and old != digest:
-        package_lists.drop_unreferenced(conn, {old})
+    provenance_parts.drop_unreferenced(conn, old - set(digests.values()))
 
 
 def delete_run(conn: Connection, env_id: int) -> None:
-    old = _packages_digest(conn, env_id)
+    old = _part_digests(conn, env_id)
     conn.execute(delete(run_t).where(run_t.c.env_id == env_id))
-    if old is not None:
-        package_lists.drop_unreferenced(conn, {old})
+    provenance_parts.drop_unreferenced(conn, old)
 
 
 def copy_run(conn: Connection, src_id: int, dst_id: int, env: str) -> None:
@@ -93,7 +96,7 @@ def copy_run(conn: Connection, src_id: int, dst_id: int, env: str) -> None:
                                         run.error))
 
 
-_LIGHT = [c for c in run_t.c if c.name not in ("details", "packages", "error")]  # listings read none
+_LIGHT = [c for c in run_t.c if c.name not in ("details", "packages", "diff", "error")]  # listings read none
 
 
 def active_runs(conn: Connection, statuses: tuple[str, ...] = ACTIVE) -> list[RunRecord]:

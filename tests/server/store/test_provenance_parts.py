@@ -1,5 +1,5 @@
-"""Provenance package lists stored once by content: the same run answers, one row per distinct list, none left
-behind by deletes, and migration 0011 moving the lists of a database made at the previous head."""
+"""Provenance package lists and git diffs stored once by content: the same run answers, one row per distinct
+part, none left behind by deletes, and migration 0011 moving the parts of a database made at the previous head."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from paneboard.server.app import create_app
 from paneboard.server.services import Services
 from paneboard.server.settings import Settings
 from paneboard.server.store.dialect import create_engine_for
-from paneboard.server.store.models import env_t, package_list_t, run_t
+from paneboard.server.store.models import env_t, part_t, run_t
 from paneboard.server.store.schema import alembic_config
 
 TORCH_ENV = [f"pkg{i}=={i}.0.{i % 7}" for i in range(200)]  # the list every run of one environment reports
@@ -47,9 +47,9 @@ class Api:
         assert r.status_code == 200, (path, r.get_json())
         return r.get_json()
 
-    def lists(self) -> int:
+    def parts(self) -> int:
         with self.svc.store.engine.connect() as conn:
-            return conn.execute(select(func.count()).select_from(package_list_t)).scalar()
+            return conn.execute(select(func.count()).select_from(part_t)).scalar()
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def make_runs(api: Api) -> list[str]:
     start(api, "b", "c2", packages=TORCH_ENV, git={"commit": "abc"})
     start(api, "c", "c3", packages=OTHER_ENV)
     start(api, "d", "c4")  # a provenance without a package list
-    start(api, "e", "c5", packages=None)
+    start(api, "e", "c5", packages=None, git={"commit": "abc", "diff": None})
     api.events({"op": "update", "env": "f", "win": "loss", "kind": "line", "mode": "append",
                 "traces": [{"x": [0.0], "y": [1.0]}]},
                {"op": "run_tags", "env": "f", "add": ["only-tags"]})  # a run record with no provenance
@@ -94,21 +94,22 @@ def test_runs_of_one_environment_share_one_list_and_answer_it_whole(api):
     assert got["d"][0]["provenance"]["packages"] is None and got["e"][0]["provenance"]["packages"] is None
     assert got["f"][0]["provenance"] is None
     assert all("packages" not in listed["provenance"] for _, listed in got.values() if listed["provenance"])
-    assert api.lists() == 2  # a, b and a's fork share one row
+    assert got["e"][0]["provenance"]["git"] == {"commit": "abc", "diff": None}
+    assert api.parts() == 3  # a, b and a's fork share one list, a and its fork one diff; c's list
     with api.svc.store.engine.connect() as conn:
         details = conn.execute(select(run_t.c.details)).scalars().all()
-    assert all("packages" not in (d or {}) for d in details)
+    assert all(not (d or {}).get("packages") and not (d or {}).get("diff") for d in details)
 
 
 def test_deletes_and_changed_lists_leave_no_list_behind(api):
     make_runs(api)
     api.events({"op": "delete_env", "env": "a"}, {"op": "delete_env", "env": "b"})
-    assert api.lists() == 2  # the fork still refers to the shared list
+    assert api.parts() == 3  # the fork still refers to the shared list and a's diff
     assert api.get("/api/v1/envs/a-fork/run")["provenance"]["packages"] == TORCH_ENV
-    start(api, "a-fork", "c9", packages=OTHER_ENV + ["scipy==1.14"])  # resumed in another environment
-    assert api.lists() == 2 and api.get("/api/v1/envs/a-fork/run")["provenance"]["packages"][-1] == "scipy==1.14"
+    start(api, "a-fork", "c9", packages=OTHER_ENV + ["scipy==1.14"])  # resumed elsewhere: no diff, another list
+    assert api.parts() == 2 and api.get("/api/v1/envs/a-fork/run")["provenance"]["packages"][-1] == "scipy==1.14"
     api.events({"op": "delete_env", "env": "c"}, {"op": "delete_env", "env": "a-fork"})
-    assert api.lists() == 0
+    assert api.parts() == 0
 
 
 def test_an_archive_exported_and_imported_keeps_the_package_list(api):
@@ -118,13 +119,13 @@ def test_an_archive_exported_and_imported_keeps_the_package_list(api):
     assert tar.status_code == 200
     api.events({"op": "delete_env", "env": "a"}, {"op": "delete_env", "env": "c"}, {"op": "delete_env", "env": "b"},
                {"op": "delete_env", "env": "a-fork"})
-    assert api.lists() == 0
+    assert api.parts() == 0
     r = api.client.post("/api/v1/archive", data=tar.data, content_type="application/x-tar")
     assert r.status_code == 200, r.get_json()
     after = answers(api, ["a", "c"])
     for env in ("a", "c"):
         assert after[env][0]["provenance"] == before[env][0]["provenance"]
-    assert api.lists() == 2
+    assert api.parts() == 3
 
 
 def test_migration_moves_the_lists_of_a_database_at_the_previous_head(db_url):
@@ -142,13 +143,13 @@ def test_migration_moves_the_lists_of_a_database_at_the_previous_head(db_url):
                                      .join(run_t, run_t.c.env_id == env_t.c.id)).all())
     finally:
         engine.dispose()
-    assert "package_list" not in tables
+    assert "provenance_part" not in tables
     assert rows["a"] == {"packages": TORCH_ENV, "diff": "+x"} and rows["c"] == {"packages": OTHER_ENV}
-    assert rows["d"] == {"packages": None} and rows["f"] is None
+    assert rows["d"] == {"packages": None} and rows["e"] == {"packages": None, "diff": None} and rows["f"] is None
     command.upgrade(cfg, "head")
     old = Api(db_url).start()
     try:
         assert answers(old, envs) == before
-        assert old.lists() == 2
+        assert old.parts() == 3
     finally:
         old.stop()
