@@ -80,7 +80,7 @@ def bytes_per_point(tmp: Path, name: str, runs: int, points: int, per_call: int)
     size = all_bytes(db)
     with sqlite3.connect(db) as conn:  # where the bytes are: the points' chunks, and the rest (runs' metadata...)
         chunk = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'chunk'").fetchone()[0]
-        run = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name IN ('run', 'package_list')").fetchone()[0]
+        run = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name IN ('run', 'provenance_part')").fetchone()[0]
     total = runs * points
     return {"runs": runs, "points_per_run": points, "db_bytes": size, "bytes_per_point": size / total,
             "chunk_bytes_per_point": chunk / total, "run_metadata_bytes_per_run": run / runs}
