@@ -1,8 +1,9 @@
 """Full-range 2,000-point reads of one long series: from chunk digests (now) and from every chunk row (main).
 
-Usage: python bench/read_overview.py [points ...]   (default 1e6 1e7). Fills a fresh SQLite store directly
+Usage: python bench/read_overview.py [points ...]   (default 1e6 1e7 1e8). Fills a fresh SQLite store directly
 (no HTTP: the read is what changed), then times store.read_series at a 2,000-point budget, warm (median of
-reps) and first, both ways on the same database, and checks the two answers are identical.
+reps) and first, both ways on the same database, and checks the two answers are identical. Last, each size's
+warm read against the smallest size's (goal: <= 50 ms and <= 2x the 1M-point read).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from paneboard.server.store.schema import ensure_schema
 
 PIECE = 5_000_000  # points per writer transaction while filling
 REPS = 7
+GOAL_MS, GOAL_RATIO = 50.0, 2.0
 
 
 def fill(store: SqlStore, n: int) -> TraceRecord:
@@ -81,13 +83,19 @@ def measure(n: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    sizes = [int(float(a)) for a in sys.argv[1:]] or [1_000_000, 10_000_000]
+    sizes = [int(float(a)) for a in sys.argv[1:]] or [1_000_000, 10_000_000, 100_000_000]
     results = {}
     for n in sizes:
         r = results[n] = measure(n)
         print(f"{n:>12,} points: digests {r['digest_warm_ms']:7.2f} ms warm (first {r['digest_first_ms']:.2f}) | "
-              f"every chunk row (main) {r['chunk_rows_warm_ms']:7.2f} ms warm | identical={r['identical']}",
-              flush=True)
+              f"every chunk row (main) {r['chunk_rows_warm_ms']:7.2f} ms warm | identical={r['identical']} "
+              f"(filled in {r['fill_s']} s)", flush=True)
+    base = sizes[0]
+    for n in sizes[1:]:
+        warm, ref = results[n]["digest_warm_ms"], results[base]["digest_warm_ms"]
+        ok = warm <= GOAL_MS and warm <= GOAL_RATIO * ref
+        print(f"{n:,} points vs {base:,}: {warm:.2f} ms vs {ref:.2f} ms warm, ratio {warm / ref:.2f} "
+              f"(goal <= {GOAL_MS:.0f} ms and <= {GOAL_RATIO:.0f}x: {'met' if ok else 'NOT met'})", flush=True)
     print(json.dumps(results))
 
 

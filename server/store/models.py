@@ -147,10 +147,23 @@ class Run(Base):
     tags: Mapped[list] = mapped_column(JSON, nullable=False, default=list)
     notes: Mapped[str] = mapped_column(Text, nullable=False, default="")
     provenance: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # without the two bulky parts:
-    details: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # {"packages", "diff"}: read for one run only
+    details: Mapped[dict | None] = mapped_column(JSON, nullable=True)  # {} when there is a provenance
+    # The bulky parts, read for one run only, by digest (provenance_part): the runs of one environment, or
+    # launched from one working tree, share one copy of their package list and git diff.
+    packages: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    diff: Mapped[str | None] = mapped_column(String(64), nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)  # a failed run's traceback
     fork_from: Mapped[str | None] = mapped_column(String(256), nullable=True)  # the run a fork shares history with
     fork_step: Mapped[float | None] = mapped_column(Float, nullable=True)  # ... up to this step
+
+
+class ProvenancePart(Base):
+    """A bulky part of run provenances (a package list, a git diff), stored once whatever the number of runs
+    that refer to it by digest."""
+
+    __tablename__ = "provenance_part"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)  # sha256 of its canonical JSON
+    value: Mapped[Any] = mapped_column(JSON, nullable=False)
 
 
 class RunRewind(Base):
@@ -311,6 +324,8 @@ Index("ix_pane_env_position", Pane.env_id, Pane.position)
 Index("ix_step_record_pane_step", StepRecord.pane_id, StepRecord.step)
 Index("ix_artifact_version_env", ArtifactVersion.env)
 Index("ix_run_rewind_env", RunRewind.env_id)
+Index("ix_run_packages", Run.packages)
+Index("ix_run_diff", Run.diff)
 
 # Declarative classes type __table__ as FromClause; they are Tables, which is what insert()/update() take.
 env_t = cast(Table, Env.__table__)
@@ -323,6 +338,7 @@ client_t = cast(Table, IngestClient.__table__)
 step_t = cast(Table, StepRecord.__table__)
 epoch_t = cast(Table, WriterEpoch.__table__)
 run_t = cast(Table, Run.__table__)
+part_t = cast(Table, ProvenancePart.__table__)
 share_t = cast(Table, ShareToken.__table__)
 setting_t = cast(Table, ServerSetting.__table__)
 rewind_t = cast(Table, RunRewind.__table__)

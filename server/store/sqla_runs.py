@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import Connection
 
+from . import provenance_parts
 from .dialect import upsert
 from .models import env_t, pane_t, run_t, trace_t
 from .records import RunRecord, RunRow, SeriesRow
@@ -42,36 +43,60 @@ def _split(provenance: dict | None) -> tuple[dict | None, dict | None]:
     return light, details
 
 
+def _details(conn: Connection, row: Any) -> dict | None:
+    """The row's bulky part as one dict again: the stored details and the parts their digests name."""
+    if row.details is None:
+        return None
+    digests = {c: row._mapping[c] for c in provenance_parts.PART_COLUMNS}
+    parts = provenance_parts.load_parts(conn, list(digests.values()))
+    return {**row.details, **{c: parts.get(d) for c, d in digests.items() if d is not None}}
+
+
 def get_run(conn: Connection, env: str) -> RunRecord | None:
     q = select(run_t).join(env_t, run_t.c.env_id == env_t.c.id).where(env_t.c.name == env)
     row = conn.execute(q).first()
-    return run_from_row(row, env, row.details) if row else None
+    return run_from_row(row, env, _details(conn, row)) if row else None
+
+
+def _part_digests(conn: Connection, env_id: int) -> set[str | None]:
+    row = conn.execute(select(*[run_t.c[c] for c in provenance_parts.PART_COLUMNS])
+                       .where(run_t.c.env_id == env_id)).first()
+    return set(row) if row is not None else set()
 
 
 def put_run(conn: Connection, env_id: int, run: RunRecord) -> None:
     light, details = _split(run.provenance)
+    digests: dict[str, str | None] = dict.fromkeys(provenance_parts.PART_COLUMNS)
+    if details is not None:
+        for c in provenance_parts.PART_COLUMNS:  # a part that is None stays in the details: it answers the same
+            if details.get(c) is not None:
+                digests[c] = provenance_parts.store_part(conn, details.pop(c))
+    old = _part_digests(conn, env_id)
     values = {"env_id": env_id, "status": run.status, "started": run.started, "ended": run.ended,
               "clients": list(run.clients), "tags": list(run.tags), "notes": run.notes, "provenance": light,
-              "details": details, "error": run.error,
+              "details": details, **digests, "error": run.error,
               "fork_from": run.fork_from, "fork_step": run.fork_step}
     conn.execute(upsert(conn, run_t, ["env_id"], [k for k in values if k != "env_id"]), values)
+    provenance_parts.drop_unreferenced(conn, old - set(digests.values()))
 
 
 def delete_run(conn: Connection, env_id: int) -> None:
+    old = _part_digests(conn, env_id)
     conn.execute(delete(run_t).where(run_t.c.env_id == env_id))
+    provenance_parts.drop_unreferenced(conn, old)
 
 
 def copy_run(conn: Connection, src_id: int, dst_id: int, env: str) -> None:
     """A fork keeps the source's tags, notes and provenance; no job runs the copy."""
     src = conn.execute(select(run_t).where(run_t.c.env_id == src_id)).first()
     if src is not None:
-        run = run_from_row(src, env, src.details)
+        run = run_from_row(src, env, _details(conn, src))
         status = None if run.status in ACTIVE else run.status
         put_run(conn, dst_id, RunRecord(env, status, run.started, run.ended, (), run.tags, run.notes, run.provenance,
                                         run.error))
 
 
-_LIGHT = [c for c in run_t.c if c.name not in ("details", "error")]  # listings read neither
+_LIGHT = [c for c in run_t.c if c.name not in ("details", "packages", "diff", "error")]  # listings read none
 
 
 def active_runs(conn: Connection, statuses: tuple[str, ...] = ACTIVE) -> list[RunRecord]:
