@@ -26,7 +26,7 @@ CONFIG = {"method": "bayes", "metric": {"name": "loss", "goal": "minimize"},
 
 def seed(ctl: SweepController, sweep_id: str, n: int) -> None:
     """n finished trials, stored as the controller stores them (asked from Optuna, values told)."""
-    with ctl._session(sweep_id) as (session, study, _trials):
+    with ctl._session(sweep_id) as (session, study):
         for _ in range(n):
             number, params = study.ask()
             value = (params["lr"] - 0.01) ** 2 + params["dropout"]
@@ -41,6 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=1000)
     ap.add_argument("--asks", type=int, default=30)
+    ap.add_argument("--reports", type=int, default=5, help="reports per trial")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
@@ -54,9 +55,10 @@ def main() -> None:
             t0 = time.perf_counter()
             trial = ctl.next_trial(sweep.id, "bench-agent", 10.0)["trial"]
             times.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            ctl.heartbeat(sweep.id, trial["number"], "bench-agent", 10.0)
-            beats.append(time.perf_counter() - t0)
+            for _ in range(args.reports):
+                t0 = time.perf_counter()
+                ctl.heartbeat(sweep.id, trial["number"], "bench-agent", 10.0)
+                beats.append(time.perf_counter() - t0)
             ctl.finish(sweep.id, trial["number"], "bench-agent", 0)
         t0 = time.perf_counter()
         ctl._studies.clear()
