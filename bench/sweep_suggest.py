@@ -6,7 +6,9 @@ Runs the real controller on a real SQLite store (no HTTP): `python bench/sweep_s
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import statistics
 import tempfile
 import time
@@ -42,6 +44,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=1000)
     ap.add_argument("--asks", type=int, default=30)
     ap.add_argument("--reports", type=int, default=5, help="reports per trial")
+    ap.add_argument("--profile", action="store_true", help="print where ten warm suggestions spend their time")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
@@ -60,6 +63,14 @@ def main() -> None:
                 ctl.heartbeat(sweep.id, trial["number"], "bench-agent", 10.0)
                 beats.append(time.perf_counter() - t0)
             ctl.finish(sweep.id, trial["number"], "bench-agent", 0)
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            for _ in range(10):
+                trial = ctl.next_trial(sweep.id, "bench-agent", 10.0)["trial"]
+                ctl.finish(sweep.id, trial["number"], "bench-agent", 0)
+            prof.disable()
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
         t0 = time.perf_counter()
         ctl._studies.clear()
         ctl.describe(sweep.id)
