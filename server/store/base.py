@@ -345,8 +345,11 @@ class Store(ABC):
     def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
         """The sweep's trials by number (a read: nothing waits on it)."""
     @abstractmethod
-    def sweep_counts(self, sweep_id: str) -> TrialCounts:
-        """The sweep's trials counted by state (one aggregate query, no rows read)."""
+    def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
+        """The sweep's trials counted by state (aggregate queries, no rows read); with `now`, the agents alive."""
+    @abstractmethod
+    def sweep_best(self, sweep_id: str, maximize: bool) -> TrialRecord | None:
+        """The finished trial with the best value (the lowest number of equals)."""
     @abstractmethod
     def sweep_session(self, sweep_id: str, durable: bool = True) -> AbstractContextManager[SweepSession | None]:
         """A transaction on one sweep (None if there is no such sweep): sessions on one sweep run one at a time,

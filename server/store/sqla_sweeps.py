@@ -81,15 +81,19 @@ class _SqlSweepSession(SweepSession):
         self.sweep = SweepRecord(**{**self.sweep.__dict__, "state": state})
 
 
-def _counts(conn: Connection, sweep_id: str) -> TrialCounts:
+def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialCounts:
     fresh = trial_t.c.retry_of.is_(None)
     rows = conn.execute(select(trial_t.c.state, fresh.label("fresh"), func.count()).where(
         trial_t.c.sweep_id == sweep_id).group_by(trial_t.c.state, fresh)).all()
     by_state: dict[str, int] = {}
     for state, _fresh, n in rows:
         by_state[state] = by_state.get(state, 0) + int(n)
+    alive = 0
+    if now is not None and by_state.get("running"):
+        alive = int(conn.execute(select(func.count(func.distinct(trial_t.c.agent))).where(
+            trial_t.c.sweep_id == sweep_id, trial_t.c.state == "running", trial_t.c.deadline >= now)).scalar_one())
     return TrialCounts(by_state=by_state, fresh=sum(int(n) for _s, f, n in rows if f),
-                       fresh_running=sum(int(n) for s, f, n in rows if f and s == "running"))
+                       fresh_running=sum(int(n) for s, f, n in rows if f and s == "running"), agents_alive=alive)
 
 
 class SqlSweeps:
@@ -118,9 +122,17 @@ class SqlSweeps:
             return [_trial(r) for r in conn.execute(select(trial_t).where(trial_t.c.sweep_id == sweep_id)
                                                    .order_by(trial_t.c.number))]
 
-    def sweep_counts(self, sweep_id: str) -> TrialCounts:
+    def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
         with self.engine.connect() as conn:
-            return _counts(conn, sweep_id)
+            return _counts(conn, sweep_id, now)
+
+    def sweep_best(self, sweep_id: str, maximize: bool) -> TrialRecord | None:
+        order = trial_t.c.value.desc() if maximize else trial_t.c.value.asc()
+        with self.engine.connect() as conn:
+            row = conn.execute(select(trial_t).where(trial_t.c.sweep_id == sweep_id, trial_t.c.state == "finished",
+                                                     trial_t.c.value.is_not(None))
+                               .order_by(order, trial_t.c.number).limit(1)).first()
+        return None if row is None else _trial(row)
 
     @contextmanager
     def sweep_session(self, sweep_id: str, durable: bool = True) -> Iterator[SweepSession | None]:

@@ -66,6 +66,7 @@ class TrialCounts:
     by_state: dict[str, int]
     fresh: int = 0                  # trials that are not a crashed trial's second chance
     fresh_running: int = 0          # of those, the ones running now (their agent may still die)
+    agents_alive: int = 0           # agents running a trial whose deadline has not passed (when asked with `now`)
 
     @property
     def total(self) -> int:

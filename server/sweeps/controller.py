@@ -238,3 +238,16 @@ def summary(sweep: SweepRecord, trials: list[TrialRecord]) -> dict[str, Any]:
     agents = [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in trials if t.state == "running"]
     return {"counts": counts, "total": len(trials), "best": best, "agents": agents,
             "runs_query": f"tags:sweep-{sweep.id}"}
+
+
+def overview(store: Store, sweep: SweepRecord, now: float) -> dict[str, Any]:
+    """What the list of sweeps shows of one, from aggregate queries: counts, best trial, agents alive."""
+    spec = parse(sweep.config)
+    counts = store.sweep_counts(sweep.id, now)
+    best = None
+    if spec.metric is not None and counts.of("finished"):
+        b = store.sweep_best(sweep.id, spec.goal == "maximize")
+        if b is not None:
+            best = {"number": b.number, "run": b.run, "value": b.value, "config": b.config}
+    return {"counts": counts.to_json(), "total": counts.total, "best": best, "agents_alive": counts.agents_alive,
+            "runs_query": f"tags:sweep-{sweep.id}"}
