@@ -42,6 +42,16 @@ class SweepController:
         self._studies: dict[str, SweepStudy] = {}
         self._lock = threading.Lock()  # Optuna studies are not thread-safe; sessions are short
 
+    def warm(self) -> int:
+        """Build the study of every sweep that may still hand out trials, from its rows (at the server's start,
+        so the first agent's suggestion does not pay for it); the number built."""
+        built = 0
+        for sweep in self.store.list_sweeps():
+            if sweep.state in ("running", "paused", "stopping"):
+                with self._session(sweep.id):
+                    built += 1
+        return built
+
     # -- creating and reading ------------------------------------------------------------------------
     def create(self, raw: Any, project: str | None = None) -> SweepRecord:
         parse(raw)  # SweepConfigError names what is wrong (a config that is not even a mapping too), storing nothing

@@ -100,3 +100,17 @@ def test_a_restarted_controller_rebuilds_its_study_and_goes_on(store):
     assert other["number"] == 13
     info = ctl.describe(sweep_id)
     assert info["counts"]["finished"] == 12 and info["counts"]["running"] == 2
+
+
+def test_warm_builds_open_sweeps_studies_so_the_first_suggestion_reads_no_rows(store):
+    first = SweepController(store)
+    open_id = first.create(BAYES, "reads").id
+    _finished(first, open_id, 10)
+    done_id = first.create({**BAYES, "run_cap": 1}, "reads").id
+    _finished(first, done_id, 1)
+    assert first.next_trial(done_id, "a", 30.0) == {"trial": None, "state": "finished"}
+
+    started = SweepController(store)  # as Services.start does for a new server, in its own thread
+    assert started.warm() == 1  # the finished sweep hands out nothing: no study for it
+    reads = _trial_reads(store, lambda: started.next_trial(open_id, "a", 30.0))
+    assert reads and [s for s in reads if not NARROW.search(s)] == []
