@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ class Services:
     hub: Hub
     peers: Peers | None = None   # other dash-server processes on the same PostgreSQL database
     tb_watcher: Any = None       # tensorboard.importer.TbWatcher when settings.logdir is set
+    _sweep_warmer: threading.Thread | None = None  # builds the open sweeps' studies once, at start
     stall: StallWatch | None = None  # fed by the ingest sockets; alerts when an open connection goes silent
     runs: RunWatch | None = None     # fed by the ingest sockets; marks runs whose job vanished as crashed
     shares: Resolver | None = None  # read-only share tokens -> grants (cached a moment per token)
@@ -98,6 +100,10 @@ class Services:
                 self.shares.start()
             if self.notifier is not None:
                 self.notifier.start()
+            if self.sweeps is not None:
+                self._sweep_warmer = threading.Thread(target=self._warm_sweeps, name="paneboard-sweep-warm",
+                                                      daemon=True)
+                self._sweep_warmer.start()
             if self.settings.logdir:
                 from .tensorboard.importer import TbWatcher  # loads tensorboard's protos: only with --logdir
 
@@ -105,7 +111,17 @@ class Services:
                 self.tb_watcher.start()
             self.started = True
 
+    def _warm_sweeps(self) -> None:
+        assert self.sweeps is not None
+        try:
+            self.sweeps.warm()
+        except Exception as exc:  # Optuna missing, or a sweep config from a newer version: its first call says so
+            log.info("sweeps not warmed at start: %s", exc)
+
     def stop(self) -> None:
+        if self._sweep_warmer is not None:
+            self._sweep_warmer.join(timeout=30)  # before the store closes under it
+            self._sweep_warmer = None
         if self.started:
             if self.stall is not None:
                 self.stall.stop()

@@ -26,7 +26,7 @@ from .records import (
     StepRow,
     TraceRecord,
 )
-from .sweep_records import SweepRecord, SweepSession, TrialRecord
+from .sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 
 # Env meta key of a fork: {rank (as text): the last line number copied from its source}; the fork's own job
 # numbers its lines from 1 again, so they are stored after these (runs/console.py).
@@ -345,9 +345,16 @@ class Store(ABC):
     def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
         """The sweep's trials by number (a read: nothing waits on it)."""
     @abstractmethod
-    def sweep_session(self, sweep_id: str) -> AbstractContextManager[SweepSession | None]:
+    def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
+        """The sweep's trials counted by state (aggregate queries, no rows read); with `now`, the agents alive."""
+    @abstractmethod
+    def sweep_best(self, sweep_id: str, maximize: bool) -> TrialRecord | None:
+        """The finished trial with the best value (the lowest number of equals)."""
+    @abstractmethod
+    def sweep_session(self, sweep_id: str, durable: bool = True) -> AbstractContextManager[SweepSession | None]:
         """A transaction on one sweep (None if there is no such sweep): sessions on one sweep run one at a time,
-        on every server of the database; its `sweep.version` is one more than the last session's."""
+        on every server of the database; its `sweep.version` is one more than the last session's. Not durable:
+        its commit does not wait for the disk (a power cut may lose it, a crash of the server does not)."""
 
     @abstractmethod
     def close(self) -> None: ...

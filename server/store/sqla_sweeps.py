@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from .models import sweep_t, trial_t
-from .sweep_records import SweepRecord, SweepSession, TrialRecord
+from .sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 
 
 def _sweep(row: Any) -> SweepRecord:
@@ -38,30 +38,62 @@ class _SqlSweepSession(SweepSession):
     def __init__(self, conn: Connection, sweep: SweepRecord) -> None:
         self.conn = conn
         self.sweep = sweep
-        self._numbers: set[int] | None = None
+
+    def _select(self) -> Any:
+        return select(trial_t).where(trial_t.c.sweep_id == self.sweep.id)
 
     def trials(self) -> list[TrialRecord]:
-        rows = self.conn.execute(select(trial_t).where(trial_t.c.sweep_id == self.sweep.id)
-                                 .order_by(trial_t.c.number)).all()
-        self._numbers = {int(r.number) for r in rows}
+        return [_trial(r) for r in self.conn.execute(self._select().order_by(trial_t.c.number))]
+
+    def trial(self, number: int) -> TrialRecord | None:
+        row = self.conn.execute(self._select().where(trial_t.c.number == number)).first()
+        return None if row is None else _trial(row)
+
+    def counts(self) -> TrialCounts:
+        return _counts(self.conn, self.sweep.id)
+
+    def first_queued(self) -> TrialRecord | None:
+        row = self.conn.execute(self._select().where(trial_t.c.state == "queued")
+                                .order_by(trial_t.c.number).limit(1)).first()
+        return None if row is None else _trial(row)
+
+    def expired(self, now: float) -> list[TrialRecord]:
+        rows = self.conn.execute(self._select().where(trial_t.c.state == "running", trial_t.c.deadline < now)
+                                 .order_by(trial_t.c.number))
         return [_trial(r) for r in rows]
 
+    def put_progress(self, trial: TrialRecord) -> None:
+        self.conn.execute(update(trial_t).where(trial_t.c.sweep_id == trial.sweep_id,
+                                                trial_t.c.number == trial.number)
+                          .values(intermediate=list(trial.intermediate), system_attrs=trial.system_attrs,
+                                  deadline=trial.deadline))
+
     def put_trial(self, trial: TrialRecord) -> None:
-        if self._numbers is None:
-            self.trials()
-        assert self._numbers is not None
         values = _trial_values(trial)
-        if trial.number in self._numbers:
-            self.conn.execute(update(trial_t).where(trial_t.c.sweep_id == trial.sweep_id,
-                                                    trial_t.c.number == trial.number).values(**values))
-        else:
+        done = self.conn.execute(update(trial_t).where(trial_t.c.sweep_id == trial.sweep_id,
+                                                       trial_t.c.number == trial.number).values(**values))
+        if done.rowcount == 0:  # a new trial: one statement either way, never a read of the others
             self.conn.execute(insert(trial_t).values(**values))
-            self._numbers.add(trial.number)
 
     def set_state(self, state: str) -> None:
         self.conn.execute(update(sweep_t).where(sweep_t.c.id == self.sweep.id)
                           .values(state=state, updated=time.time()))
         self.sweep = SweepRecord(**{**self.sweep.__dict__, "state": state})
+
+
+def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialCounts:
+    fresh = trial_t.c.retry_of.is_(None)
+    rows = conn.execute(select(trial_t.c.state, fresh.label("fresh"), func.count()).where(
+        trial_t.c.sweep_id == sweep_id).group_by(trial_t.c.state, fresh)).all()
+    by_state: dict[str, int] = {}
+    for state, _fresh, n in rows:
+        by_state[state] = by_state.get(state, 0) + int(n)
+    alive = 0
+    if now is not None and by_state.get("running"):
+        alive = int(conn.execute(select(func.count(func.distinct(trial_t.c.agent))).where(
+            trial_t.c.sweep_id == sweep_id, trial_t.c.state == "running", trial_t.c.deadline >= now)).scalar_one())
+    return TrialCounts(by_state=by_state, fresh=sum(int(n) for _s, f, n in rows if f),
+                       fresh_running=sum(int(n) for s, f, n in rows if f and s == "running"), agents_alive=alive)
 
 
 class SqlSweeps:
@@ -90,12 +122,37 @@ class SqlSweeps:
             return [_trial(r) for r in conn.execute(select(trial_t).where(trial_t.c.sweep_id == sweep_id)
                                                    .order_by(trial_t.c.number))]
 
+    def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
+        with self.engine.connect() as conn:
+            return _counts(conn, sweep_id, now)
+
+    def sweep_best(self, sweep_id: str, maximize: bool) -> TrialRecord | None:
+        order = trial_t.c.value.desc() if maximize else trial_t.c.value.asc()
+        with self.engine.connect() as conn:
+            row = conn.execute(select(trial_t).where(trial_t.c.sweep_id == sweep_id, trial_t.c.state == "finished",
+                                                     trial_t.c.value.is_not(None))
+                               .order_by(order, trial_t.c.number).limit(1)).first()
+        return None if row is None else _trial(row)
+
     @contextmanager
-    def sweep_session(self, sweep_id: str) -> Iterator[SweepSession | None]:
-        # The first statement writes the sweep's row: SQLite takes its write lock and PostgreSQL the row's lock
-        # before anything is read, so two sessions on one sweep (any agents, any servers) never interleave.
-        with self.engine.begin() as conn:
-            row = conn.execute(update(sweep_t).where(sweep_t.c.id == sweep_id)
-                               .values(version=sweep_t.c.version + 1, updated=time.time())
-                               .returning(*sweep_t.c)).first()
-            yield None if row is None else _SqlSweepSession(conn, _sweep(row))
+    def sweep_session(self, sweep_id: str, durable: bool = True) -> Iterator[SweepSession | None]:
+        with self.engine.connect() as conn:
+            sqlite = conn.dialect.name == "sqlite"
+            if sqlite and not durable:  # SQLite takes the level only outside a transaction, per connection
+                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
+                conn.commit()
+            try:
+                with conn.begin():
+                    if not durable and not sqlite:
+                        conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+                    # The first write is to the sweep's row: SQLite takes its write lock and PostgreSQL the row's
+                    # lock before anything is read, so two sessions on one sweep (any agents, any servers) never
+                    # interleave.
+                    row = conn.execute(update(sweep_t).where(sweep_t.c.id == sweep_id)
+                                       .values(version=sweep_t.c.version + 1, updated=time.time())
+                                       .returning(*sweep_t.c)).first()
+                    yield None if row is None else _SqlSweepSession(conn, _sweep(row))
+            finally:
+                if sqlite and not durable:
+                    conn.exec_driver_sql("PRAGMA synchronous=FULL")
+                    conn.commit()

@@ -59,6 +59,26 @@ class TrialRecord:
                 "started": self.started, "ended": self.ended}
 
 
+@dataclass(frozen=True)
+class TrialCounts:
+    """A sweep's trials counted by state, in one aggregate query; `fresh` leaves out crashed trials' retries."""
+
+    by_state: dict[str, int]
+    fresh: int = 0                  # trials that are not a crashed trial's second chance
+    fresh_running: int = 0          # of those, the ones running now (their agent may still die)
+    agents_alive: int = 0           # agents running a trial whose deadline has not passed (when asked with `now`)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_state.values())
+
+    def of(self, state: str) -> int:
+        return self.by_state.get(state, 0)
+
+    def to_json(self) -> dict[str, int]:
+        return {s: self.by_state.get(s, 0) for s in TRIAL_STATES}
+
+
 class SweepSession(ABC):
     """One transaction on one sweep: every server's sessions on the same sweep run one at a time."""
 
@@ -66,9 +86,23 @@ class SweepSession(ABC):
 
     @abstractmethod
     def trials(self) -> list[TrialRecord]:
-        """Every trial of the sweep, by number."""
+        """Every trial of the sweep, by number (only to rebuild a study: the other calls read less)."""
+    @abstractmethod
+    def trial(self, number: int) -> TrialRecord | None:
+        """One trial's row."""
+    @abstractmethod
+    def counts(self) -> TrialCounts: ...
+    @abstractmethod
+    def first_queued(self) -> TrialRecord | None:
+        """The oldest trial waiting for an agent."""
+    @abstractmethod
+    def expired(self, now: float) -> list[TrialRecord]:
+        """Running trials whose agent has not been heard of by their deadline, by number."""
     @abstractmethod
     def put_trial(self, trial: TrialRecord) -> None:
         """Insert the trial, or overwrite the one with its number."""
+    @abstractmethod
+    def put_progress(self, trial: TrialRecord) -> None:
+        """Write only what a report changes of a running trial: its metric values, Optuna's attrs, deadline."""
     @abstractmethod
     def set_state(self, state: str) -> None: ...

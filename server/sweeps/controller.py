@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..store import Store
-from ..store.sweep_records import SweepRecord, SweepSession, TrialRecord
+from ..store.sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 from .config import Spec, parse
 from .metric import metric_values
 from .search import SweepStudy, program_values
@@ -42,6 +42,16 @@ class SweepController:
         self._studies: dict[str, SweepStudy] = {}
         self._lock = threading.Lock()  # Optuna studies are not thread-safe; sessions are short
 
+    def warm(self) -> int:
+        """Build the study of every sweep that may still hand out trials, from its rows (at the server's start,
+        so the first agent's suggestion does not pay for it); the number built."""
+        built = 0
+        for sweep in self.store.list_sweeps():
+            if sweep.state in ("running", "paused", "stopping"):
+                with self._session(sweep.id):
+                    built += 1
+        return built
+
     # -- creating and reading ------------------------------------------------------------------------
     def create(self, raw: Any, project: str | None = None) -> SweepRecord:
         parse(raw)  # SweepConfigError names what is wrong (a config that is not even a mapping too), storing nothing
@@ -57,8 +67,8 @@ class SweepController:
         trials = self.store.sweep_trials(sweep_id)
         now = time.time()
         if any(t.state == "running" and (t.deadline or 0) < now for t in trials):
-            with self._session(sweep_id) as (session, study, trials):
-                self._reap(session, study, trials, now)
+            with self._session(sweep_id) as (session, study):
+                self._reap(session, study, now)
             trials = self.store.sweep_trials(sweep_id)
         sweep = self.store.get_sweep(sweep_id)
         if sweep is None:
@@ -68,24 +78,24 @@ class SweepController:
     # -- agents --------------------------------------------------------------------------------------
     def next_trial(self, sweep_id: str, agent: str, heartbeat_s: float) -> dict[str, Any]:
         """Claim the next trial for `agent`: {"trial": {...}} or {"trial": None, "state", "retry_s"}."""
-        with self._session(sweep_id) as (session, study, trials):
+        with self._session(sweep_id) as (session, study):
             now = time.time()
-            trials = self._reap(session, study, trials, now)
+            self._reap(session, study, now)
             state = session.sweep.state
             if state == "paused":
                 return {"trial": None, "state": state, "retry_s": RETRY_S}
             if state != "running":
                 return {"trial": None, "state": state}
-            queued = [t for t in trials if t.state == "queued"]
-            if not queued and self._exhausted(study.spec, trials):
-                if any(t.state == "running" and t.retry_of is None for t in trials):
+            base = session.first_queued()
+            counts = session.counts()
+            if base is None and self._exhausted(study.spec, counts):
+                if counts.fresh_running:
                     # A running trial whose agent dies is queued again: this agent may be the one to run it.
                     return {"trial": None, "state": state, "retry_s": RETRY_S}
-                if not any(t.state == "running" for t in trials):
+                if not counts.of("running"):
                     session.set_state("finished")
                 return {"trial": None, "state": session.sweep.state}
             number, params = study.ask()
-            base = queued[0] if queued else None
             if base is not None and base.number != number:  # Optuna pops the oldest waiting trial: ours too
                 raise SweepError(500, f"sweep {sweep_id}: Optuna gave trial {number}, queued was {base.number}")
             run = f"{session.sweep.project}/{sweep_id}-{number}"
@@ -101,8 +111,10 @@ class SweepController:
 
     def heartbeat(self, sweep_id: str, number: int, agent: str, heartbeat_s: float) -> dict[str, Any]:
         """The agent's trial is alive: report the metric's new values; {"action": "continue" | "stop", ...}."""
-        with self._session(sweep_id) as (session, study, trials):
-            trial = self._own(trials, number, agent)
+        # Not durable: a heartbeat writes a deadline and metric values that the next one reads again from the
+        # run (stored durably by the writer); a prune lost to a power cut leaves a trial that is reaped and retried.
+        with self._session(sweep_id, durable=False) as (session, study):
+            trial = self._own(session, number, agent)
             if trial.state != "running":
                 return {"action": "stop", "state": trial.state, "reason": trial.reason or f"trial is {trial.state}"}
             now = time.time()
@@ -116,13 +128,13 @@ class SweepController:
                           f"{study.spec.metric}={trial.intermediate[-1]:.6g}")
                 self._end(session, study, trial, "stopped", reason, now)
                 return {"action": "stop", "state": "stopped", "reason": reason}
-            session.put_trial(trial)
+            session.put_progress(trial)
             return {"action": "continue", "state": "running", "steps": len(trial.intermediate)}
 
     def finish(self, sweep_id: str, number: int, agent: str, exit_code: int | None) -> dict[str, Any]:
         """The trial's program ended (exit_code None: the agent stopped it as told)."""
-        with self._session(sweep_id) as (session, study, trials):
-            trial = self._own(trials, number, agent)
+        with self._session(sweep_id) as (session, study):
+            trial = self._own(session, number, agent)
             now = time.time()
             if trial.state != "running":  # stopped by the pruner or a user: it keeps that end
                 if trial.ended is None:
@@ -137,13 +149,13 @@ class SweepController:
                 trial = self._end(session, study, trial, "finished", reason, now)
             else:
                 trial = self._end(session, study, trial, "failed", f"the program exited with {exit_code}", now)
-            self._maybe_done(session, trials)
+            self._maybe_done(session)
             return trial.to_json()
 
     def set_state(self, sweep_id: str, action: Any) -> dict[str, Any]:
         if not isinstance(action, str) or action not in ACTIONS:
             raise SweepError(400, f"action must be one of {', '.join(ACTIONS)}; got {action!r}")
-        with self._session(sweep_id) as (session, _study, trials):
+        with self._session(sweep_id) as (session, _study):
             state = session.sweep.state
             if state in ("finished", "cancelled"):
                 raise SweepError(409, f"sweep {sweep_id} is {state}: it cannot {action}")
@@ -151,27 +163,28 @@ class SweepController:
                 raise SweepError(409, f"sweep {sweep_id} is {state}, not paused")
             session.set_state(ACTIONS[action])
             if action == "stop":
-                self._maybe_done(session, trials)
+                self._maybe_done(session)
             return session.sweep.to_json()
 
     # -- the pieces ----------------------------------------------------------------------------------
     @contextmanager
-    def _session(self, sweep_id: str) -> Iterator[tuple[SweepSession, SweepStudy, list[TrialRecord]]]:
-        with self._lock, self.store.sweep_session(sweep_id) as session:
+    def _session(self, sweep_id: str, durable: bool = True) -> Iterator[tuple[SweepSession, SweepStudy]]:
+        """The sweep's session and its warm study. The study holds every trial's values in memory (what the
+        samplers and the pruner read), so a session reads only the rows it changes; it is rebuilt from the rows
+        on the first call after a start, or when another server (or a rolled-back session) changed the sweep."""
+        with self._lock, self.store.sweep_session(sweep_id, durable) as session:
             if session is None:
                 raise SweepError(404, f"no sweep {sweep_id!r}")
-            trials = session.trials()
             study = self._studies.get(sweep_id)
-            # Another server (or a rolled-back session) changed the sweep since this study last saw it.
             if study is None or study.version != session.sweep.version - 1:
-                study = SweepStudy(sweep_id, parse(session.sweep.config), trials, session.sweep.version)
+                study = SweepStudy(sweep_id, parse(session.sweep.config), session.trials(), session.sweep.version)
             self._studies.pop(sweep_id, None)
-            yield session, study, trials
+            yield session, study
             study.version = session.sweep.version
             self._studies[sweep_id] = study  # kept only once the session went through without an error
 
-    def _own(self, trials: list[TrialRecord], number: int, agent: str) -> TrialRecord:
-        trial = next((t for t in trials if t.number == number), None)
+    def _own(self, session: SweepSession, number: int, agent: str) -> TrialRecord:
+        trial = session.trial(number)
         if trial is None:
             raise SweepError(404, f"no trial {number}")
         if trial.agent != agent:
@@ -199,33 +212,24 @@ class SweepController:
             self.set_run_status(trial.run, state, reason or "")
         return trial
 
-    def _reap(self, session: SweepSession, study: SweepStudy, trials: list[TrialRecord], now: float
-              ) -> list[TrialRecord]:
+    def _reap(self, session: SweepSession, study: SweepStudy, now: float) -> None:
         """Running trials whose agent went silent are crashed; each is queued again once."""
-        out = []
-        for t in trials:
-            if t.state == "running" and (t.deadline or 0) < now:
-                reason = f"agent {t.agent} stopped answering"
-                out.append(self._end(session, study, t, "crashed", reason, now))
-                if t.retry_of is None:
-                    number = study.enqueue(t.params)
-                    retry = TrialRecord(sweep_id=t.sweep_id, number=number, state="queued", params=t.params,
-                                        config=t.config, retry_of=t.number, created=now,
-                                        system_attrs=study.system_attrs(number))
-                    session.put_trial(retry)
-                    out.append(retry)
-            else:
-                out.append(t)
-        return sorted(out, key=lambda t: t.number)
+        for t in session.expired(now):
+            self._end(session, study, t, "crashed", f"agent {t.agent} stopped answering", now)
+            if t.retry_of is None:
+                number = study.enqueue(t.params)
+                session.put_trial(TrialRecord(sweep_id=t.sweep_id, number=number, state="queued", params=t.params,
+                                              config=t.config, retry_of=t.number, created=now,
+                                              system_attrs=study.system_attrs(number)))
 
-    def _exhausted(self, spec: Spec, trials: list[TrialRecord]) -> bool:
-        fresh = sum(1 for t in trials if t.retry_of is None)  # a crashed trial's second chance is not a new one
+    def _exhausted(self, spec: Spec, counts: TrialCounts) -> bool:
+        fresh = counts.fresh  # a crashed trial's second chance is not a new one
         if spec.run_cap is not None and fresh >= spec.run_cap:
             return True
         return spec.method == "grid" and fresh >= spec.grid_size
 
-    def _maybe_done(self, session: SweepSession, trials: list[TrialRecord]) -> None:
-        if session.sweep.state == "stopping" and not any(t.state == "running" for t in session.trials()):
+    def _maybe_done(self, session: SweepSession) -> None:
+        if session.sweep.state == "stopping" and not session.counts().of("running"):
             session.set_state("finished")
 
 
@@ -243,4 +247,17 @@ def summary(sweep: SweepRecord, trials: list[TrialRecord]) -> dict[str, Any]:
         best = {"number": b.number, "run": b.run, "value": b.value, "config": b.config}
     agents = [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in trials if t.state == "running"]
     return {"counts": counts, "total": len(trials), "best": best, "agents": agents,
+            "runs_query": f"tags:sweep-{sweep.id}"}
+
+
+def overview(store: Store, sweep: SweepRecord, now: float) -> dict[str, Any]:
+    """What the list of sweeps shows of one, from aggregate queries: counts, best trial, agents alive."""
+    spec = parse(sweep.config)
+    counts = store.sweep_counts(sweep.id, now)
+    best = None
+    if spec.metric is not None and counts.of("finished"):
+        b = store.sweep_best(sweep.id, spec.goal == "maximize")
+        if b is not None:
+            best = {"number": b.number, "run": b.run, "value": b.value, "config": b.config}
+    return {"counts": counts.to_json(), "total": counts.total, "best": best, "agents_alive": counts.agents_alive,
             "runs_query": f"tags:sweep-{sweep.id}"}

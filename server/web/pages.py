@@ -104,6 +104,12 @@ def runs_page() -> str:
     return _page("runs", None)
 
 
+@bp.get("/sweeps")
+def sweeps_page() -> str:
+    """Every sweep: state, method, metric, best value, trials by state, agents alive (static/js/pages/sweeps.js)."""
+    return _page("sweeps", None)
+
+
 @bp.get("/sweeps/<sweep_id>")
 def sweep_page(sweep_id: str) -> str:
     """One sweep: state and controls, best so far, the trials (static/js/pages/sweep.js)."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 from flask import Blueprint, Response
 
 from ..sweeps.config import SweepConfigError, load_text
-from ..sweeps.controller import SweepController, SweepError, summary
+from ..sweeps.controller import SweepController, SweepError, overview
 from .common import ApiError, json_response, services
 from .envs_api import _body
 
@@ -71,13 +72,11 @@ def create_sweep() -> Response:
 
 @bp.get("/sweeps")
 def list_sweeps() -> Response:
-    """Every sweep, newest first, with its counts and best trial: {"sweeps": [...]}."""
+    """Every sweep, newest first, with its counts, best trial and agents alive: {"sweeps": [...]}."""
     store = services().store
-    out = []
-    for sweep in store.list_sweeps():
-        info = summary(sweep, store.sweep_trials(sweep.id))
-        out.append({**sweep.to_json(), **{k: info[k] for k in ("counts", "total", "best", "runs_query")}})
-    return json_response({"sweeps": out})
+    now = time.time()
+    return json_response({"sweeps": [{**sweep.to_json(), **overview(store, sweep, now)}
+                                     for sweep in store.list_sweeps()]})
 
 
 @bp.get("/sweeps/<sweep_id>")

@@ -11,6 +11,7 @@ import { hparamsPage } from "./pages/hparams.js";
 import { runsPage } from "./pages/runs.js";
 import { consolePage } from "./pages/console.js";
 import { sweepPage } from "./pages/sweep.js";
+import { sweepsPage } from "./pages/sweeps.js";
 import { loadRunColors } from "./run_colors.js";
 
 const boot = readBoot();
@@ -62,6 +63,7 @@ const connect = (subscribe, load, handle) => follow({
 // ---------------------------------------------------------------- boot
 // Pages that draw runs read the colours users chose first, so no run is drawn in its name's colour and then changes.
 if (["compare", "scalars", "hparams", "runs"].includes(boot.page)) await loadRunColors();
+document.body.dataset.page = boot.page; // the top bar marks the section it is in (app.css)
 if (boot.readonly) document.body.dataset.readonly = "1"; // a share link: the server refuses writes; hide their buttons
 if (boot.page === "env" && boot.env !== null && boot.env !== undefined) {
   envPage({ env: String(boot.env), connect, points: POINTS, notice, only: boot.embed && boot.win ? String(boot.win) : null });
@@ -74,4 +76,5 @@ else if (boot.page === "scalars") scalarsPage({ connect, points: POINTS, notice 
 else if (boot.page === "hparams") hparamsPage({ connect, notice });
 else if (boot.page === "runs") runsPage({ connect, notice });
 else if (boot.page === "sweep") sweepPage({ connect, notice });
+else if (boot.page === "sweeps") sweepsPage({ connect, notice });
 else envListPage({ connect, notice });
