@@ -39,6 +39,9 @@ class UploadState:
     tail: int | None = None      # bytes in the tail object (None: no tail object counts)
     staged: int | None = None    # size of the completed upload awaiting its hash check
     mtime: float = 0.0           # newest write (part, tail or completion)
+    # A tail object with no upload it counts for: a crash between completing an upload and deleting its tail
+    # left it (its bytes are in the stored object). Only a cleanup deletes it, as for abandoned uploads.
+    leftover: int | None = None
 
     @property
     def size(self) -> int:
@@ -257,6 +260,9 @@ class S3BlobStore(UploadRegister):
         if tail is not None and int(tail["Metadata"].get("after-part", "-1")) == len(state.parts):
             state.tail = int(tail["ContentLength"])
             state.mtime = max(state.mtime, tail["LastModified"].timestamp())
+        elif tail is not None and state.upload_id is None:
+            state.leftover = int(tail["ContentLength"])
+            state.mtime = tail["LastModified"].timestamp()
         return state
 
     def partial_size(self, sha: str) -> int:
@@ -362,8 +368,8 @@ class S3BlobStore(UploadRegister):
         for sha in sorted(shas):
             if len(sha) == 64:
                 state = self._state(sha)
-                if state.exists:
-                    yield BlobInfo(sha, state.size, state.mtime)
+                if state.exists or state.leftover is not None:
+                    yield BlobInfo(sha, state.size if state.exists else state.leftover or 0, state.mtime)
 
     def drop_upload(self, sha: str, unused_since: float, claimed: bool = False) -> bool:
         """(`claimed`: by finish(), which holds the upload itself.)"""
@@ -371,7 +377,7 @@ class S3BlobStore(UploadRegister):
             if sha in self._writing and not claimed:
                 return False
             state = self._state(sha)
-            if not state.exists or state.mtime > unused_since:
+            if not (state.exists or state.leftover is not None) or state.mtime > unused_since:
                 return False
             self._hashing.pop(sha, None)
             if state.upload_id is not None:
