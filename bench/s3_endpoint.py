@@ -4,7 +4,8 @@ bench/artifacts.py --s3 measures the ceiling on the same server before our uploa
 measures, on one moto server in its own process:
   - boto3's upload_file with a TransferConfig of several threads (the best a client does against this endpoint);
   - a single-threaded multipart upload, one part after the other (the endpoint's per-connection speed);
-  - download: get_object of the result streamed in blocks (the ceiling for use_artifact).
+  - download: get_object of the result streamed in blocks (the ceiling for use_artifact);
+  - dash-server's S3 store alone (S3BlobStore in this process, no HTTP in front): where our own path loses time.
 Our upload through dash-server (bench/artifacts.py --s3) is compared against the first figure.
     python bench/s3_endpoint.py [--mb 1024] [--part-mb 16] [--threads 4]
 """
@@ -98,6 +99,29 @@ def download(client: Any, key: str) -> float:
     return time.perf_counter() - t0
 
 
+def store_alone(env: dict[str, str], path: Path, block: int = 4 << 20) -> tuple[float, float]:
+    """Seconds for dash-server's S3 store, in this process with no HTTP in front, to take `path` in blocks as the
+    upload route hands them over: (writes and close, the whole with finish's completion)."""
+    import hashlib
+
+    os.environ.update(env)
+    from paneboard.server.artifacts.s3_blobs import S3BlobStore
+
+    data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    store = S3BlobStore(BUCKET, "store-alone")
+    t0 = time.perf_counter()
+    upload = store.open_upload(sha, 0)
+    try:
+        for at in range(0, len(data), block):
+            upload.write(data[at:at + block])
+    finally:
+        upload.close()
+    written = time.perf_counter() - t0
+    store.finish(sha)
+    return written, time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=int, default=1024)
@@ -110,6 +134,7 @@ def main() -> None:
     s3, env = start_s3(root)
     try:
         got = ceiling(env, big, args.part_mb << 20, args.threads)
+        written, stored = store_alone(env, big)
     finally:
         stop(s3)
         shutil.rmtree(root, ignore_errors=True)
@@ -119,6 +144,8 @@ def main() -> None:
     print(f"  boto3 upload_file, {args.threads} threads: {mb / got['threaded']:.0f} MB/s ({got['threaded']:.2f} s)")
     print(f"  one part after the other, one thread: {mb / got['single']:.0f} MB/s ({got['single']:.2f} s)")
     print(f"  get_object streamed: {mb / got['download']:.0f} MB/s ({got['download']:.2f} s)")
+    print(f"dash-server's S3 store alone (no HTTP in front, 4 MiB writes): {mb / stored:.0f} MB/s ({stored:.2f} s, "
+          f"of which the writes {written:.2f} s and the completion {stored - written:.2f} s)")
 
 
 if __name__ == "__main__":
