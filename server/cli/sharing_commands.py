@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from ..artifacts.blobs import LocalBlobStore, blob_root
+from ..artifacts.blobs import BlobStore
+from ..artifacts.locate import ArtifactsUrlError, open_blob_store
+from ..artifacts.s3_client import BlobStoreUnavailable
 from ..commands.envelope import EventError
 from ..counts import counted
 from ..settings import Settings, default_db_path
@@ -42,10 +45,22 @@ def _open_store(db: str, command: str) -> Store | None:
     return open_store(settings.db_url)
 
 
-def _artifact_blobs(db: str, create: bool) -> LocalBlobStore | None:
-    """The artifacts folder beside a SQLite --db (None: another database, or none there and not `create`)."""
-    root = blob_root(Settings(db=db).db_url, None)
-    return LocalBlobStore(root) if root is not None and (create or root.is_dir()) else None
+def _add_artifact_options(p: argparse.ArgumentParser) -> None:
+    """Where the artifact bytes live, as the servers' own options say (a bucket, a folder)."""
+    p.add_argument("--artifacts-dir", default=None,
+                   help="the artifacts folder (default: 'artifacts' beside a SQLite database)")
+    p.add_argument("--artifacts-url", default=os.environ.get("PANEBOARD_ARTIFACTS_URL"), metavar="URL",
+                   help="the store the servers use, as their --artifacts-url (default $PANEBOARD_ARTIFACTS_URL)")
+
+
+def _artifact_blobs(args: argparse.Namespace, create: bool) -> BlobStore | None:
+    """The store the servers of --db keep artifact bytes in (None: none configured, or a folder not there and not
+    `create`); a bucket that does not answer raises BlobStoreUnavailable before any work starts."""
+    blobs = open_blob_store(Settings(db=args.db).db_url, args.artifacts_url, args.artifacts_dir, create=create)
+    check = getattr(blobs, "check", None)
+    if check is not None:
+        check()
+    return blobs
 
 
 def _tell_servers_revoked(store: Store, token_id: int) -> None:
@@ -101,13 +116,18 @@ def export_envs_command(argv: list[str]) -> int:
     p.add_argument("envs", nargs="+", help="env names")
     p.add_argument("-o", "--output", required=True, help="the archive file to write")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    _add_artifact_options(p)
     args = p.parse_args(argv)
     store = _open_store(args.db, "export-envs")
     if store is None:
         return 2
     try:
+        blobs = _artifact_blobs(args, create=False)
         with open(args.output, "wb") as out:
-            counts = export_envs(store, args.envs, out, _artifact_blobs(args.db, create=False))
+            counts = export_envs(store, args.envs, out, blobs)
+    except (ArtifactsUrlError, BlobStoreUnavailable) as exc:
+        print(f"dash-server export-envs: {exc}", file=sys.stderr)
+        return 2
     except EventError as exc:
         print(f"dash-server export-envs: {exc}", file=sys.stderr)
         return 1
@@ -128,15 +148,18 @@ def import_envs_command(argv: list[str]) -> int:
     p.add_argument("archive", help="a file written by export-envs (or GET /api/v1/archive)")
     p.add_argument("--replace", action="store_true", help="overwrite envs that exist (default: refuse)")
     p.add_argument("--db", default="", help=f"SQLite file or database URL (default {default_db_path()})")
+    _add_artifact_options(p)
     args = p.parse_args(argv)
     try:
+        blobs = _artifact_blobs(args, create=True)
         with open(args.archive, "rb") as f:
-            envs = read_archive(f, artifact_blobs=_artifact_blobs(args.db, create=True))
-    except (OSError, EventError) as exc:
+            envs = read_archive(f, artifact_blobs=blobs)
+    except (OSError, EventError, ArtifactsUrlError) as exc:  # BlobStoreUnavailable is an OSError
         print(f"dash-server import-envs: {exc}", file=sys.stderr)
         return 2
     try:
-        services = Services.open(Settings(db=args.db, watch_runs=False))
+        services = Services.open(Settings(db=args.db, watch_runs=False, artifacts_dir=args.artifacts_dir,
+                                          artifacts_url=args.artifacts_url))
     except SchemaError as exc:
         print(f"dash-server import-envs: {exc}", file=sys.stderr)
         return 2
