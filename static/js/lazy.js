@@ -51,6 +51,30 @@ export function visibility(onEnter) {
   };
 }
 
+/**
+ * Calls onFar(slot) when an observed slot's card goes further than marginPx from the viewport (or out of the
+ * document): a page of thousands of panes clears the views scrolled far away, so the drawn ones stay few.
+ */
+export function farAway(onFar, marginPx) {
+  const slotOf = new WeakMap();
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const slot = slotOf.get(e.target);
+      if (slot && !e.isIntersecting) onFar(slot);
+    }
+  }, { rootMargin: `${marginPx}px 0px` });
+  return {
+    observe(slot) {
+      slotOf.set(slot.card, slot);
+      io.observe(slot.card);
+    },
+    unobserve(slot) {
+      io.unobserve(slot.card);
+      slotOf.delete(slot.card);
+    },
+  };
+}
+
 /** run(fn) calls fn() with at most `size` calls in flight; the rest wait in order. Returns fn's promise. */
 export function pool(size) {
   let active = 0;
