@@ -2,6 +2,7 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { moduleFor } from "../panes/registry.js";
+import { nearViewport } from "../lazy.js";
 import { MANY_PANES } from "../sections.js";
 import { regexError } from "../smoothing.js";
 import { fitText } from "./env_layout.js";
@@ -70,7 +71,8 @@ export function createSlot(page, win) {
 export function recycle(page, slot) {
   if (page.slots.size <= MANY_PANES || !slot.view) return;
   enqueue(slot, () => {
-    if (!slot.view || slot.visible || slot.fetching || slot.removed) return;
+    // Read the layout, not slot.visible: the observer that sets it may report after this runs.
+    if (!slot.view || slot.fetching || slot.removed || nearViewport(slot.card)) return;
     page.frames.forget(slot);
     slot.view.destroy();
     Object.assign(slot, { view: null, kind: null, version: -Infinity, stale: true, pending: [], pendingPoints: 0 });
