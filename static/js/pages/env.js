@@ -2,10 +2,10 @@
 import * as api from "../api.js";
 import { alertsBanner } from "../alerts.js";
 import { counted, h, throttled, timeEl } from "../dom.js";
-import { farAway, pool, visibility } from "../lazy.js";
+import { afterScroll, farAway, pool, visibility } from "../lazy.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
-import { sections } from "../sections.js";
+import { MANY_PANES, sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
 import { cardResizer, sizeControl } from "./env_layout.js";
 import { smoothingControl } from "../chart_prefs.js";
@@ -16,6 +16,7 @@ import { workspace } from "./workspace.js";
 const STATS_MS = 300;
 // Views further than this from the viewport are cleared on pages of many panes (drawn again when scrolled back to).
 const FAR_PX = 2000;
+const SCROLL_QUIET_MS = 120; // past MANY_PANES panes, those scrolled into view draw once scrolling pauses this long
 const PARALLEL_FETCHES = 4; // pane reads in flight at once: the first screen arrives together, the server is not flooded
 
 const $ = (id) => document.getElementById(id);
@@ -33,7 +34,12 @@ export function envPage({ env, connect, points, notice, only = null }) {
   buildChrome(page);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
   // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
-  page.vis = visibility((slot) => { if (slot.stale) fetchPane(page, slot); });
+  page.settled = afterScroll(SCROLL_QUIET_MS);
+  page.vis = visibility((slot) => {
+    if (!slot.stale) return;
+    if (page.slots.size <= MANY_PANES) fetchPane(page, slot);
+    else page.settled(() => { if (slot.visible && slot.stale) fetchPane(page, slot); });
+  });
   page.far = farAway((slot) => recycle(page, slot), FAR_PX);
   page.fetchSlot = pool(PARALLEL_FETCHES);
   connect(env, () => loadAll(page), (m, reload) => handleMessage(page, m, reload));
