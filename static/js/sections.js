@@ -142,8 +142,10 @@ export function sections({ env, container, onShow }) {
         byKey.delete(key);
       }
     }
-    const mediaOnly = (sec) => [...sec.slots].every((s) => s.card.dataset.media === "1");
-    const list = [...byKey.values()].sort((a, b) => rank(a.key, mediaOnly(a)) - rank(b.key, mediaOnly(b)) || a.order - b.order);
+    // Ranked once a section, not once a comparison (thousands of sections past MANY_PANES).
+    const ranks = new Map([...byKey.values()].map((sec) => [sec,
+      rank(sec.key, [...sec.slots].every((s) => s.card.dataset.media === "1"))]));
+    const list = [...byKey.values()].sort((a, b) => ranks.get(a) - ranks.get(b) || a.order - b.order);
     const cards = new Map(list.map((sec) => [sec, ordered(sec)]));
     let total = 0;
     for (const c of cards.values()) total += c.filter((s) => !s.card.hidden).length;
