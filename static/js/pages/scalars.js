@@ -4,7 +4,7 @@ import { smoothingOf } from "../chart_prefs.js";
 import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, readMatching, seriesKey } from "../chart_reads.js";
 import { h } from "../dom.js";
-import { pool, visibility } from "../lazy.js";
+import { afterScroll, pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { drawChart, needsDraw, redraw, removeCard } from "./scalars_charts.js";
 import { layoutCards, notePlotted } from "./scalars_window.js";
@@ -17,6 +17,7 @@ import { abTable, fetchGroups, groupLegend, groupOffer, groupState } from "./see
 import { scopeBar, scopeEnvs, scopeFromUrl } from "../scope.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
+const SCROLL_QUIET_MS = 120; // past MANY_TAGS, charts scrolled into view draw once scrolling pauses this long
 const READS = 2; // chart reads in flight at once: one drawn while the next is read
 const REREAD_FACTOR = 4; // a series grown by live appends past this many times its share is read afresh
 
@@ -55,9 +56,12 @@ export function scalarsPage({ connect, points, notice }) {
   sc.onPlotted = (chart) => notePlotted(sc, chart);
   sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
   setMarks(sc.sel, readMarks("scalars")); // pins and baseline kept from the last visit (or named in the URL)
+  // Past MANY_TAGS the charts a fast scroll passes draw once it pauses (as run pages do), not while frames are due.
+  const settled = afterScroll(SCROLL_QUIET_MS);
   sc.vis = visibility((chart) => {
     if (chart.loaded && !chart.pending.size && !chart.stale && !chart.first) return;
-    loadChart(sc, chart);
+    if (document.body.dataset.scalarsMany !== "1") loadChart(sc, chart);
+    else settled(() => { if (chart.visible) loadChart(sc, chart); });
   });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
