@@ -109,8 +109,8 @@ def _asks_for(request, tag: str) -> bool:
     return f'"tag":{json.dumps(tag)}' in (request.post_data or "")
 
 
-def _has_lines(png: bytes) -> bool:
-    """Whether a chart's picture holds coloured lines (more than 1% saturated pixels; the grid and axes are grey):
+def _has_lines(png: bytes, share: float = 0.01) -> bool:
+    """Whether a chart's picture holds coloured lines (more than `share` saturated pixels; the grid and axes are grey):
     TensorBoard draws every run's line in one pass on its canvas, in a worker the page cannot wait for."""
     import io
 
@@ -118,18 +118,19 @@ def _has_lines(png: bytes) -> bool:
 
     px = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
     spread = px.max(axis=2) - px.min(axis=2)
-    return float((spread > 60).mean()) > 0.01
+    return float((spread > 60).mean()) > share
 
 
 # TensorBoard ticks no run by default when it has this many: its runs table's header box selects them all.
 _SELECT_ALL = "runs-selector div.header mat-checkbox input[type=checkbox]"
 
 
-def page_draw(page, base: str, tag: str, timeout: float = 300) -> dict[str, float]:
+def page_draw(page, base: str, tag: str, timeout: float = 300, share: float = 0.01) -> dict[str, float]:
     """TensorBoard's scalars (its Time Series page, the default) from navigation: `data`, the seconds until the answer
     holding every run's `tag` has arrived (TensorBoard has loaded every run by then: wait_loaded); `drawn`, until
     every run is ticked (a sweep's runs start unticked: the header box, clicked as a user would) and the chart's
-    picture shows lines (TensorBoard draws on a canvas, with no element per run to count).
+    picture shows lines (TensorBoard draws on a canvas, with no element per run to count; `share`: the saturated
+    pixels that count as lines, lower for a few thin lines).
     (Its answers are not read back: one holds a million points, more than DevTools keeps.)"""
     done: list[float] = []
     page.goto("about:blank")  # a new document each time: the same URL again would only change its hash
@@ -151,7 +152,7 @@ def page_draw(page, base: str, tag: str, timeout: float = 300) -> dict[str, floa
             box.click()
         page.evaluate(_FRAMES)
         chart = page.locator("scalar-card", has=page.locator(f"tb-truncated-path[title='{tag}'], :text-is('{tag}')"))
-        while not _has_lines(chart.first.locator("line-chart").first.screenshot()):
+        while not _has_lines(chart.first.locator("line-chart").first.screenshot(), share):
             if time.perf_counter() - t0 > timeout:
                 raise RuntimeError(f"tensorboard drew no line of {tag} in {timeout:.0f} s")
         return {"data": done[0], "drawn": time.perf_counter() - t0}

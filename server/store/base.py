@@ -207,9 +207,10 @@ class Store(ABC):
         return [self.read_series(t, budget, x0, None, method=method) for t, x0, method in reads]
 
     def chart_panes(self, envs: list[str], kinds: tuple[str, ...], title: str | None = None,
-                    traces: bool = True) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
+                    traces: bool = True, bare: bool = False) -> dict[str, list[tuple[PaneRecord, list[TraceRecord]]]]:
         """env -> its panes of these kinds (titled `title`, or untitled with that win, when given) in position
-        order, each with its traces unless `traces` is false (content not read)."""
+        order, each with its traces unless `traces` is false (content not read). `bare`: a backend may leave out
+        the panes' opts and layout and the traces' style (a multi-metric chart of thousands of tags needs none)."""
         out = {}
         for env in envs:
             panes = [p for p in self.list_panes(env) if p.kind in kinds and (title is None or (p.title or p.win) == title)]

@@ -222,7 +222,7 @@ def chart_match() -> Response:
     per = max(4, min(per, 2 * width))
     store = services().store
     plan: list[tuple[int, PaneRecord, TraceRecord]] = []
-    listed = store.chart_panes(envs, ("line",))  # every line pane of the picked runs, in a few queries
+    listed = store.chart_panes(envs, ("line",), bare=True)  # every line pane of the picked runs, in a few queries
     for i, env in enumerate(envs):
         for pane, traces in listed.get(env, []):
             if matches(pane.title or pane.win):

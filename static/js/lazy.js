@@ -51,6 +51,56 @@ export function visibility(onEnter) {
   };
 }
 
+/**
+ * Calls onFar(slot) when an observed slot's card goes further than marginPx from the viewport (or out of the
+ * document): a page of thousands of panes clears the views scrolled far away, so the drawn ones stay few.
+ */
+export function farAway(onFar, marginPx) {
+  const slotOf = new WeakMap();
+  const io = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      const slot = slotOf.get(e.target);
+      if (slot && !e.isIntersecting) onFar(slot);
+    }
+  }, { rootMargin: `${marginPx}px 0px` });
+  return {
+    observe(slot) {
+      slotOf.set(slot.card, slot);
+      io.observe(slot.card);
+    },
+    unobserve(slot) {
+      io.unobserve(slot.card);
+      slotOf.delete(slot.card);
+    },
+  };
+}
+
+/**
+ * afterScroll(quietMs) returns settled(fn), which runs fn once the page has not scrolled for quietMs: a page of thousands of panes draws the ones a fast
+ * scroll passes when it stops there, not while frames are due (each Plotly draw is tens of milliseconds).
+ */
+export function afterScroll(quietMs) {
+  let last = -Infinity;
+  let timer = null;
+  const queue = new Set();
+  window.addEventListener("scroll", () => { last = performance.now(); }, { passive: true, capture: true });
+  const run = () => {
+    const wait = last + quietMs - performance.now();
+    if (wait > 0) {
+      timer = setTimeout(run, wait);
+      return;
+    }
+    timer = null;
+    const due = [...queue];
+    queue.clear();
+    for (const fn of due) fn();
+  };
+  return (fn) => {
+    queue.add(fn);
+    if (!timer) timer = setTimeout(run, Math.max(0, last + quietMs - performance.now()));
+  };
+}
+
 /** run(fn) calls fn() with at most `size` calls in flight; the rest wait in order. Returns fn's promise. */
 export function pool(size) {
   let active = 0;

@@ -48,6 +48,14 @@ function rank(key, mediaOnly) {
   return hook >= 0 ? 6 + hook : mediaOnly ? 3 : 2;
 }
 
+// Past MANY_PANES panes (a TensorBoard import of per-layer metrics: thousands), sections start collapsed with their
+// counts, an open one shows a page of cards at a time and sections are listed a page at a time: the cards left out
+// are not in the document, so the DOM stays bounded whatever the pane count (as Scalars does, scalars_window.js).
+export const MANY_PANES = 120;
+export const CARD_PAGE = 24;
+const OPEN_CARDS = 24; // past MANY_PANES the first sections start open while they hold this many cards together
+export const SECTION_PAGE = 150;
+
 const LABELS = new Map([[PINNED, "pinned"], [UNGROUPED, "metrics"], [MEDIA, "media & text"], [BOOKKEEPING, "bookkeeping"]]);
 
 function stored(key, fallback) {
@@ -65,10 +73,17 @@ const store = (key, value) => setJSON("local", key, value);
 export function sections({ env, container, onShow }) {
   const collapsedKey = `paneboard.sections.${env}`;
   const pinsKey = `paneboard.pins.${env}`;
+  // key -> true (closed by the user) or false (opened by the user); absent: the default for the pane count.
   const collapsed = stored(collapsedKey, {});
   const pins = new Set(Array.isArray(stored(pinsKey, [])) ? stored(pinsKey, []) : []);
   const byKey = new Map();
+  const more = h("button", { type: "button", class: "btn-small section-more-sections", onclick: () => {
+    sectionLimit += SECTION_PAGE;
+    arrange();
+  } });
+  let sectionLimit = SECTION_PAGE;
   let seen = 0; // first-seen order of user sections
+  let due = false; // an arrange is scheduled (many place() calls in a row cost one)
 
   function make(key) {
     const label = LABELS.get(key) ?? key;
@@ -79,45 +94,96 @@ export function sections({ env, container, onShow }) {
       onclick: () => setOpen(sec, sec.el.dataset.collapsed === "1") }, h("span", { class: "section-caret" }),
     h("span", { class: "section-name", text: label }), count);
     const head = h("header", { class: "section-head" }, toggle);
-    const el = h("section", { class: "pane-section", dataset: { section: label } }, head, notes, grid);
-    const sec = { key, el, head, grid, notes, count, toggle, order: seen++ };
+    const moreCards = h("button", { type: "button", class: "btn-small section-more", hidden: true, onclick: () => {
+      sec.page += CARD_PAGE;
+      arrange();
+    } });
+    const el = h("section", { class: "pane-section", dataset: { section: label } }, head, notes, grid, moreCards);
+    const sec = { key, el, head, grid, notes, count, toggle, moreCards, slots: new Set(), page: CARD_PAGE, open: true,
+      order: seen++ };
     byKey.set(key, sec);
-    setOpen(sec, !collapsed[key], false);
     return sec;
   }
 
   function setOpen(sec, open, remember = true) {
+    sec.open = open;
     sec.el.dataset.collapsed = open ? "" : "1";
     sec.toggle.setAttribute("aria-expanded", String(open));
     sec.grid.hidden = !open;
     if (remember) {
-      if (open) delete collapsed[sec.key];
-      else collapsed[sec.key] = true;
+      // Opened by hand is only worth keeping where sections start collapsed (past MANY_PANES).
+      if (open && container.dataset.many !== "1") delete collapsed[sec.key];
+      else collapsed[sec.key] = !open;
       store(collapsedKey, collapsed);
+      arrange();
       if (open && onShow) onShow(sec);
     }
   }
 
-  /** Sections in display order, empty ones dropped; headers only when there is more than one section. */
+  /** Cards of a section in page order (the server's, charts before media). */
+  const ordered = (sec) => [...sec.slots].filter((s) => !s.note).sort((a, b) => a.card.paneOrder - b.card.paneOrder);
+
+  /** Put el's children to `want` only when they differ (moving a drawn Plotly chart costs a relayout). */
+  function setChildren(el, want) {
+    const have = el.children;
+    if (have.length === want.length && want.every((c, i) => have[i] === c)) return;
+    el.replaceChildren(...want);
+  }
+
+  /**
+   * Sections in display order, empty ones dropped, each with the cards it shows; headers only when there is more
+   * than one section. Past MANY_PANES cards (the filter's hidden ones not counted) sections collapse and page.
+   */
   function arrange() {
+    due = false;
     for (const [key, sec] of byKey) {
-      if (!sec.grid.childElementCount && !sec.notes.childElementCount) {
+      if (!sec.slots.size) {
         sec.el.remove();
         byKey.delete(key);
       }
     }
-    const mediaOnly = (sec) => [...sec.grid.children].every((c) => c.dataset.media === "1");
-    const list = [...byKey.values()].sort((a, b) => rank(a.key, mediaOnly(a)) - rank(b.key, mediaOnly(b)) || a.order - b.order);
-    list.forEach((sec, i) => {
-      if (container.children[i] !== sec.el) container.insertBefore(sec.el, container.children[i] || null);
-      sec.count.textContent = String(sec.grid.childElementCount + sec.notes.childElementCount);
-    });
+    // Ranked once a section, not once a comparison (thousands of sections past MANY_PANES).
+    const ranks = new Map([...byKey.values()].map((sec) => [sec,
+      rank(sec.key, [...sec.slots].every((s) => s.card.dataset.media === "1"))]));
+    const list = [...byKey.values()].sort((a, b) => ranks.get(a) - ranks.get(b) || a.order - b.order);
+    const cards = new Map(list.map((sec) => [sec, ordered(sec)]));
+    let total = 0;
+    for (const c of cards.values()) total += c.filter((s) => !s.card.hidden).length;
+    const many = total > MANY_PANES;
     const alone = list.length === 1;
-    container.classList.toggle("single-section", alone);
+    const listed = many ? list.filter((sec) => cards.get(sec).some((s) => !s.card.hidden) || sec.notes.childElementCount)
+      .slice(0, sectionLimit) : list;
+    let openBudget = OPEN_CARDS;
     for (const sec of list) {
+      const mine = cards.get(sec);
+      const shown = many ? mine.filter((s) => !s.card.hidden) : mine;
+      let open = collapsed[sec.key] === undefined ? !many || openBudget > 0 : !collapsed[sec.key];
+      if (alone) open = true; // nothing to collapse it against
+      if (many && open) openBudget -= Math.min(shown.length, sec.page);
+      setOpen(sec, open, false);
+      const page = many && open ? shown.slice(0, sec.page) : many ? [] : shown;
+      setChildren(sec.grid, page.map((s) => s.card));
+      const left = many && open ? shown.length - page.length : 0;
+      sec.moreCards.hidden = left <= 0;
+      sec.moreCards.textContent = left > 0 ? `show ${Math.min(left, CARD_PAGE)} more (${left} not shown)` : "";
+      sec.count.textContent = String((many ? shown.length : mine.length) + sec.notes.childElementCount);
       sec.head.hidden = alone;
-      if (alone && sec.el.dataset.collapsed) setOpen(sec, true, false); // nothing to collapse it against
+      // A section whose cards are all filtered out hides with them.
+      sec.el.hidden = [...sec.slots].every((c) => c.card.hidden);
     }
+    const hiddenSections = list.length - listed.length;
+    more.textContent = `show more sections (${hiddenSections} not shown)`;
+    setChildren(container, hiddenSections > 0 && many ? [...listed.map((s) => s.el), more] : listed.map((s) => s.el));
+    container.classList.toggle("single-section", alone);
+    container.dataset.many = many ? "1" : "";
+    container.dataset.cards = String(total);
+  }
+
+  /** Arrange once, after the current task's place() and remove() calls (a 10,000-pane load is one arrange). */
+  function schedule() {
+    if (due) return;
+    due = true;
+    queueMicrotask(() => { if (due) arrange(); });
   }
 
   function place(slot) {
@@ -126,7 +192,7 @@ export function sections({ env, container, onShow }) {
     const kind = slot.pane ? slot.pane.kind : null;
     const key = pins.has(slot.win) ? PINNED : sectionOf(slot.win, slot.title, opts, kind);
     const sec = byKey.get(key) || make(key);
-    const parent = note ? sec.notes : sec.grid;
+    slot.note = note;
     slot.card.classList.toggle("card-note", note);
     slot.card.dataset.paneSection = LABELS.get(key) ?? key;
     slot.card.dataset.media = isMedia(kind) ? "1" : "";
@@ -136,17 +202,12 @@ export function sections({ env, container, onShow }) {
       slot.pinBtn.title = pins.has(slot.win) ? "unpin" : "pin to the top";
     }
     // Keep the server's order inside a section, charts before media.
-    const at = (isMedia(kind) ? 1e12 : 0) + slot.order;
-    let before = null;
-    for (const c of parent.children) {
-      if (c !== slot.card && c.paneOrder > at) {
-        before = c;
-        break;
-      }
-    }
-    slot.card.paneOrder = at;
-    if (slot.card.parentElement !== parent || slot.card.nextElementSibling !== before) parent.insertBefore(slot.card, before);
-    arrange();
+    slot.card.paneOrder = (isMedia(kind) ? 1e12 : 0) + slot.order;
+    if (slot.section && slot.section !== sec) slot.section.slots.delete(slot);
+    slot.section = sec;
+    sec.slots.add(slot);
+    if (note && slot.card.parentElement !== sec.notes) sec.notes.append(slot.card);
+    schedule();
   }
 
   function togglePin(slot) {
@@ -168,16 +229,18 @@ export function sections({ env, container, onShow }) {
 
   function remove(slot) {
     slot.card.remove();
-    arrange();
+    if (slot.section) slot.section.slots.delete(slot);
+    slot.section = null;
+    schedule();
   }
 
-  /** After the pane filter: a section whose cards are all filtered out hides with them. */
-  function filtered() {
-    for (const sec of byKey.values()) {
-      const cards = [...sec.grid.children, ...sec.notes.children];
-      sec.el.hidden = cards.length > 0 && cards.every((c) => c.hidden);
-    }
+  /** After the pane filter: sections whose cards are all filtered out hide; past MANY_PANES the pages re-form. */
+  const filtered = schedule;
+
+  /** Arrange now if an arrange is due (before reading the layout: which cards are in view). */
+  function flush() {
+    if (due) arrange();
   }
 
-  return { place, remove, pinButton, togglePin, filtered };
+  return { place, remove, pinButton, togglePin, filtered, flush };
 }

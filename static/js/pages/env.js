@@ -2,18 +2,21 @@
 import * as api from "../api.js";
 import { alertsBanner } from "../alerts.js";
 import { counted, h, throttled, timeEl } from "../dom.js";
-import { pool, visibility } from "../lazy.js";
+import { afterScroll, farAway, pool, visibility } from "../lazy.js";
 import { loadPlotly } from "../plotly_loader.js";
 import { frameQueue } from "../frame_queue.js";
-import { sections } from "../sections.js";
+import { MANY_PANES, sections } from "../sections.js";
 import { applyPending, onExtend } from "./env_extends.js";
 import { cardResizer, sizeControl } from "./env_layout.js";
 import { smoothingControl } from "../chart_prefs.js";
 import { runPanel } from "./run_panel.js";
-import { applyFilter, createSlot, describe, fetchPane, removeSlot } from "./env_slots.js";
+import { applyFilter, createSlot, describe, fetchPane, recycle, removeSlot } from "./env_slots.js";
 import { workspace } from "./workspace.js";
 
 const STATS_MS = 300;
+// Views further than this from the viewport are cleared on pages of many panes (drawn again when scrolled back to).
+const FAR_PX = 2000;
+const SCROLL_QUIET_MS = 120; // past MANY_PANES panes, those scrolled into view draw once scrolling pauses this long
 const PARALLEL_FETCHES = 4; // pane reads in flight at once: the first screen arrives together, the server is not flooded
 
 const $ = (id) => document.getElementById(id);
@@ -31,7 +34,13 @@ export function envPage({ env, connect, points, notice, only = null }) {
   buildChrome(page);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
   // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
-  page.vis = visibility((slot) => { if (slot.stale) fetchPane(page, slot); });
+  page.settled = afterScroll(SCROLL_QUIET_MS);
+  page.vis = visibility((slot) => {
+    if (!slot.stale) return;
+    if (page.slots.size <= MANY_PANES) fetchPane(page, slot);
+    else page.settled(() => { if (slot.visible && slot.stale) fetchPane(page, slot); });
+  });
+  page.far = farAway((slot) => recycle(page, slot), FAR_PX);
   page.fetchSlot = pool(PARALLEL_FETCHES);
   connect(env, () => loadAll(page), (m, reload) => handleMessage(page, m, reload));
 }
@@ -109,6 +118,7 @@ async function loadAll(page) {
   }
   for (const slot of [...slots.values()]) if (!seen.has(slot.win) && !slot.fetching) removeSlot(page, slot);
   page.empty.hidden = slots.size > 0;
+  page.sections.flush(); // the cards placed above are in the page before asking which are in view
   // "ready" means the panes in view are drawn: those are fetched now, the rest when they scroll into view.
   const work = [];
   for (const slot of slots.values()) if (page.vis.measure(slot) && slot.stale) work.push(fetchPane(page, slot));

@@ -2,19 +2,38 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { moduleFor } from "../panes/registry.js";
+import { nearViewport } from "../lazy.js";
+import { MANY_PANES } from "../sections.js";
 import { regexError } from "../smoothing.js";
 import { fitText } from "./env_layout.js";
 
+/** The filter box's regex (null: none, or invalid), compiled once per text. */
+function filterRegex(page) {
+  const text = page.search.value.trim();
+  if (page.filterText !== text) {
+    const bad = text ? regexError(text) : null;
+    page.filterText = text;
+    page.filterBad = bad;
+    page.filterRe = text && !bad ? new RegExp(text, "i") : null;
+  }
+  return page.filterRe;
+}
+
+/** Hide one card when its title and win both miss the filter's regex. */
+function filterSlot(page, slot) {
+  const re = filterRegex(page);
+  slot.card.hidden = !!re && !re.test(slot.title) && !re.test(slot.win);
+}
+
 /** Hide the cards whose title and win both miss the filter box's regex; an invalid regex hides nothing and says why. */
 export function applyFilter(page) {
-  const text = page.search.value.trim();
-  const bad = text ? regexError(text) : null;
-  const re = text && !bad ? new RegExp(text, "i") : null;
+  filterRegex(page);
+  const bad = page.filterBad;
   page.search.toggleAttribute("aria-invalid", !!bad);
   page.search.title = bad ? `invalid regex: ${bad}` : "";
   page.filterError.textContent = bad ? `invalid regex: ${bad}` : "";
   page.filterError.hidden = !bad;
-  for (const s of page.slots.values()) s.card.hidden = !!re && !re.test(s.title) && !re.test(s.win);
+  for (const s of page.slots.values()) filterSlot(page, s);
   page.sections.filtered();
 }
 
@@ -37,11 +56,30 @@ export function createSlot(page, win) {
   slot.order = page.nextOrder++; // a pane born live goes last; loadAll sets the server's order
   page.sections.place(slot);
   page.vis.observe(slot); // its first report comes after layout: a pane created by a live message loads if in view
+  page.far.observe(slot);
   page.resizer.observe(card);
   page.ws.attach(slot);
   card.querySelector(".card-bar").insertBefore(page.sections.pinButton(slot), card.querySelector(".pane-menu"));
   page.empty.hidden = true;
   return slot;
+}
+
+/**
+ * Clear the view of a pane scrolled far away (on a page of more than MANY_PANES): its card keeps its size, and it is
+ * fetched and drawn again when it comes back into view, as a pane never drawn is.
+ */
+export function recycle(page, slot) {
+  if (page.slots.size <= MANY_PANES || !slot.view) return;
+  enqueue(slot, () => {
+    // Read the layout, not slot.visible: the observer that sets it may report after this runs.
+    if (!slot.view || slot.fetching || slot.removed || nearViewport(slot.card)) return;
+    page.frames.forget(slot);
+    slot.view.destroy();
+    Object.assign(slot, { view: null, kind: null, version: -Infinity, stale: true, pending: [], pendingPoints: 0 });
+    slot.card.dataset.kind = "";
+    slot.body.replaceChildren();
+    slot.body.classList.add("loading");
+  });
 }
 
 export function removeSlot(page, slot) {
@@ -50,6 +88,7 @@ export function removeSlot(page, slot) {
   page.slots.delete(slot.win);
   page.frames.forget(slot);
   page.vis.unobserve(slot);
+  page.far.unobserve(slot);
   page.resizer.unobserve(slot.card);
   page.sections.remove(slot);
   slot.chain.then(() => slot.view && slot.view.destroy()).catch(() => {});
@@ -90,9 +129,9 @@ export function describe(page, slot, pane) {
   slot.title = String(pane.title || (pane.opts && pane.opts.title) || pane.label || pane.win);
   slot.titleEl.textContent = slot.title;
   slot.titleEl.title = `${pane.win} (${pane.kind})`;
+  filterSlot(page, slot); // before place: past MANY_PANES the filtered cards leave the page
   page.sections.place(slot); // a new title may move it to another section
   page.ws.place(slot, pane.layout);
-  applyFilter(page);
 }
 
 /** Draw a fetched pane: its kind's view updates in place, or a new view replaces one of another kind. */

@@ -4,7 +4,7 @@ import { smoothingOf } from "../chart_prefs.js";
 import * as api from "../api.js";
 import { lastX, listCharts, mergeSeries, readChart, readMatching, seriesKey } from "../chart_reads.js";
 import { h } from "../dom.js";
-import { pool, visibility } from "../lazy.js";
+import { afterScroll, pool, visibility } from "../lazy.js";
 import { customCharts } from "./custom_scalars.js";
 import { drawChart, needsDraw, redraw, removeCard } from "./scalars_charts.js";
 import { layoutCards, notePlotted } from "./scalars_window.js";
@@ -17,6 +17,7 @@ import { abTable, fetchGroups, groupLegend, groupOffer, groupState } from "./see
 import { scopeBar, scopeEnvs, scopeFromUrl } from "../scope.js";
 
 const REFRESH_MS = 300; // live changes of shown runs are read at most this often
+const SCROLL_QUIET_MS = 120; // past MANY_TAGS, charts scrolled into view draw once scrolling pauses this long
 const READS = 2; // chart reads in flight at once: one drawn while the next is read
 const REREAD_FACTOR = 4; // a series grown by live appends past this many times its share is read afresh
 
@@ -55,15 +56,23 @@ export function scalarsPage({ connect, points, notice }) {
   sc.onPlotted = (chart) => notePlotted(sc, chart);
   sc.sel = { runs: sc.runs, picked: sc.picked, pinned: new Set(), baseline: null }; // run_selector.js
   setMarks(sc.sel, readMarks("scalars")); // pins and baseline kept from the last visit (or named in the URL)
+  // Past MANY_TAGS the charts a fast scroll passes draw once it pauses (as run pages do), not while frames are due.
+  const settled = afterScroll(SCROLL_QUIET_MS);
   sc.vis = visibility((chart) => {
     if (chart.loaded && !chart.pending.size && !chart.stale && !chart.first) return;
-    loadChart(sc, chart);
+    if (document.body.dataset.scalarsMany !== "1") loadChart(sc, chart);
+    else settled(() => { if (chart.visible) loadChart(sc, chart); });
   });
   const refresh = refresher(sc);
   sc.redrawAll = () => redraw(sc);
   sc.tagFilter = h("input", { type: "search", class: "filter tag-filter", placeholder: "filter tags (regex)",
     "aria-label": "filter tags", oninput: () => layoutCards(sc) });
-  sc.viewsChanged = () => { sc.needIndex = true; refresh(); };
+  // A view, overlay or matching chart added changes the specs, not the runs' tags: the last chart list serves.
+  sc.viewsChanged = () => {
+    if (!sc.needIndex) sc.respecOnly = true;
+    sc.needIndex = true;
+    refresh();
+  };
   $("tools").replaceChildren(viewTools(sc, sc.viewsChanged), matchTools(sc, sc.viewsChanged), sc.tagFilter);
   // A pick draws at once from what the charts hold (hiding runs needs no read); refresh() then reads what is new.
   const reshow = () => {
@@ -97,6 +106,7 @@ export function scalarsPage({ connect, points, notice }) {
   connect(null, async () => {
     await loadRuns(sc);
     sc.needIndex = true;
+    sc.respecOnly = false;
     for (const c of sc.charts.values()) c.loaded = false; // a reconnect may have missed points: read afresh
     await update(sc);
     notice("");
@@ -106,10 +116,10 @@ export function scalarsPage({ connect, points, notice }) {
       if (!sc.runs.includes(name)) {
         if (sc.scope && sc.seen.has(name)) return; // a run outside the query: asked about once, not per update
         sc.seen.add(name);
-        loadRuns(sc).then(() => { sc.needIndex = true; refresh(); }, () => {});
+        loadRuns(sc).then(() => { Object.assign(sc, { needIndex: true, respecOnly: false }); refresh(); }, () => {});
       } else if (sc.shownSet.has(name)) {
         sc.dirty.add(name);
-        if (sc.paneCounts.get(name) !== m.env.panes) sc.needIndex = true;
+        if (sc.paneCounts.get(name) !== m.env.panes) Object.assign(sc, { needIndex: true, respecOnly: false });
         refresh();
       }
     } else if (m.type === "run_color") { // kept on the server, maybe by another browser: drawn here at once
@@ -172,6 +182,7 @@ async function update(sc) {
     sc.abBox.replaceChildren();
     sc.groupBox.replaceChildren();
     sc.needIndex = true;
+    sc.respecOnly = false;
   }
   if (pickChanged || sc.needIndex) await loadIndex(sc);
   // A sweep whose runs form groups is offered the grouped view first (once; not awaited: the runs draw meanwhile).
@@ -194,9 +205,13 @@ async function update(sc) {
 
 /** Read the chart list of the shown runs; add, keep or drop cards; new member runs of a chart are read for it. */
 async function loadIndex(sc) {
+  const reuse = sc.respecOnly && sc.lastIndex && sc.lastIndex.key === sc.shownKey;
   sc.needIndex = false;
+  sc.respecOnly = false;
   let idx = { charts: [], panes: {}, custom_scalars: {} };
-  if (sc.shown.length) idx = await listCharts(envsArg(sc, sc.shown));
+  if (reuse) idx = sc.lastIndex.idx;
+  else if (sc.shown.length) idx = await listCharts(envsArg(sc, sc.shown));
+  sc.lastIndex = { key: sc.shownKey, idx };
   sc.indexed = true;
   for (const [env, n] of Object.entries(idx.panes || {})) sc.paneCounts.set(env, n);
   const wanted = new Map();
@@ -238,6 +253,7 @@ function loadChart(sc, chart) {
   chart.busy = sc.read(() => fillChart(sc, chart)).then(draw).catch((err) => {
     if (err && err.status === 404) {
       sc.needIndex = true; // a run went away meanwhile: the next update lists the charts again
+      sc.respecOnly = false;
       return;
     }
     throw err;
@@ -323,6 +339,7 @@ async function updateGroups(sc) {
   layoutCards(sc);
   for (const chart of sc.charts.values()) await drawChart(sc, chart);
   sc.needIndex = true;
+  sc.respecOnly = false;
 }
 
 async function loadRuns(sc) {
