@@ -13,7 +13,7 @@ from typing import Any
 from ..store import Store
 from ..store.sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 from .config import Spec, parse
-from .metric import metric_values
+from .metric import MetricCursor, metric_trace, read_values
 from .search import SweepStudy, program_values
 
 ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
@@ -41,6 +41,9 @@ class SweepController:
         self.set_run_status = set_run_status
         self._studies: dict[str, SweepStudy] = {}
         self._lock = threading.Lock()  # Optuna studies are not thread-safe; sessions are short
+        # (sweep, trial) -> where its last report read the metric and the values reported by then: a heartbeat
+        # whose run logged nothing since reads no points, and one whose run did reads only the new chunk rows.
+        self._seen: dict[tuple[str, int], tuple[MetricCursor, int]] = {}
 
     def warm(self) -> int:
         """Build the study of every sweep that may still hand out trials, from its rows (at the server's start,
@@ -195,8 +198,19 @@ class SweepController:
         metric = study.spec.metric
         if metric is None or trial.run is None:
             return trial, False
-        values = metric_values(self.store, trial.run, metric)
-        new = values[len(trial.intermediate):]
+        found = metric_trace(self.store, trial.run, metric)
+        if found is None:
+            return trial, False
+        key, had = (trial.sweep_id, trial.number), len(trial.intermediate)
+        seen = self._seen.get(key)
+        # The stored count too: a session rolled back after the last read (or another server's report) reads all.
+        cursor = seen[0] if seen is not None and seen[1] == had else None
+        if cursor is not None and cursor.mark == found.mark:
+            return trial, False
+        # The mark was taken first: a point logged meanwhile changes the next report's mark, and is read then.
+        first, values, cursor = read_values(self.store, found, cursor)
+        new = values[had - first:] if had >= first else read_values(self.store, found)[1][had:]
+        self._seen[key] = (cursor, had + len(new))
         pruned = study.report(trial.number, new, len(trial.intermediate)) if new else False
         trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new),
                                     system_attrs=study.system_attrs(trial.number))
@@ -205,6 +219,7 @@ class SweepController:
     def _end(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, state: str, reason: str | None,
              now: float) -> TrialRecord:
         study.tell(trial.number, state, trial.value)
+        self._seen.pop((trial.sweep_id, trial.number), None)
         trial = dataclasses.replace(trial, state=state, reason=reason, ended=now,
                                     system_attrs=study.system_attrs(trial.number))
         session.put_trial(trial)
