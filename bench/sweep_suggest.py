@@ -15,6 +15,7 @@ import pstats
 import statistics
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from common import free_port, start_server, stop
@@ -72,6 +73,19 @@ def report_costs(ctl: SweepController, sweep_id: str, port: int, asks: int, repo
     return out
 
 
+def page_api_ms(port: int, sweep_id: str, query: str, repeats: int = 20) -> float:
+    """The sweep page's GET through the real dash-server, median of `repeats` (one warm-up first)."""
+    url = f"http://127.0.0.1:{port}/api/v1/sweeps/{sweep_id}?{query}"
+    times = []
+    for k in range(repeats + 1):
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(url, timeout=60) as r:
+            json.loads(r.read())
+        if k:
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=1000)
@@ -106,6 +120,8 @@ def main() -> None:
         server = start_server(db, port)  # the runs' writer: the SDK logs each trial's metric through it
         try:
             beats = report_costs(ctl, sweep.id, port, args.asks, args.reports, args.steps)
+            page_ms = page_api_ms(port, sweep.id, "limit=100&newest=1")  # what static/js/pages/sweep.js asks
+            all_rows_ms = page_api_ms(port, sweep.id, "limit=1000")
         finally:
             stop(server)
         t0 = time.perf_counter()
@@ -123,6 +139,7 @@ def main() -> None:
            "report_new_points_ms_p95": _pct(beats["new"], 0.95) * 1e3,
            "report_no_new_points_ms_median": statistics.median(beats["idle"]) * 1e3,
            "report_no_new_points_ms_p95": _pct(beats["idle"], 0.95) * 1e3,
+           "page_api_ms_median": page_ms, "page_api_all_rows_ms_median": all_rows_ms,
            "cold_rebuild_ms": rebuild * 1e3}
     print(json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in out.items()}))
 

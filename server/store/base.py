@@ -342,8 +342,13 @@ class Store(ABC):
     def list_sweeps(self) -> list[SweepRecord]:
         """Every sweep, newest first."""
     @abstractmethod
-    def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
-        """The sweep's trials by number (a read: nothing waits on it)."""
+    def sweep_trials(self, sweep_id: str, limit: int | None = None, offset: int = 0, newest: bool = False,
+                     state: str | None = None) -> list[TrialRecord]:
+        """The sweep's trials by number (newest first with `newest`), `limit` of them from `offset`, of one
+        `state` when given (a read: nothing waits on it)."""
+    @abstractmethod
+    def sweep_points(self, sweep_id: str) -> list[tuple[int, float, str]]:
+        """(number, value, state) of every trial with a value, by number: a sweep's chart without its rows."""
     @abstractmethod
     def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
         """The sweep's trials counted by state (aggregate queries, no rows read); with `now`, the agents alive."""

@@ -121,10 +121,21 @@ class SqlSweeps:
         with self.engine.connect() as conn:
             return [_sweep(r) for r in conn.execute(select(sweep_t).order_by(sweep_t.c.created.desc()))]
 
-    def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
+    def sweep_trials(self, sweep_id: str, limit: int | None = None, offset: int = 0, newest: bool = False,
+                     state: str | None = None) -> list[TrialRecord]:
+        q = select(trial_t).where(trial_t.c.sweep_id == sweep_id)
+        if state is not None:
+            q = q.where(trial_t.c.state == state)
+        q = q.order_by(trial_t.c.number.desc() if newest else trial_t.c.number).offset(offset).limit(limit)
         with self.engine.connect() as conn:
-            return [_trial(r) for r in conn.execute(select(trial_t).where(trial_t.c.sweep_id == sweep_id)
-                                                   .order_by(trial_t.c.number))]
+            return [_trial(r) for r in conn.execute(q)]
+
+    def sweep_points(self, sweep_id: str) -> list[tuple[int, float, str]]:
+        t = trial_t.c
+        q = (select(t.number, t.value, t.state).where(t.sweep_id == sweep_id, t.value.is_not(None))
+             .order_by(t.number))
+        with self.engine.connect() as conn:
+            return [(int(r.number), float(r.value), r.state) for r in conn.execute(q)]
 
     def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
         with self.engine.connect() as conn:

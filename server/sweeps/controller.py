@@ -66,17 +66,24 @@ class SweepController:
         return self.store.add_sweep(SweepRecord(id=secrets.token_hex(4), project=project, name=name or "",
                                                 config=raw, state="running", created=now, updated=now))
 
-    def describe(self, sweep_id: str) -> dict[str, Any]:
-        trials = self.store.sweep_trials(sweep_id)
+    def describe(self, sweep_id: str, limit: int | None = None, offset: int = 0, newest: bool = False
+                 ) -> dict[str, Any]:
+        """The sweep with its counts and best trial (aggregate queries), its agents, every trial's value (for the
+        chart) and one page of its trials: `limit` rows from `offset`, by number (newest first with `newest`)."""
         now = time.time()
-        if any(t.state == "running" and (t.deadline or 0) < now for t in trials):
+        running = self.store.sweep_trials(sweep_id, state="running")  # as many as agents at work
+        if any((t.deadline or 0) < now for t in running):
             with self._session(sweep_id) as (session, study):
                 self._reap(session, study, now)
-            trials = self.store.sweep_trials(sweep_id)
+            running = self.store.sweep_trials(sweep_id, state="running")
         sweep = self.store.get_sweep(sweep_id)
         if sweep is None:
             raise SweepError(404, f"no sweep {sweep_id!r}")
-        return {**sweep.to_json(), **summary(sweep, trials), "trials": [t.to_json() for t in trials]}
+        trials = self.store.sweep_trials(sweep_id, limit, offset, newest)
+        return {**sweep.to_json(), **overview(self.store, sweep, now),
+                "agents": [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in running],
+                "points": [{"number": n, "value": v, "state": s} for n, v, s in self.store.sweep_points(sweep_id)],
+                "offset": offset, "trials": [t.to_json() for t in trials]}
 
     # -- agents --------------------------------------------------------------------------------------
     def next_trial(self, sweep_id: str, agent: str, heartbeat_s: float) -> dict[str, Any]:
@@ -246,23 +253,6 @@ class SweepController:
     def _maybe_done(self, session: SweepSession) -> None:
         if session.sweep.state == "stopping" and not session.counts().of("running"):
             session.set_state("finished")
-
-
-def summary(sweep: SweepRecord, trials: list[TrialRecord]) -> dict[str, Any]:
-    """Counts by state, the best trial so far and the agents running trials now."""
-    spec = parse(sweep.config)
-    counts = {s: 0 for s in ("queued", "running", "finished", "stopped", "failed", "crashed")}
-    for t in trials:
-        counts[t.state] = counts.get(t.state, 0) + 1
-    scored = [t for t in trials if t.state == "finished" and t.value is not None]
-    best = None
-    if scored and spec.metric is not None:
-        pick = max if spec.goal == "maximize" else min
-        b = pick(scored, key=lambda t: t.value if t.value is not None else 0.0)
-        best = {"number": b.number, "run": b.run, "value": b.value, "config": b.config}
-    agents = [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in trials if t.state == "running"]
-    return {"counts": counts, "total": len(trials), "best": best, "agents": agents,
-            "runs_query": f"tags:sweep-{sweep.id}"}
 
 
 def overview(store: Store, sweep: SweepRecord, now: float) -> dict[str, Any]:

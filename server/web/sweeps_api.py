@@ -6,16 +6,18 @@ import math
 import time
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from ..sweeps.config import SweepConfigError, load_text
 from ..sweeps.controller import SweepController, SweepError, overview
+from .api import _int_arg
 from .common import ApiError, json_response, services
 from .envs_api import _body
 
 bp = Blueprint("sweeps_api", __name__, url_prefix="/api/v1")
 
 MAX_SWEEP_FILE = 256 * 1024
+MAX_TRIALS_PAGE = 1000  # trials per describe: the page asks for fewer, newest first
 
 
 def _controller() -> SweepController:
@@ -81,8 +83,15 @@ def list_sweeps() -> Response:
 
 @bp.get("/sweeps/<sweep_id>")
 def get_sweep(sweep_id: str) -> Response:
-    """The sweep: state, config, counts, best trial so far, the agents running trials, every trial."""
-    return _call(_controller().describe, sweep_id)
+    """The sweep: state, config, counts, best trial so far, the agents running trials, every trial's value, and
+    a page of its trials: ?limit= (1..1000, default 1000) from ?offset=, by number (?newest=1: newest first)."""
+    limit, offset = _int_arg("limit", MAX_TRIALS_PAGE), _int_arg("offset", 0)
+    if not 1 <= limit <= MAX_TRIALS_PAGE:
+        raise ApiError(400, f"limit must be between 1 and {MAX_TRIALS_PAGE}")
+    if offset < 0:
+        raise ApiError(400, "offset must be 0 or more")
+    newest = request.args.get("newest", "") in ("1", "true")
+    return _call(_controller().describe, sweep_id, limit, offset, newest)
 
 
 @bp.post("/sweeps/<sweep_id>/state")
