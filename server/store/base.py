@@ -347,6 +347,9 @@ class Store(ABC):
         """The sweep's trials by number (newest first with `newest`), `limit` of them from `offset`, of one
         `state` when given (a read: nothing waits on it)."""
     @abstractmethod
+    def sweep_runs(self, sweep_id: str | None = None) -> dict[str, set[str]]:
+        """sweep id -> the runs (envs) of its trials, of every sweep (or of one); a sweep without runs is absent."""
+    @abstractmethod
     def sweep_points(self, sweep_id: str) -> list[tuple[int, float, str]]:
         """(number, value, state) of every trial with a value, by number: a sweep's chart without its rows."""
     @abstractmethod

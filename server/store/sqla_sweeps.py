@@ -130,6 +130,17 @@ class SqlSweeps:
         with self.engine.connect() as conn:
             return [_trial(r) for r in conn.execute(q)]
 
+    def sweep_runs(self, sweep_id: str | None = None) -> dict[str, set[str]]:
+        t = trial_t.c
+        q = select(t.sweep_id, t.run).where(t.run.is_not(None)).distinct()
+        if sweep_id is not None:
+            q = q.where(t.sweep_id == sweep_id)
+        out: dict[str, set[str]] = {}
+        with self.engine.connect() as conn:
+            for r in conn.execute(q):
+                out.setdefault(r.sweep_id, set()).add(r.run)
+        return out
+
     def sweep_points(self, sweep_id: str) -> list[tuple[int, float, str]]:
         t = trial_t.c
         q = (select(t.number, t.value, t.state).where(t.sweep_id == sweep_id, t.value.is_not(None))

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, request
 from ..sweeps.config import SweepConfigError, load_text
 from ..sweeps.controller import SweepController, SweepError, overview
 from .api import _int_arg
-from .common import ApiError, json_response, services
+from .common import ApiError, json_response, services, share_limit
 from .envs_api import _body
 
 bp = Blueprint("sweeps_api", __name__, url_prefix="/api/v1")
@@ -38,6 +38,18 @@ def _call(fn: Any, *args: Any) -> Response:
         if "Optuna" in str(exc):
             raise ApiError(501, str(exc)) from None
         raise
+
+
+def _shared(sweep_id: str | None = None) -> set[str] | None:
+    """The sweeps a share link may read (None: every one, no share link or one for every env).
+
+    A sweep is shared only when every run of its trials is in the link's scope (and it has one): its page shows
+    every trial's config and value, its counts and best, so a sweep with a run outside would show that run's
+    results; a link made from a sweep's runs (the runs table's tags:sweep-<id>) shares it whole."""
+    limit = share_limit()
+    if limit is None:
+        return None
+    return {s for s, runs in services().store.sweep_runs(sweep_id).items() if runs <= limit}
 
 
 def _agent(body: dict[str, Any]) -> tuple[str, float]:
@@ -74,11 +86,13 @@ def create_sweep() -> Response:
 
 @bp.get("/sweeps")
 def list_sweeps() -> Response:
-    """Every sweep, newest first, with its counts, best trial and agents alive: {"sweeps": [...]}."""
+    """Every sweep (a share link's: those whose runs it may all read), newest first, with its counts, best trial
+    and agents alive: {"sweeps": [...]}."""
     store = services().store
     now = time.time()
-    return json_response({"sweeps": [{**sweep.to_json(), **overview(store, sweep, now)}
-                                     for sweep in store.list_sweeps()]})
+    shared = _shared()
+    return json_response({"sweeps": [{**sweep.to_json(), **overview(store, sweep, now)} for sweep in store.list_sweeps()
+                                     if shared is None or sweep.id in shared]})
 
 
 @bp.get("/sweeps/<sweep_id>")
@@ -91,6 +105,9 @@ def get_sweep(sweep_id: str) -> Response:
     if offset < 0:
         raise ApiError(400, "offset must be 0 or more")
     newest = request.args.get("newest", "") in ("1", "true")
+    shared = _shared(sweep_id)
+    if shared is not None and sweep_id not in shared:
+        raise ApiError(404, f"no sweep {sweep_id!r}")  # as a missing one: a share link cannot probe for sweeps
     return _call(_controller().describe, sweep_id, limit, offset, newest)
 
 
