@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-
 from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
