@@ -1,6 +1,9 @@
 """Sweep controller bench: the next TPE suggestion with 1,000 finished trials, and the cost of one trial report.
 
-Runs the real controller on a real SQLite store (no HTTP): `python bench/sweep_suggest.py [--trials 1000]`.
+Runs the real controller on a real SQLite store (no HTTP for its calls); each report reads the metric that the SDK
+logged to the trial's run through a real dash-server on the same database: `python bench/sweep_suggest.py`.
+A report's cost is the whole heartbeat: the trial's row, its run's metric (the series only when the run logged a
+point since the last report) and the pruner.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import pstats
 import statistics
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from common import free_port, start_server, stop
@@ -21,7 +25,6 @@ from paneboard.server.store import open_store
 from paneboard.server.store.schema import ensure_schema
 from paneboard.server.store.sweep_records import TrialRecord
 from paneboard.server.sweeps.controller import SweepController
-from paneboard.server.sweeps.metric import metric_values
 from paneboard.server.sweeps.search import program_values
 
 CONFIG = {"method": "bayes", "metric": {"name": "loss", "goal": "minimize"},
@@ -43,29 +46,43 @@ def seed(ctl: SweepController, sweep_id: str, n: int) -> None:
                                           system_attrs=study.system_attrs(number), created=time.time()))
 
 
-def metric_read_ms(tmp: Path, steps: int, repeats: int = 50) -> float:
-    """What a report adds on top of the controller: reading the trial's run's metric (`steps` values logged by
-    the SDK through a real dash-server), median over `repeats` reads."""
-    db = tmp / "run.db"
-    port = free_port()
-    server = start_server(db, port)
-    try:
-        client = paneboard.Client(port=port, env="bench/real", spool_dir=False)
-        client.line(X=list(range(steps)), Y=[1.0 / (1 + i) for i in range(steps)], win="loss")
-        assert client.flush(60)
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def report_costs(ctl: SweepController, sweep_id: str, port: int, asks: int, reports: int, steps: int
+                 ) -> dict[str, list[float]]:
+    """Heartbeats of `asks` trials whose runs the SDK logs to through the real dash-server (on the same
+    database): each report after `steps` new values ("new"), then again with none logged since ("idle")."""
+    out: dict[str, list[float]] = {"new": [], "idle": []}
+    for _ in range(asks):
+        trial = ctl.next_trial(sweep_id, "bench-agent", 10.0)["trial"]
+        client = paneboard.Client(port=port, env=trial["run"], spool_dir=False)
+        for r in range(reports):
+            xs = list(range(r * steps, (r + 1) * steps))
+            client.line(X=xs, Y=[1.0 / (1 + x) for x in xs], win="loss", update="append" if r else None)
+            assert client.flush(60)
+            for kind in ("new", "idle"):
+                t0 = time.perf_counter()
+                answer = ctl.heartbeat(sweep_id, trial["number"], "bench-agent", 10.0)
+                out[kind].append(time.perf_counter() - t0)
+                assert answer["steps"] == (r + 1) * steps, answer
         client.close_connection(timeout=10)
-    finally:
-        stop(server)
-    store = open_store(f"sqlite:///{db}")
-    try:
-        assert len(metric_values(store, "bench/real", "loss")) == steps
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            metric_values(store, "bench/real", "loss")
+        ctl.finish(sweep_id, trial["number"], "bench-agent", 0)
+    return out
+
+
+def page_api_ms(port: int, sweep_id: str, query: str, repeats: int = 20) -> float:
+    """The sweep page's GET through the real dash-server, median of `repeats` (one warm-up first)."""
+    url = f"http://127.0.0.1:{port}/api/v1/sweeps/{sweep_id}?{query}"
+    times = []
+    for k in range(repeats + 1):
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(url, timeout=60) as r:
+            json.loads(r.read())
+        if k:
             times.append(time.perf_counter() - t0)
-    finally:
-        store.close()
     return statistics.median(times) * 1e3
 
 
@@ -74,25 +91,22 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=1000)
     ap.add_argument("--asks", type=int, default=30)
     ap.add_argument("--reports", type=int, default=5, help="reports per trial")
-    ap.add_argument("--steps", type=int, default=100, help="metric values of the run whose read is timed")
+    ap.add_argument("--steps", type=int, default=20, help="metric values the run logs between two reports")
     ap.add_argument("--profile", action="store_true", help="print where ten warm suggestions spend their time")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        db = Path(tmp) / "bench.db"
+        url = f"sqlite:///{db}"
         ensure_schema(url, url)
         store = open_store(url)
         ctl = SweepController(store)
         sweep = ctl.create(CONFIG, "bench")
         seed(ctl, sweep.id, args.trials)
-        times, beats = [], []
+        times = []
         for _ in range(args.asks):
             t0 = time.perf_counter()
             trial = ctl.next_trial(sweep.id, "bench-agent", 10.0)["trial"]
             times.append(time.perf_counter() - t0)
-            for _ in range(args.reports):
-                t0 = time.perf_counter()
-                ctl.heartbeat(sweep.id, trial["number"], "bench-agent", 10.0)
-                beats.append(time.perf_counter() - t0)
             ctl.finish(sweep.id, trial["number"], "bench-agent", 0)
         if args.profile:
             prof = cProfile.Profile()
@@ -102,6 +116,14 @@ def main() -> None:
                 ctl.finish(sweep.id, trial["number"], "bench-agent", 0)
             prof.disable()
             pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+        port = free_port()
+        server = start_server(db, port)  # the runs' writer: the SDK logs each trial's metric through it
+        try:
+            beats = report_costs(ctl, sweep.id, port, args.asks, args.reports, args.steps)
+            page_ms = page_api_ms(port, sweep.id, "limit=100&newest=1")  # what static/js/pages/sweep.js asks
+            all_rows_ms = page_api_ms(port, sweep.id, "limit=1000")
+        finally:
+            stop(server)
         t0 = time.perf_counter()
         ctl._studies.clear()
         ctl.describe(sweep.id)
@@ -109,10 +131,16 @@ def main() -> None:
             pass
         rebuild = time.perf_counter() - t0
         store.close()
-        metric_ms = metric_read_ms(Path(tmp), args.steps)
+    every = beats["new"] + beats["idle"]
     out = {"finished_trials": args.trials, "suggest_ms_median": statistics.median(times) * 1e3,
-           "suggest_ms_max": max(times) * 1e3, "report_ms_median": statistics.median(beats) * 1e3,
-           "run_metric_read_ms": metric_ms, "cold_rebuild_ms": rebuild * 1e3}
+           "suggest_ms_max": max(times) * 1e3,
+           "report_ms_median": statistics.median(every) * 1e3, "report_ms_p95": _pct(every, 0.95) * 1e3,
+           "report_new_points_ms_median": statistics.median(beats["new"]) * 1e3,
+           "report_new_points_ms_p95": _pct(beats["new"], 0.95) * 1e3,
+           "report_no_new_points_ms_median": statistics.median(beats["idle"]) * 1e3,
+           "report_no_new_points_ms_p95": _pct(beats["idle"], 0.95) * 1e3,
+           "page_api_ms_median": page_ms, "page_api_all_rows_ms_median": all_rows_ms,
+           "cold_rebuild_ms": rebuild * 1e3}
     print(json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in out.items()}))
 
 

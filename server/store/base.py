@@ -26,7 +26,7 @@ from .records import (
     StepRow,
     TraceRecord,
 )
-from .sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
+from .sweep_records import MetricTrace, SweepRecord, SweepSession, TrialCounts, TrialRecord
 
 # Env meta key of a fork: {rank (as text): the last line number copied from its source}; the fork's own job
 # numbers its lines from 1 again, so they are stored after these (runs/console.py).
@@ -343,14 +343,29 @@ class Store(ABC):
     def list_sweeps(self) -> list[SweepRecord]:
         """Every sweep, newest first."""
     @abstractmethod
-    def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
-        """The sweep's trials by number (a read: nothing waits on it)."""
+    def sweep_trials(self, sweep_id: str, limit: int | None = None, offset: int = 0, newest: bool = False,
+                     state: str | None = None) -> list[TrialRecord]:
+        """The sweep's trials by number (newest first with `newest`), `limit` of them from `offset`, of one
+        `state` when given (a read: nothing waits on it)."""
+    @abstractmethod
+    def sweep_runs(self, sweep_id: str | None = None) -> dict[str, set[str]]:
+        """sweep id -> the runs (envs) of its trials, of every sweep (or of one); a sweep without runs is absent."""
+    @abstractmethod
+    def sweep_points(self, sweep_id: str) -> list[tuple[int, float, str]]:
+        """(number, value, state) of every trial with a value, by number: a sweep's chart without its rows."""
     @abstractmethod
     def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
         """The sweep's trials counted by state (aggregate queries, no rows read); with `now`, the agents alive."""
     @abstractmethod
     def sweep_best(self, sweep_id: str, maximize: bool) -> TrialRecord | None:
         """The finished trial with the best value (the lowest number of equals)."""
+    @abstractmethod
+    def metric_trace(self, env: str, win: str, name: str) -> MetricTrace | None:
+        """The trace named `name` (else the first) of the env's line pane `win`, in one query; None if none."""
+    @abstractmethod
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+        """(seq, y values) of the trace's chunk rows from `from_seq` on, by seq, in one query: a report reads
+        only the rows after the full ones it read before (full rows are never rewritten, the tail's may be)."""
     @abstractmethod
     def sweep_session(self, sweep_id: str, durable: bool = True) -> AbstractContextManager[SweepSession | None]:
         """A transaction on one sweep (None if there is no such sweep): sessions on one sweep run one at a time,

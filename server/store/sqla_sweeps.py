@@ -7,11 +7,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+import numpy as np
+from sqlalchemy import case, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from .models import sweep_t, trial_t
-from .sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
+from . import codec
+from .models import chunk_t, env_t, pane_t, sweep_t, trace_t, trial_t
+from .records import TraceRecord
+from .sweep_records import MetricTrace, SweepRecord, SweepSession, TrialCounts, TrialRecord
 
 
 def _sweep(row: Any) -> SweepRecord:
@@ -117,10 +120,32 @@ class SqlSweeps:
         with self.engine.connect() as conn:
             return [_sweep(r) for r in conn.execute(select(sweep_t).order_by(sweep_t.c.created.desc()))]
 
-    def sweep_trials(self, sweep_id: str) -> list[TrialRecord]:
+    def sweep_trials(self, sweep_id: str, limit: int | None = None, offset: int = 0, newest: bool = False,
+                     state: str | None = None) -> list[TrialRecord]:
+        q = select(trial_t).where(trial_t.c.sweep_id == sweep_id)
+        if state is not None:
+            q = q.where(trial_t.c.state == state)
+        q = q.order_by(trial_t.c.number.desc() if newest else trial_t.c.number).offset(offset).limit(limit)
         with self.engine.connect() as conn:
-            return [_trial(r) for r in conn.execute(select(trial_t).where(trial_t.c.sweep_id == sweep_id)
-                                                   .order_by(trial_t.c.number))]
+            return [_trial(r) for r in conn.execute(q)]
+
+    def sweep_runs(self, sweep_id: str | None = None) -> dict[str, set[str]]:
+        t = trial_t.c
+        q = select(t.sweep_id, t.run).where(t.run.is_not(None)).distinct()
+        if sweep_id is not None:
+            q = q.where(t.sweep_id == sweep_id)
+        out: dict[str, set[str]] = {}
+        with self.engine.connect() as conn:
+            for r in conn.execute(q):
+                out.setdefault(r.sweep_id, set()).add(r.run)
+        return out
+
+    def sweep_points(self, sweep_id: str) -> list[tuple[int, float, str]]:
+        t = trial_t.c
+        q = (select(t.number, t.value, t.state).where(t.sweep_id == sweep_id, t.value.is_not(None))
+             .order_by(t.number))
+        with self.engine.connect() as conn:
+            return [(int(r.number), float(r.value), r.state) for r in conn.execute(q)]
 
     def sweep_counts(self, sweep_id: str, now: float | None = None) -> TrialCounts:
         with self.engine.connect() as conn:
@@ -133,6 +158,25 @@ class SqlSweeps:
                                                      trial_t.c.value.is_not(None))
                                .order_by(order, trial_t.c.number).limit(1)).first()
         return None if row is None else _trial(row)
+
+    def metric_trace(self, env: str, win: str, name: str) -> MetricTrace | None:
+        t = trace_t.c
+        q = (select(t.id, t.pane_id, t.idx, t.name, t.style, t.npoints, t.s_last_x, t.s_last_y)
+             .join(pane_t, pane_t.c.id == t.pane_id).join(env_t, env_t.c.id == pane_t.c.env_id)
+             .where(env_t.c.name == env, pane_t.c.win == win, pane_t.c.kind == "line")
+             .order_by(case((t.name == name, 0), else_=1), t.idx).limit(1))
+        with self.engine.connect() as conn:
+            r = conn.execute(q).first()
+        if r is None:
+            return None
+        return MetricTrace(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, int(r.npoints)),
+                           r.s_last_x, r.s_last_y)
+
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+        c = chunk_t.c
+        q = select(c.seq, c.ys).where(c.trace_id == trace_id, c.seq >= from_seq).order_by(c.seq)
+        with self.engine.connect() as conn:
+            return [(int(r.seq), codec.decode(r.ys)) for r in conn.execute(q)]
 
     @contextmanager
     def sweep_session(self, sweep_id: str, durable: bool = True) -> Iterator[SweepSession | None]:

@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from .records import TraceRecord
+
 # Trial states: queued (waiting for an agent), running, finished (the program exited 0), stopped (the pruner or a
 # user stopped it), failed (the program exited non-zero), crashed (its agent stopped answering).
 TRIAL_STATES = ("queued", "running", "finished", "stopped", "failed", "crashed")
@@ -77,6 +79,20 @@ class TrialCounts:
 
     def to_json(self) -> dict[str, int]:
         return {s: self.by_state.get(s, 0) for s in TRIAL_STATES}
+
+
+@dataclass(frozen=True)
+class MetricTrace:
+    """A trial's run's metric trace, with what changes when the run logs a point: its count and last step."""
+
+    trace: TraceRecord
+    last_x: float | None
+    last_y: float | None
+
+    @property
+    def mark(self) -> tuple[int, int, float | None, float | None]:
+        """Equal marks of one trace: no point was logged in between (a report need not read the series)."""
+        return (self.trace.id, self.trace.total, self.last_x, self.last_y)
 
 
 class SweepSession(ABC):

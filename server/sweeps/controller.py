@@ -13,7 +13,7 @@ from typing import Any
 from ..store import Store
 from ..store.sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 from .config import Spec, parse
-from .metric import metric_values
+from .metric import MetricCursor, metric_trace, read_values
 from .search import SweepStudy, program_values
 
 ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
@@ -41,6 +41,9 @@ class SweepController:
         self.set_run_status = set_run_status
         self._studies: dict[str, SweepStudy] = {}
         self._lock = threading.Lock()  # Optuna studies are not thread-safe; sessions are short
+        # (sweep, trial) -> where its last report read the metric and the values reported by then: a heartbeat
+        # whose run logged nothing since reads no points, and one whose run did reads only the new chunk rows.
+        self._seen: dict[tuple[str, int], tuple[MetricCursor, int]] = {}
 
     def warm(self) -> int:
         """Build the study of every sweep that may still hand out trials, from its rows (at the server's start,
@@ -63,17 +66,24 @@ class SweepController:
         return self.store.add_sweep(SweepRecord(id=secrets.token_hex(4), project=project, name=name or "",
                                                 config=raw, state="running", created=now, updated=now))
 
-    def describe(self, sweep_id: str) -> dict[str, Any]:
-        trials = self.store.sweep_trials(sweep_id)
+    def describe(self, sweep_id: str, limit: int | None = None, offset: int = 0, newest: bool = False
+                 ) -> dict[str, Any]:
+        """The sweep with its counts and best trial (aggregate queries), its agents, every trial's value (for the
+        chart) and one page of its trials: `limit` rows from `offset`, by number (newest first with `newest`)."""
         now = time.time()
-        if any(t.state == "running" and (t.deadline or 0) < now for t in trials):
+        running = self.store.sweep_trials(sweep_id, state="running")  # as many as agents at work
+        if any((t.deadline or 0) < now for t in running):
             with self._session(sweep_id) as (session, study):
                 self._reap(session, study, now)
-            trials = self.store.sweep_trials(sweep_id)
+            running = self.store.sweep_trials(sweep_id, state="running")
         sweep = self.store.get_sweep(sweep_id)
         if sweep is None:
             raise SweepError(404, f"no sweep {sweep_id!r}")
-        return {**sweep.to_json(), **summary(sweep, trials), "trials": [t.to_json() for t in trials]}
+        trials = self.store.sweep_trials(sweep_id, limit, offset, newest)
+        return {**sweep.to_json(), **overview(self.store, sweep, now),
+                "agents": [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in running],
+                "points": [{"number": n, "value": v, "state": s} for n, v, s in self.store.sweep_points(sweep_id)],
+                "offset": offset, "trials": [t.to_json() for t in trials]}
 
     # -- agents --------------------------------------------------------------------------------------
     def next_trial(self, sweep_id: str, agent: str, heartbeat_s: float) -> dict[str, Any]:
@@ -195,8 +205,19 @@ class SweepController:
         metric = study.spec.metric
         if metric is None or trial.run is None:
             return trial, False
-        values = metric_values(self.store, trial.run, metric)
-        new = values[len(trial.intermediate):]
+        found = metric_trace(self.store, trial.run, metric)
+        if found is None:
+            return trial, False
+        key, had = (trial.sweep_id, trial.number), len(trial.intermediate)
+        seen = self._seen.get(key)
+        # The stored count too: a session rolled back after the last read (or another server's report) reads all.
+        cursor = seen[0] if seen is not None and seen[1] == had else None
+        if cursor is not None and cursor.mark == found.mark:
+            return trial, False
+        # The mark was taken first: a point logged meanwhile changes the next report's mark, and is read then.
+        first, values, cursor = read_values(self.store, found, cursor)
+        new = values[had - first:] if had >= first else read_values(self.store, found)[1][had:]
+        self._seen[key] = (cursor, had + len(new))
         pruned = study.report(trial.number, new, len(trial.intermediate)) if new else False
         trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new),
                                     system_attrs=study.system_attrs(trial.number))
@@ -205,6 +226,7 @@ class SweepController:
     def _end(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, state: str, reason: str | None,
              now: float) -> TrialRecord:
         study.tell(trial.number, state, trial.value)
+        self._seen.pop((trial.sweep_id, trial.number), None)
         trial = dataclasses.replace(trial, state=state, reason=reason, ended=now,
                                     system_attrs=study.system_attrs(trial.number))
         session.put_trial(trial)
@@ -231,23 +253,6 @@ class SweepController:
     def _maybe_done(self, session: SweepSession) -> None:
         if session.sweep.state == "stopping" and not session.counts().of("running"):
             session.set_state("finished")
-
-
-def summary(sweep: SweepRecord, trials: list[TrialRecord]) -> dict[str, Any]:
-    """Counts by state, the best trial so far and the agents running trials now."""
-    spec = parse(sweep.config)
-    counts = {s: 0 for s in ("queued", "running", "finished", "stopped", "failed", "crashed")}
-    for t in trials:
-        counts[t.state] = counts.get(t.state, 0) + 1
-    scored = [t for t in trials if t.state == "finished" and t.value is not None]
-    best = None
-    if scored and spec.metric is not None:
-        pick = max if spec.goal == "maximize" else min
-        b = pick(scored, key=lambda t: t.value if t.value is not None else 0.0)
-        best = {"number": b.number, "run": b.run, "value": b.value, "config": b.config}
-    agents = [{"agent": t.agent, "trial": t.number, "deadline": t.deadline} for t in trials if t.state == "running"]
-    return {"counts": counts, "total": len(trials), "best": best, "agents": agents,
-            "runs_query": f"tags:sweep-{sweep.id}"}
 
 
 def overview(store: Store, sweep: SweepRecord, now: float) -> dict[str, Any]:

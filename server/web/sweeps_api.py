@@ -6,16 +6,18 @@ import math
 import time
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 
 from ..sweeps.config import SweepConfigError, load_text
 from ..sweeps.controller import SweepController, SweepError, overview
-from .common import ApiError, json_response, services
+from .api import _int_arg
+from .common import ApiError, json_response, services, share_limit
 from .envs_api import _body
 
 bp = Blueprint("sweeps_api", __name__, url_prefix="/api/v1")
 
 MAX_SWEEP_FILE = 256 * 1024
+MAX_TRIALS_PAGE = 1000  # trials per describe: the page asks for fewer, newest first
 
 
 def _controller() -> SweepController:
@@ -36,6 +38,18 @@ def _call(fn: Any, *args: Any) -> Response:
         if "Optuna" in str(exc):
             raise ApiError(501, str(exc)) from None
         raise
+
+
+def _shared(sweep_id: str | None = None) -> set[str] | None:
+    """The sweeps a share link may read (None: every one, no share link or one for every env).
+
+    A sweep is shared only when every run of its trials is in the link's scope (and it has one): its page shows
+    every trial's config and value, its counts and best, so a sweep with a run outside would show that run's
+    results; a link made from a sweep's runs (the runs table's tags:sweep-<id>) shares it whole."""
+    limit = share_limit()
+    if limit is None:
+        return None
+    return {s for s, runs in services().store.sweep_runs(sweep_id).items() if runs <= limit}
 
 
 def _agent(body: dict[str, Any]) -> tuple[str, float]:
@@ -72,17 +86,29 @@ def create_sweep() -> Response:
 
 @bp.get("/sweeps")
 def list_sweeps() -> Response:
-    """Every sweep, newest first, with its counts, best trial and agents alive: {"sweeps": [...]}."""
+    """Every sweep (a share link's: those whose runs it may all read), newest first, with its counts, best trial
+    and agents alive: {"sweeps": [...]}."""
     store = services().store
     now = time.time()
-    return json_response({"sweeps": [{**sweep.to_json(), **overview(store, sweep, now)}
-                                     for sweep in store.list_sweeps()]})
+    shared = _shared()
+    return json_response({"sweeps": [{**sweep.to_json(), **overview(store, sweep, now)} for sweep in store.list_sweeps()
+                                     if shared is None or sweep.id in shared]})
 
 
 @bp.get("/sweeps/<sweep_id>")
 def get_sweep(sweep_id: str) -> Response:
-    """The sweep: state, config, counts, best trial so far, the agents running trials, every trial."""
-    return _call(_controller().describe, sweep_id)
+    """The sweep: state, config, counts, best trial so far, the agents running trials, every trial's value, and
+    a page of its trials: ?limit= (1..1000, default 1000) from ?offset=, by number (?newest=1: newest first)."""
+    limit, offset = _int_arg("limit", MAX_TRIALS_PAGE), _int_arg("offset", 0)
+    if not 1 <= limit <= MAX_TRIALS_PAGE:
+        raise ApiError(400, f"limit must be between 1 and {MAX_TRIALS_PAGE}")
+    if offset < 0:
+        raise ApiError(400, "offset must be 0 or more")
+    newest = request.args.get("newest", "") in ("1", "true")
+    shared = _shared(sweep_id)
+    if shared is not None and sweep_id not in shared:
+        raise ApiError(404, f"no sweep {sweep_id!r}")  # as a missing one: a share link cannot probe for sweeps
+    return _call(_controller().describe, sweep_id, limit, offset, newest)
 
 
 @bp.post("/sweeps/<sweep_id>/state")
