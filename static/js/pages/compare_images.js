@@ -3,7 +3,7 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { runColor } from "../run_colors.js";
-import { overlayLayer } from "../panes/overlays.js";
+import { overlayGroup } from "../panes/overlay_group.js";
 import { panZoom } from "../panes/panzoom.js";
 
 export const MAX_RUNS = 16; // the server's cap too: more cells would be thumbnails too small to compare
@@ -11,10 +11,9 @@ const PIXEL_ART = 512;
 const AROUND = 16; // slider positions read ahead either side with each read (the server allows 32) // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
 
 /** One run's cell: a frame (clips) holding a stage (pan/zoom transforms it) with the picture and its overlay canvas. */
-function makeCell(env) {
+function makeCell(env, group) {
   const img = h("img", { decoding: "async", alt: env });
-  const overlay = overlayLayer(); // its own legend stays unused: the section's one legend drives every cell
-  overlay.canvas.hidden = true;
+  const overlay = group.member(); // its own legend stays unused: the section's one legend drives every cell
   const stage = h("div", { class: "media-stage" }, img, overlay.canvas);
   const frame = h("div", { class: "media-content" }, stage);
   const stepEl = h("span", { class: "cell-step" });
@@ -27,60 +26,26 @@ function makeCell(env) {
   return { env, el, img, overlay, stage, frame, stepEl, more, caption, zoom: panZoom(frame, stage) };
 }
 
-/** Overlays of every cell's record merged into one record: the shared legend lists every layer, class and score. */
-export function mergedOverlays(records) {
-  const out = { boxes: {}, masks: {} };
-  for (const rec of records) {
-    for (const [layer, data] of Object.entries(rec?.overlays?.boxes || {})) {
-      const into = out.boxes[layer] || (out.boxes[layer] = { boxes: [], class_labels: {} });
-      Object.assign(into.class_labels, data.class_labels || {});
-      for (const b of data.boxes || []) into.boxes.push({ class_id: b.class_id, scores: b.scores, xyxy: [0, 0, 0, 0] });
-    }
-    for (const [layer, data] of Object.entries(rec?.overlays?.masks || {})) {
-      const into = out.masks[layer] || (out.masks[layer] = { src: data.src, classes: [], class_labels: {} });
-      Object.assign(into.class_labels, data.class_labels || {});
-      into.classes = [...new Set([...into.classes, ...(data.classes || [])])].sort((a, b) => a - b);
-    }
-  }
-  return out;
-}
-
-/** The legend's shape (layers, classes, score keys and ranges): rebuilt only when it changes, not on every step. */
-const legendKey = (ov) => JSON.stringify([Object.entries(ov.masks).map(([l, m]) => [l, m.classes]),
-  Object.entries(ov.boxes).map(([l, b]) => [l, [...new Set(b.boxes.map((x) => x.class_id))].sort(),
-    b.boxes.map((x) => Object.entries(x.scores || {})).flat().map(([k, v]) => `${k}${v}`).sort()])]);
-
-function copyState(from, to) {
-  for (const key of ["hiddenLayers", "hiddenClasses"]) {
-    to[key].clear();
-    for (const k of from[key]) to[key].add(k);
-  }
-  for (const k of Object.keys(to.thresholds)) delete to.thresholds[k];
-  Object.assign(to.thresholds, from.thresholds);
-  to.opacity = from.opacity;
-}
-
 /** The section; setRuns(envs) shows the first 16 of them, refresh() rereads after new data. */
 export function imagesSection() {
   const tagPick = h("select", { class: "images-tag", "aria-label": "image tag" });
   const slider = h("input", { type: "range", class: "step-slider images-step", min: "0", step: "1", "aria-label": "step" });
   const stepLabel = h("span", { class: "step-label" });
   const note = h("span", { class: "images-note", text: "each run: its last step at or before the slider's, else its first" });
-  const master = overlayLayer(); // drawn nowhere: its legend is the toggles and thresholds of every cell
+  let cells = new Map(); // env -> cell
+  const group = overlayGroup(() => [...cells.values()].map((c) => c.overlay));
   const grid = h("div", { class: "compare-images-grid" });
   const over = h("span", { class: "images-note images-over" });
   const el = h("section", { class: "compare-images", hidden: true },
     h("header", { class: "images-head" }, h("h3", { text: "Images" }), tagPick, slider, stepLabel),
-    note, over, master.legend, grid);
+    note, over, group.legend, grid);
   let envs = [];
   let tag = null;
   let steps = []; // the union of every run's steps: the slider's positions
-  let cells = new Map(); // env -> cell
   let cache = new Map(); // slider step -> the answer (content-addressed pictures: stays valid until new data)
   let want = null; // the slider's step, null: the newest of each run
   let inflight = false;
   let shownKey = null;
-  let legendShape = "";
   let generation = 0;
 
   const url = (path) => api.url(path);
@@ -103,7 +68,7 @@ export function imagesSection() {
     for (const r of runs) {
       let c = cells.get(r.env);
       if (!c) {
-        c = makeCell(r.env);
+        c = makeCell(r.env, group);
         for (const ev of ["wheel", "pointermove", "dblclick"]) c.frame.addEventListener(ev, () => syncZoom(c));
       }
       next.set(r.env, c);
@@ -127,24 +92,13 @@ export function imagesSection() {
     c.img.classList.toggle("pixelated", w <= PIXEL_ART && hgt <= PIXEL_ART);
     const src = url(rec.src);
     if (c.img.getAttribute("src") !== src) c.img.src = src;
-    c.overlay.canvas.hidden = !rec.overlays;
-    if (rec.overlays) {
-      await c.overlay.show(rec, url);
-      copyState(master.state, c.overlay.state);
-      c.overlay.redraw();
-    }
+    await group.draw(c.overlay, rec, url);
     await c.img.decode().catch(() => {}); // "ready" means drawn, not merely requested
   }
 
   async function apply(res, key) {
     layoutCells(res.runs);
-    const ov = mergedOverlays(res.runs.map((r) => r.records[0]).filter(Boolean));
-    const shape = legendKey(ov);
-    if (shape !== legendShape) {
-      legendShape = shape;
-      await master.show({ width: 1, height: 1, overlays: ov }, url);
-    }
-    master.legend.hidden = !Object.keys(ov.boxes).length && !Object.keys(ov.masks).length;
+    await group.show(res.runs.map((r) => r.records[0]), url);
     await Promise.all(res.runs.map((r) => showCell(cells.get(r.env), r)));
     shownKey = key;
     el.dataset.step = key === null ? "" : String(key);
@@ -201,15 +155,6 @@ export function imagesSection() {
     stepLabel.textContent = want === null ? "" : `step ${want}`;
     pump();
   });
-
-  for (const ev of ["input", "change"]) {
-    master.legend.addEventListener(ev, () => {
-      for (const c of cells.values()) {
-        copyState(master.state, c.overlay.state);
-        c.overlay.redraw();
-      }
-    });
-  }
 
   tagPick.addEventListener("change", () => { tag = tagPick.value; load(); });
 
