@@ -3,8 +3,9 @@
 Fills a temp database through the store (each run: one 128x128 PNG per step, boxes as overlays on every picture),
 starts dash-server on it and prints, as the median of --repeat page loads:
   - the time from navigation until every run's cell shows its picture (the issue's goal: <= 2 s),
-  - a scrub of the step slider over all 100 positions, each waited for until every cell shows its step: frames per
-    second, first pass (every step read from the server) and second pass (read once, pictures cached).
+  - a scrub of the step slider over all its positions (the union of the runs' steps), each waited for until every
+    cell shows its step: frames per second, first pass (every step read from the server) and second pass (read once,
+    pictures cached), and where a frame's time goes (awaiting its answer, decoding pictures, drawing the cells).
     python bench/media_compare.py             # 16 runs x 100 steps
     python bench/media_compare.py --runs 4 --steps 20
 """
@@ -43,6 +44,7 @@ READY = """([n, step]) => { const s = document.querySelector('.compare-images');
 # The whole scrub runs in the page: one input per position, the next once every cell shows the step.
 SCRUB = """async (n) => {
   const s = document.querySelector('.images-step'), sec = document.querySelector('.compare-images');
+  const before = { ...sec.timings };
   const t0 = performance.now();
   for (let i = 0; i <= Number(s.max); i++) {
     s.value = String(i);
@@ -50,8 +52,11 @@ SCRUB = """async (n) => {
     const want = document.querySelector('.images-head .step-label').textContent.replace('step ', '');
     while (!(sec.dataset.ready === '1' && sec.dataset.step === want)) await new Promise(requestAnimationFrame);
   }
-  return { ms: performance.now() - t0, frames: Number(s.max) + 1 };
+  const ms = performance.now() - t0;
+  const phases = Object.fromEntries(Object.entries(sec.timings).map(([k, v]) => [k, v - before[k]]));
+  return { ms, frames: Number(s.max) + 1, phases };
 }"""
+PHASES = ("read", "decode", "draw")  # compare_images.js's timings: awaiting the answer, decoding pictures, drawing cells
 
 
 def _png(rng: np.random.Generator, k: int, step: int) -> bytes:
@@ -105,6 +110,8 @@ def main() -> None:
         base = f"http://127.0.0.1:{port}"
         page_url = f"{base}/compare?envs={urllib.parse.quote(','.join(envs))}"
         ready, cold, warm = [], [], []
+        cold_ms: dict[str, list[float]] = {k: [] for k in PHASES}
+        warm_ms: dict[str, list[float]] = {k: [] for k in PHASES}
         try:
             for _ in range(600):
                 try:
@@ -126,6 +133,10 @@ def main() -> None:
                     again = page.evaluate(SCRUB, args.runs)
                     cold.append(first["frames"] / first["ms"] * 1000)
                     warm.append(again["frames"] / again["ms"] * 1000)
+                    for into, got in ((cold_ms, first), (warm_ms, again)):
+                        shown = max(got["phases"]["frames"], 1)
+                        for k in PHASES:
+                            into[k].append(got["phases"][k] / shown)
                 browser.close()
         finally:
             proc.terminate()
@@ -135,6 +146,8 @@ def main() -> None:
     print(f"  ready (every cell's picture drawn): {med(ready):.2f} s from navigation  (goal <= 2 s)")
     print(f"  scrub over {args.steps} positions: {med(cold):.1f} fps first pass (read from the server), "
           f"{med(warm):.1f} fps again (cached)  (goal >= 30 fps)")
+    for name, got in (("first pass", cold_ms), ("again", warm_ms)):
+        print(f"  per frame, {name}: " + ", ".join(f"{k} {med(v):.1f} ms" for k, v in got.items()))
 
 
 if __name__ == "__main__":

@@ -3,12 +3,12 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { runColor } from "../run_colors.js";
+import { frameReader } from "./compare_frames.js";
 import { overlayGroup } from "../panes/overlay_group.js";
 import { panZoom } from "../panes/panzoom.js";
 
 export const MAX_RUNS = 16; // the server's cap too: more cells would be thumbnails too small to compare
-const PIXEL_ART = 512;
-const AROUND = 16; // slider positions read ahead either side with each read (the server allows 32) // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
+const PIXEL_ART = 512; // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
 
 /** One run's cell: a frame (clips) holding a stage (pan/zoom transforms it) with the picture and its overlay canvas. */
 function makeCell(env, group) {
@@ -42,11 +42,15 @@ export function imagesSection() {
   let envs = [];
   let tag = null;
   let steps = []; // the union of every run's steps: the slider's positions
-  let cache = new Map(); // slider step -> the answer (content-addressed pictures: stays valid until new data)
+  let reader = null; // the slider steps' answers (content-addressed pictures: valid until new data), read ahead
   let want = null; // the slider's step, null: the newest of each run
   let inflight = false;
   let shownKey = null;
   let generation = 0;
+  let dir = 0; // the scrub's direction: +1 towards newer steps, -1 towards older, 0 not moved yet
+  // Where a scrub's frames spend their time (ms summed over frames): bench/media_compare.py prints them.
+  const timings = { frames: 0, read: 0, decode: 0, draw: 0 };
+  el.timings = timings;
 
   const url = (path) => api.url(path);
   const query = (step) => `api/v1/compare/images?envs=${api.envsQuery(envs)}${tag ? `&tag=${encodeURIComponent(tag)}` : ""}`
@@ -73,8 +77,9 @@ export function imagesSection() {
       }
       next.set(r.env, c);
     }
+    const same = next.size === cells.size && [...next.keys()].every((env, i) => grid.children[i] === next.get(env).el);
     cells = next;
-    grid.replaceChildren(...[...cells.values()].map((c) => c.el));
+    if (!same) grid.replaceChildren(...[...cells.values()].map((c) => c.el)); // a scrub moves no DOM
   }
 
   async function showCell(c, run) {
@@ -93,7 +98,8 @@ export function imagesSection() {
     const src = url(rec.src);
     if (c.img.getAttribute("src") !== src) c.img.src = src;
     await group.draw(c.overlay, rec, url);
-    await c.img.decode().catch(() => {}); // "ready" means drawn, not merely requested
+    // "Ready" means drawn, not merely requested; a picture decoded ahead is complete as soon as its src is set.
+    if (!c.img.complete) await c.img.decode().catch(() => {});
   }
 
   async function apply(res, key) {
@@ -105,33 +111,7 @@ export function imagesSection() {
     el.dataset.ready = "1";
   }
 
-  /** The answer for a slider step; each read brings AROUND positions either side too, cached for the scrub. */
-  function fetchStep(step) {
-    const key = step === null ? "latest" : String(step);
-    if (!cache.has(key)) {
-      const read = api.getJson(`${query(step)}&around=${AROUND}`);
-      cache.set(key, read.catch((err) => { cache.delete(key); throw err; }));
-      read.then((res) => {
-        for (const f of res.frames || []) {
-          if (cache.has(String(f.step))) continue;
-          cache.set(String(f.step), Promise.resolve(f));
-          // The pictures into the HTTP cache too (blobs are content-addressed, cached for good): a scrub then only decodes.
-          for (const r of f.runs) if (r.records[0]) new Image().src = url(r.records[0].src);
-        }
-      }, () => {});
-    }
-    return cache.get(key);
-  }
-
-  /** Read ahead before the scrub gets there: the position half a read-ahead away, either way, once. */
-  function readAhead(step) {
-    const at = steps.indexOf(step);
-    for (const i of [at + AROUND / 2, at - AROUND / 2]) {
-      if (i >= 0 && i < steps.length && !cache.has(String(steps[i]))) fetchStep(steps[i]).catch(() => {});
-    }
-  }
-
-  /** Show the slider's step; while one read is in flight only the newest position is read next (a drag skips). */
+  /** Show the slider's step; while one frame is in flight only the newest position is shown next (a drag skips). */
   async function pump() {
     if (inflight) return;
     inflight = true;
@@ -140,10 +120,21 @@ export function imagesSection() {
       while (want !== shownKey && mine === generation) {
         const step = want;
         delete el.dataset.ready;
-        const res = await fetchStep(step);
+        const t0 = performance.now();
+        const res = await reader.get(steps, step);
+        const t1 = performance.now();
+        // Decoded before the swap: every cell changes in the same paint, none waits on its decode.
+        await reader.decodeAll(res);
         if (mine !== generation) return;
+        // A frame the slider has left while it was read or decoded is dropped when the slider's own is at hand.
+        if (step !== want && reader.isReady(want)) continue;
+        const t2 = performance.now();
         await apply(res, step);
-        if (step !== null) readAhead(step);
+        timings.frames += 1;
+        timings.read += t1 - t0;
+        timings.decode += t2 - t1;
+        timings.draw += performance.now() - t2;
+        if (step !== null) reader.ahead(steps, steps.indexOf(step), dir);
       }
     } finally {
       inflight = false;
@@ -151,7 +142,10 @@ export function imagesSection() {
   }
 
   slider.addEventListener("input", () => {
+    const from = steps.indexOf(want);
     want = steps[Number(slider.value)] ?? null;
+    const to = steps.indexOf(want);
+    if (from >= 0 && to !== from) dir = Math.sign(to - from);
     stepLabel.textContent = want === null ? "" : `step ${want}`;
     pump();
   });
@@ -161,7 +155,8 @@ export function imagesSection() {
   /** Read the tags and every run's steps again (new runs, a new tag, new steps) and show the slider's step. */
   async function load() {
     const mine = ++generation;
-    cache = new Map();
+    reader = frameReader(query, url);
+    dir = 0;
     shownKey = undefined;
     if (!envs.length) {
       el.hidden = true;
@@ -182,7 +177,7 @@ export function imagesSection() {
     want = steps[at] ?? null;
     stepLabel.textContent = want === null ? "" : `step ${want}`;
     // Without ?step each run showed its newest: the same pictures as at the union's newest step, read once.
-    if (at === steps.length - 1) cache.set(String(want), Promise.resolve(first));
+    if (at === steps.length - 1) reader.seed(want, first);
     await pump();
   }
 
