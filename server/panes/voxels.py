@@ -35,11 +35,15 @@ def voxel_pick(xyz: np.ndarray, budget: int) -> np.ndarray:
     code = (_spread(q[:, 0]) << np.uint64(2)) | (_spread(q[:, 1]) << np.uint64(1)) | _spread(q[:, 2])
     keyed = np.sort((code << np.uint64(INDEX_BITS)) | np.arange(n, dtype=np.uint64))
     codes = keyed >> np.uint64(INDEX_BITS)
-    for level in range(BITS + 1):
-        c = codes >> np.uint64(3 * level)
-        firsts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
-        if len(firsts) <= budget:
-            break
+    # Two neighbours in code order share a voxel at every level above their highest differing bit's: one pass
+    # counts the occupied voxels of every level at once.
+    apart = codes[1:] ^ codes[:-1]
+    bit_length = np.frexp(apart.astype(np.float64))[1]  # exact: the codes hold 30 bits
+    # Pairs by how many levels, from the finest, tell them apart; occupied[L + 1]: voxels at level L (1 + pairs apart).
+    pairs = np.bincount((bit_length + 2) // 3, minlength=BITS + 2)
+    occupied = 1 + np.cumsum(pairs[::-1])[::-1]
+    level = int(np.argmax(occupied[1:BITS + 2] <= budget))
+    firsts = np.flatnonzero(np.r_[True, apart >> np.uint64(3 * level) != 0])
     idx = (keyed[firsts] & np.uint64((1 << INDEX_BITS) - 1)).astype(np.int64)
     if len(idx) < budget:
         # The budget's rest evenly from the points not kept: mostly the dense regions, where most points are.
