@@ -202,7 +202,7 @@ def main() -> None:
     med = statistics.median
     print(f"Compare Images, {args.runs} runs x {args.steps} steps, Chromium 1600x1000, median of {args.repeat}:")
     print(f"  ready (every cell's picture drawn): {med(ready):.2f} s from navigation  (goal <= 2 s)")
-    print(f"  scrub over {args.steps} positions: {med(cold):.1f} fps first pass (read from the server), "
+    print(f"  scrub over every slider position (the runs' steps' union): {med(cold):.1f} fps first pass (read), "
           f"{med(warm):.1f} fps again (cached)  (goal >= 30 fps)")
     for name, got in (("first pass", cold_ms), ("again", warm_ms)):
         print(f"  per frame, {name}: " + ", ".join(f"{k} {med(v):.1f} ms" for k, v in got.items()))
