@@ -1,4 +1,4 @@
-"""3D point cloud panes (W&B's Object3D): one cloud per step, its points a float32 blob, thinned to a budget on read."""
+"""3D point cloud panes (W&B's Object3D): one cloud per step, its points a float32 blob, thinned by voxel grid on read."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from .common import blob_bytes
 from .contract import ReadOptions, StoredStep
 from .image import decode_base64
 from .stepped import merge, mergeable  # noqa: F401  (PaneKind.merge and .mergeable)
+from .voxels import voxel_pick
 
 KINDS = ("object3d",)
 UPDATE_MODES = stepped.UPDATE_MODES
@@ -111,11 +112,11 @@ def check_stored(content: dict | None, steps: list[StoredStep], blobs: Mapping[s
 
 
 def thinned(data: bytes, n: int, cols: int, budget: int) -> dict:
-    """At most `budget` of the cloud's points, evenly strided (a lidar sweep's order keeps its shape), as base64
-    float32 rows: the browser decodes them into typed arrays without parsing numbers."""
+    """At most `budget` of the cloud's points, one per voxel of a grid (sparse regions keep theirs), in the cloud's
+    order, as base64 float32 rows: the browser decodes them into typed arrays without parsing numbers."""
     arr = np.frombuffer(data, dtype="<f4").reshape(n, cols)
     if n > budget:
-        arr = arr[np.linspace(0, n - 1, budget).astype(np.int64)]
+        arr = arr[voxel_pick(arr[:, :3], budget)]
     return {"shown": len(arr), "points": base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")}
 
 

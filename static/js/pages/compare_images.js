@@ -3,18 +3,17 @@
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { runColor } from "../run_colors.js";
-import { overlayLayer } from "../panes/overlays.js";
+import { frameReader } from "./compare_frames.js";
+import { overlayGroup } from "../panes/overlay_group.js";
 import { panZoom } from "../panes/panzoom.js";
 
 export const MAX_RUNS = 16; // the server's cap too: more cells would be thumbnails too small to compare
-const PIXEL_ART = 512;
-const AROUND = 16; // slider positions read ahead either side with each read (the server allows 32) // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
+const PIXEL_ART = 512; // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
 
 /** One run's cell: a frame (clips) holding a stage (pan/zoom transforms it) with the picture and its overlay canvas. */
-function makeCell(env) {
+function makeCell(env, group) {
   const img = h("img", { decoding: "async", alt: env });
-  const overlay = overlayLayer(); // its own legend stays unused: the section's one legend drives every cell
-  overlay.canvas.hidden = true;
+  const overlay = group.member(); // its own legend stays unused: the section's one legend drives every cell
   const stage = h("div", { class: "media-stage" }, img, overlay.canvas);
   const frame = h("div", { class: "media-content" }, stage);
   const stepEl = h("span", { class: "cell-step" });
@@ -27,61 +26,31 @@ function makeCell(env) {
   return { env, el, img, overlay, stage, frame, stepEl, more, caption, zoom: panZoom(frame, stage) };
 }
 
-/** Overlays of every cell's record merged into one record: the shared legend lists every layer, class and score. */
-export function mergedOverlays(records) {
-  const out = { boxes: {}, masks: {} };
-  for (const rec of records) {
-    for (const [layer, data] of Object.entries(rec?.overlays?.boxes || {})) {
-      const into = out.boxes[layer] || (out.boxes[layer] = { boxes: [], class_labels: {} });
-      Object.assign(into.class_labels, data.class_labels || {});
-      for (const b of data.boxes || []) into.boxes.push({ class_id: b.class_id, scores: b.scores, xyxy: [0, 0, 0, 0] });
-    }
-    for (const [layer, data] of Object.entries(rec?.overlays?.masks || {})) {
-      const into = out.masks[layer] || (out.masks[layer] = { src: data.src, classes: [], class_labels: {} });
-      Object.assign(into.class_labels, data.class_labels || {});
-      into.classes = [...new Set([...into.classes, ...(data.classes || [])])].sort((a, b) => a - b);
-    }
-  }
-  return out;
-}
-
-/** The legend's shape (layers, classes, score keys and ranges): rebuilt only when it changes, not on every step. */
-const legendKey = (ov) => JSON.stringify([Object.entries(ov.masks).map(([l, m]) => [l, m.classes]),
-  Object.entries(ov.boxes).map(([l, b]) => [l, [...new Set(b.boxes.map((x) => x.class_id))].sort(),
-    b.boxes.map((x) => Object.entries(x.scores || {})).flat().map(([k, v]) => `${k}${v}`).sort()])]);
-
-function copyState(from, to) {
-  for (const key of ["hiddenLayers", "hiddenClasses"]) {
-    to[key].clear();
-    for (const k of from[key]) to[key].add(k);
-  }
-  for (const k of Object.keys(to.thresholds)) delete to.thresholds[k];
-  Object.assign(to.thresholds, from.thresholds);
-  to.opacity = from.opacity;
-}
-
 /** The section; setRuns(envs) shows the first 16 of them, refresh() rereads after new data. */
 export function imagesSection() {
   const tagPick = h("select", { class: "images-tag", "aria-label": "image tag" });
   const slider = h("input", { type: "range", class: "step-slider images-step", min: "0", step: "1", "aria-label": "step" });
   const stepLabel = h("span", { class: "step-label" });
   const note = h("span", { class: "images-note", text: "each run: its last step at or before the slider's, else its first" });
-  const master = overlayLayer(); // drawn nowhere: its legend is the toggles and thresholds of every cell
+  let cells = new Map(); // env -> cell
+  const group = overlayGroup(() => [...cells.values()].map((c) => c.overlay));
   const grid = h("div", { class: "compare-images-grid" });
   const over = h("span", { class: "images-note images-over" });
   const el = h("section", { class: "compare-images", hidden: true },
     h("header", { class: "images-head" }, h("h3", { text: "Images" }), tagPick, slider, stepLabel),
-    note, over, master.legend, grid);
+    note, over, group.legend, grid);
   let envs = [];
   let tag = null;
   let steps = []; // the union of every run's steps: the slider's positions
-  let cells = new Map(); // env -> cell
-  let cache = new Map(); // slider step -> the answer (content-addressed pictures: stays valid until new data)
+  let reader = null; // the slider steps' answers (content-addressed pictures: valid until new data), read ahead
   let want = null; // the slider's step, null: the newest of each run
   let inflight = false;
   let shownKey = null;
-  let legendShape = "";
   let generation = 0;
+  let dir = 0; // the scrub's direction: +1 towards newer steps, -1 towards older, 0 not moved yet
+  // Where a scrub's frames spend their time (ms summed over frames): bench/media_compare.py prints them.
+  const timings = { frames: 0, read: 0, decode: 0, draw: 0 };
+  el.timings = timings;
 
   const url = (path) => api.url(path);
   const query = (step) => `api/v1/compare/images?envs=${api.envsQuery(envs)}${tag ? `&tag=${encodeURIComponent(tag)}` : ""}`
@@ -103,13 +72,14 @@ export function imagesSection() {
     for (const r of runs) {
       let c = cells.get(r.env);
       if (!c) {
-        c = makeCell(r.env);
+        c = makeCell(r.env, group);
         for (const ev of ["wheel", "pointermove", "dblclick"]) c.frame.addEventListener(ev, () => syncZoom(c));
       }
       next.set(r.env, c);
     }
+    const same = next.size === cells.size && [...next.keys()].every((env, i) => grid.children[i] === next.get(env).el);
     cells = next;
-    grid.replaceChildren(...[...cells.values()].map((c) => c.el));
+    if (!same) grid.replaceChildren(...[...cells.values()].map((c) => c.el)); // a scrub moves no DOM
   }
 
   async function showCell(c, run) {
@@ -127,57 +97,21 @@ export function imagesSection() {
     c.img.classList.toggle("pixelated", w <= PIXEL_ART && hgt <= PIXEL_ART);
     const src = url(rec.src);
     if (c.img.getAttribute("src") !== src) c.img.src = src;
-    c.overlay.canvas.hidden = !rec.overlays;
-    if (rec.overlays) {
-      await c.overlay.show(rec, url);
-      copyState(master.state, c.overlay.state);
-      c.overlay.redraw();
-    }
-    await c.img.decode().catch(() => {}); // "ready" means drawn, not merely requested
+    await group.draw(c.overlay, rec, url);
+    // "Ready" means drawn, not merely requested; a picture decoded ahead is complete as soon as its src is set.
+    if (!c.img.complete) await c.img.decode().catch(() => {});
   }
 
   async function apply(res, key) {
     layoutCells(res.runs);
-    const ov = mergedOverlays(res.runs.map((r) => r.records[0]).filter(Boolean));
-    const shape = legendKey(ov);
-    if (shape !== legendShape) {
-      legendShape = shape;
-      await master.show({ width: 1, height: 1, overlays: ov }, url);
-    }
-    master.legend.hidden = !Object.keys(ov.boxes).length && !Object.keys(ov.masks).length;
+    await group.show(res.runs.map((r) => r.records[0]), url);
     await Promise.all(res.runs.map((r) => showCell(cells.get(r.env), r)));
     shownKey = key;
     el.dataset.step = key === null ? "" : String(key);
     el.dataset.ready = "1";
   }
 
-  /** The answer for a slider step; each read brings AROUND positions either side too, cached for the scrub. */
-  function fetchStep(step) {
-    const key = step === null ? "latest" : String(step);
-    if (!cache.has(key)) {
-      const read = api.getJson(`${query(step)}&around=${AROUND}`);
-      cache.set(key, read.catch((err) => { cache.delete(key); throw err; }));
-      read.then((res) => {
-        for (const f of res.frames || []) {
-          if (cache.has(String(f.step))) continue;
-          cache.set(String(f.step), Promise.resolve(f));
-          // The pictures into the HTTP cache too (blobs are content-addressed, cached for good): a scrub then only decodes.
-          for (const r of f.runs) if (r.records[0]) new Image().src = url(r.records[0].src);
-        }
-      }, () => {});
-    }
-    return cache.get(key);
-  }
-
-  /** Read ahead before the scrub gets there: the position half a read-ahead away, either way, once. */
-  function readAhead(step) {
-    const at = steps.indexOf(step);
-    for (const i of [at + AROUND / 2, at - AROUND / 2]) {
-      if (i >= 0 && i < steps.length && !cache.has(String(steps[i]))) fetchStep(steps[i]).catch(() => {});
-    }
-  }
-
-  /** Show the slider's step; while one read is in flight only the newest position is read next (a drag skips). */
+  /** Show the slider's step; while one frame is in flight only the newest position is shown next (a drag skips). */
   async function pump() {
     if (inflight) return;
     inflight = true;
@@ -186,10 +120,21 @@ export function imagesSection() {
       while (want !== shownKey && mine === generation) {
         const step = want;
         delete el.dataset.ready;
-        const res = await fetchStep(step);
+        const t0 = performance.now();
+        const res = await reader.get(steps, step);
+        const t1 = performance.now();
+        // Decoded before the swap: every cell changes in the same paint, none waits on its decode.
+        await reader.decodeAll(res);
         if (mine !== generation) return;
+        // A frame the slider has left while it was read or decoded is dropped when the slider's own is at hand.
+        if (step !== want && reader.isReady(want)) continue;
+        const t2 = performance.now();
         await apply(res, step);
-        if (step !== null) readAhead(step);
+        timings.frames += 1;
+        timings.read += t1 - t0;
+        timings.decode += t2 - t1;
+        timings.draw += performance.now() - t2;
+        if (step !== null) reader.ahead(steps, steps.indexOf(step), dir);
       }
     } finally {
       inflight = false;
@@ -197,26 +142,21 @@ export function imagesSection() {
   }
 
   slider.addEventListener("input", () => {
+    const from = steps.indexOf(want);
     want = steps[Number(slider.value)] ?? null;
+    const to = steps.indexOf(want);
+    if (from >= 0 && to !== from) dir = Math.sign(to - from);
     stepLabel.textContent = want === null ? "" : `step ${want}`;
     pump();
   });
-
-  for (const ev of ["input", "change"]) {
-    master.legend.addEventListener(ev, () => {
-      for (const c of cells.values()) {
-        copyState(master.state, c.overlay.state);
-        c.overlay.redraw();
-      }
-    });
-  }
 
   tagPick.addEventListener("change", () => { tag = tagPick.value; load(); });
 
   /** Read the tags and every run's steps again (new runs, a new tag, new steps) and show the slider's step. */
   async function load() {
     const mine = ++generation;
-    cache = new Map();
+    reader = frameReader(query, url);
+    dir = 0;
     shownKey = undefined;
     if (!envs.length) {
       el.hidden = true;
@@ -237,7 +177,7 @@ export function imagesSection() {
     want = steps[at] ?? null;
     stepLabel.textContent = want === null ? "" : `step ${want}`;
     // Without ?step each run showed its newest: the same pictures as at the union's newest step, read once.
-    if (at === steps.length - 1) cache.set(String(want), Promise.resolve(first));
+    if (at === steps.length - 1) reader.seed(want, first);
     await pump();
   }
 

@@ -60,6 +60,7 @@ export function render(el, pane, ctx) {
       const stage = document.createElement("div");
       stage.className = "media-stage";
       stage.append(media);
+      if (overlay) stage.append(overlay.canvas); // back from a list grid: the overlay rides on the new stage
       content.replaceChildren(stage);
       panZoom(content, stage);
       return media;
@@ -85,7 +86,10 @@ export function render(el, pane, ctx) {
         media = mediaList();
         content.replaceChildren(media.el);
       }
+      // The single picture's legend and tip belong to a single picture: the grid has its own legend.
+      if (overlay) overlay.legend.hidden = overlay.tip.hidden = true;
       await media.show(listed, ctx);
+      if (mine !== shownToken) return;
       cap.hidden = true;
       box.dataset.type = "list";
       return;

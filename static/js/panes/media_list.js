@@ -1,7 +1,10 @@
 // panes/media_list.js — a step's list of pictures (W&B's wandb.log({"examples": [Image, ...]}) stores one record each,
-// all at that step): drawn as a grid with a caption under each, the pane's step slider moving the whole grid.
+// all at that step): drawn as a grid with a caption under each, the pane's step slider moving the whole grid. Boxes and
+// masks are drawn over each cell, with one legend for the grid whose toggles and thresholds apply to every cell.
+import { overlayGroup } from "./overlay_group.js";
 
 const MAX_SHOWN = 100; // records of one step read at once (the /steps API's cap per request)
+const PIXEL_ART = 512; // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
 
 /** Indices of the records at `step` (a list logged at one step), from the pane's step index. */
 export function indicesAt(steps, step) {
@@ -10,11 +13,46 @@ export function indicesAt(steps, step) {
   return out;
 }
 
-/** A grid view: show(indices, ctx) reads those records (one request) and draws them; el is the grid. */
+/** One cell: the picture and its overlay canvas on a stage, the hover tip and the caption under them. */
+function makeCell(group) {
+  const img = document.createElement("img");
+  img.decoding = "async";
+  const overlay = group.member();
+  const stage = document.createElement("div");
+  stage.className = "media-stage";
+  stage.append(img, overlay.canvas);
+  const cap = document.createElement("figcaption");
+  const fig = document.createElement("figure");
+  fig.append(stage, overlay.tip, cap);
+  return { fig, img, overlay, cap };
+}
+
+/** A grid view: show(indices, ctx) reads those records (one request) and draws them; el holds the legend and grid. */
 export function mediaList() {
+  const grid = document.createElement("div");
+  grid.className = "media-list";
+  let cells = []; // reused across steps: a scrub swaps pictures and overlays, not DOM
+  const group = overlayGroup(() => cells.map((c) => c.overlay));
+  group.legend.classList.add("media-list-legend");
+  group.legend.hidden = true;
   const el = document.createElement("div");
-  el.className = "media-list";
+  el.className = "media-list-wrap";
+  el.append(group.legend, grid);
   let token = 0;
+
+  async function drawCell(c, r, url) {
+    const src = /^(data|blob):/.test(r.src) ? r.src : url(r.src);
+    const w = Number(r.width) || 0;
+    const h = Number(r.height) || 0;
+    c.fig.dataset.index = String(r.index);
+    if (c.img.getAttribute("src") !== src) c.img.src = src;
+    c.img.width = w;
+    c.img.height = h;
+    c.img.alt = r.caption != null ? String(r.caption) : `step ${r.step}`;
+    c.img.classList.toggle("pixelated", w <= PIXEL_ART && h <= PIXEL_ART);
+    c.cap.textContent = r.caption != null ? String(r.caption) : "";
+    await Promise.all([group.draw(c.overlay, r, url), c.img.decode().catch(() => {})]);
+  }
 
   async function show(indices, ctx) {
     const mine = ++token;
@@ -27,23 +65,16 @@ export function mediaList() {
     if (mine !== token) return;
     const wanted = new Set(indices);
     const recs = (body.records || []).filter((r) => wanted.has(r.index) && r.type === "image");
-    el.replaceChildren(...recs.map((r) => {
-      const fig = document.createElement("figure");
-      fig.dataset.index = String(r.index);
-      const img = document.createElement("img");
-      img.decoding = "async";
-      img.src = /^(data|blob):/.test(r.src) ? r.src : ctx.url(r.src);
-      img.width = Number(r.width) || 0;
-      img.height = Number(r.height) || 0;
-      img.alt = r.caption != null ? String(r.caption) : `step ${r.step}`;
-      img.classList.toggle("pixelated", img.width <= 512 && img.height <= 512);
-      const cap = document.createElement("figcaption");
-      cap.textContent = r.caption != null ? String(r.caption) : "";
-      fig.append(img, cap);
-      return fig;
-    }));
-    el.dataset.step = recs.length ? String(recs[0].step) : "";
-    el.dataset.count = String(recs.length);
+    while (cells.length < recs.length) cells.push(makeCell(group));
+    cells.length = recs.length;
+    if (grid.childElementCount !== cells.length) grid.replaceChildren(...cells.map((c) => c.fig));
+    const url = (src) => ctx.url(src);
+    await group.show(recs, url);
+    await Promise.all(recs.map((r, k) => drawCell(cells[k], r, url)));
+    if (mine !== token) return;
+    // Marked after every cell's picture and overlay are drawn: the step on screen is whole.
+    grid.dataset.step = recs.length ? String(recs[0].step) : "";
+    grid.dataset.count = String(recs.length);
   }
 
   return { el, show };
