@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .digests import FIELDS
-from .downsample import Loader, select_extremes
+from .downsample import Candidates, Loader, select_extremes
 
 SeqPrefetch = Callable[[Sequence[int]], None]  # warms the loader for these chunk seqs in one query
 
 N, X0, X1, YMIN, YMAX, X_YMIN, X_YMAX = range(len(FIELDS))
 
 
-def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefetch: SeqPrefetch
-           ) -> tuple[np.ndarray, np.ndarray]:
+def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefetch: SeqPrefetch,
+           candidates: Candidates | None = None) -> tuple[np.ndarray, np.ndarray]:
     """At most ~budget points of the whole trace whose chunk summaries are `table` (FIELDS columns, NaN for
     NULL; row i is chunk seqs[i], in seq order): downsample.minmax over [min x0, max x1]."""
     bounded = ~np.isnan(table[:, X0])  # as _read_chunks: chunks with no finite x take no part
@@ -39,11 +39,12 @@ def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefe
     pair_x, pair_y = _pairs(table)
     cand_x: list[np.ndarray] = []
     cand_y: list[np.ndarray] = []
+    points = load if candidates is None else candidates(lo, hi, width, nb)
     prev = 0
     for i in decoded:  # few in a long overview: the chunks wider than a bucket
         cand_x.append(pair_x[prev:i].ravel())
         cand_y.append(pair_y[prev:i].ravel())
-        x, y = load(int(seqs[i]))
+        x, y = points(int(seqs[i]))
         cand_x.append(x)
         cand_y.append(y)
         prev = i + 1
