@@ -22,7 +22,7 @@ from .chunks import CHUNK_POINTS
 BLOCK = 64  # points per block: at 1M points and 2,000 points a read, ~16 blocks a bucket, one straddling it
 DEFAULT_MAX_BYTES = 128 << 20  # eight 1M-point lines; a 100M-point overview summarizes, needing none of this
 
-Fingerprint = tuple[float | None, ...]  # a chunk's summary columns (digests.FIELDS): a rewritten chunk differs
+Fingerprint = bytes  # a chunk's summary columns (digests.FIELDS) as float64, NaN for NULL: a rewritten chunk differs
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +89,9 @@ def candidates(chunks: list[DecodedChunk], lo: float, hi: float, width: float, n
     return [(c.x[o], c.y[o]) for c, o in zip(chunks, np.split(offsets, cuts), strict=True)]
 
 
-def fingerprint_of(row: list | tuple) -> Fingerprint:
-    """A summary row (FIELDS values; NaN or None for NULL) as a comparable tuple."""
-    return tuple(None if v is None or v != v else float(v) for v in row)
+def fingerprint_of(row: np.ndarray | list | tuple) -> Fingerprint:
+    """A summary row (FIELDS values; NaN or None for NULL) as comparable bytes."""
+    return np.asarray(row, dtype="<f8").tobytes()
 
 
 class ChunkCache:
@@ -108,12 +108,20 @@ class ChunkCache:
         self._lock = threading.Lock()  # the server reads on many threads
 
     def get(self, trace_id: int, seq: int, fingerprint: Fingerprint) -> DecodedChunk | None:
+        return self.get_many(trace_id, {seq: fingerprint})[seq]
+
+    def get_many(self, trace_id: int, fingerprints: dict[int, Fingerprint]) -> dict[int, DecodedChunk | None]:
+        """The cached chunks of these seqs whose fingerprints match (None for the others), under one lock."""
+        out: dict[int, DecodedChunk | None] = {}
         with self._lock:
-            chunk = self._entries.get((trace_id, seq))
-            if chunk is None or chunk.fingerprint != fingerprint:
-                return None
-            self._entries.move_to_end((trace_id, seq))
-            return chunk
+            for seq, fingerprint in fingerprints.items():
+                chunk = self._entries.get((trace_id, seq))
+                if chunk is not None and chunk.fingerprint == fingerprint:
+                    self._entries.move_to_end((trace_id, seq))
+                    out[seq] = chunk
+                else:
+                    out[seq] = None
+        return out
 
     def put(self, trace_id: int, seq: int, chunk: DecodedChunk) -> None:
         if len(chunk.x) != CHUNK_POINTS or chunk.nbytes > self.max_bytes:

@@ -25,7 +25,7 @@ def table_fingerprints(table: np.ndarray, seqs: np.ndarray) -> FingerprintOf:
         row = seq if seq < len(seqs) and seqs[seq] == seq else int(np.searchsorted(seqs, seq))  # digests: seq = row
         if row >= len(seqs) or seqs[row] != seq or table[row, 0] != CHUNK_POINTS:
             return None
-        return fingerprint_of(table[row].tolist())
+        return fingerprint_of(table[row])
 
     return of
 
@@ -40,7 +40,7 @@ def meta_fingerprints(metas: Sequence[ChunkMeta]) -> FingerprintOf:
         m = by_seq.get(seq)
         if m is None or m.n != CHUNK_POINTS:
             return None
-        return fingerprint_of((m.n, m.x0, m.x1, m.ymin, m.ymax, m.x_ymin, m.x_ymax))
+        return fingerprint_of([m.n, m.x0, m.x1, m.ymin, m.ymax, m.x_ymin, m.x_ymax])
 
     return of
 
@@ -63,9 +63,21 @@ class ChunkSource:
 
     def _cached(self, seq: int) -> DecodedChunk | None:
         if seq not in self._full:
-            fp = self.fingerprint(seq)
-            self._full[seq] = None if fp is None else self.cache.get(self.trace_id, seq, fp)
+            self._look_up([seq])
         return self._full[seq]
+
+    def _look_up(self, seqs: Sequence[int]) -> None:
+        """Which of these chunks the cache holds, in one visit to it (a 1M-point read asks for ~500)."""
+        fingerprints: dict[int, Fingerprint] = {}
+        for seq in seqs:
+            if seq not in self._full:
+                fp = self.fingerprint(seq)
+                if fp is None:
+                    self._full[seq] = None
+                else:
+                    fingerprints[seq] = fp
+        if fingerprints:
+            self._full.update(self.cache.get_many(self.trace_id, fingerprints))
 
     def _keep(self, seq: int, x: np.ndarray, y: np.ndarray) -> None:
         self.local[seq] = (x, y)
@@ -89,7 +101,8 @@ class ChunkSource:
 
     def prefetch(self, seqs: Sequence[int]) -> None:
         """One query for all the chunks a read needs that are neither cached nor already read (not one per chunk)."""
-        wanted = {s for s in seqs if s not in self.local and self._cached(s) is None}
+        self._look_up(seqs)
+        wanted = {s for s in seqs if s not in self.local and self._full[s] is None}
         if not wanted:
             return
         c = chunk_t.c

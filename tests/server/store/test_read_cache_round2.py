@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from paneboard.server.store import SqlStore, codec, downsample
-from paneboard.server.store.chunk_cache import BLOCK, ChunkCache, candidates, decoded
+from paneboard.server.store.chunk_cache import BLOCK, ChunkCache, candidates, decoded, fingerprint_of
 from paneboard.server.store.chunks import CHUNK_POINTS
 from paneboard.server.store.digests import DIGEST_CHUNKS
 from paneboard.server.store.models import chunk_t
@@ -153,12 +153,12 @@ def test_the_cache_stays_under_its_byte_bound():
     cache = ChunkCache(max_bytes=5 * 2 * 8 * CHUNK_POINTS)  # room for about four chunks
     for seq in range(20):
         x = np.arange(seq * CHUNK_POINTS, (seq + 1) * CHUNK_POINTS, dtype=float)
-        cache.put(1, seq, decoded((float(seq),), x, rng.normal(size=CHUNK_POINTS)))
+        cache.put(1, seq, decoded(fingerprint_of([seq]), x, rng.normal(size=CHUNK_POINTS)))
         assert cache.nbytes <= cache.max_bytes
     assert 0 < len(cache) < 5
-    assert cache.get(1, 19, (19.0,)) is not None  # the newest kept, the oldest evicted
-    assert cache.get(1, 0, (0.0,)) is None
-    assert cache.get(1, 19, (18.0,)) is None  # another fingerprint: a rewritten chunk
+    assert cache.get(1, 19, fingerprint_of([19])) is not None  # the newest kept, the oldest evicted
+    assert cache.get(1, 0, fingerprint_of([0])) is None
+    assert cache.get(1, 19, fingerprint_of([18])) is None  # another fingerprint: a rewritten chunk
 
 
 def test_block_candidates_hold_every_buckets_first_minimum_and_last_maximum():
@@ -166,7 +166,7 @@ def test_block_candidates_hold_every_buckets_first_minimum_and_last_maximum():
     x = np.cumsum(rng.integers(0, 3, CHUNK_POINTS)).astype(float)  # repeated and skipped steps
     y = np.round(rng.normal(size=CHUNK_POINTS), 1)  # many ties
     y[rng.choice(CHUNK_POINTS, 100, replace=False)] = np.nan
-    chunk = decoded((1.0,), x, y)
+    chunk = decoded(fingerprint_of([1]), x, y)
     for width in (3.0, BLOCK * 1.5, 700.0, 5000.0):
         nb = int(np.ceil((x[-1] - x[0] + 1) / width))
         cx, cy = candidates([chunk], float(x[0]), float(x[-1]), width, nb)[0]
