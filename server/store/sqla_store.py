@@ -173,21 +173,31 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         if x1 is not None:
             q = q.where(c.x0 <= x1)
         with self.engine.connect() as conn:
-            if x0 is None and x1 is None and method == "minmax":
-                whole = self._read_overview(conn, trace, budget)
+            if method == "minmax":
+                whole = self._read_overview(conn, trace, budget, x0, x1)
                 if whole is not None:
                     return whole
             metas = [downsample.ChunkMeta(*r) for r in conn.execute(q.order_by(c.seq))]
             return self._read_chunks(conn, trace, metas, budget, x0, x1, method, {})
 
-    def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int) -> Series | None:
-        """A full-range min/max read of a long trace from its digests and the chunk rows after them (the same
-        answer as _read_chunks, without a row per chunk); None when the trace has no digest or fits the budget."""
+    def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int, x0: float | None = None,
+                       x1: float | None = None) -> Series | None:
+        """A min/max read of a long trace from its digests and the chunk rows after them (the same answer as
+        _read_chunks, without a row per chunk: the chunk query of a zoom, with no index on x, visits them all);
+        None when the trace has no digest or the range holds no more points than the budget."""
         found = digests.summaries(conn, trace.id)
-        if found is None or found[0][:, 0].sum() <= budget:
+        if found is None:
             return None
+        table, seqs = overview.in_range(*found, x0, x1)
         source = ChunkSource(conn, trace.id, self.chunk_cache, table_fingerprints(*found))
-        x, y = overview.minmax(*found, source.load, budget, source.prefetch, source.candidates)
+        if table[:, 0].sum() <= budget:
+            return None
+        if x0 is not None or x1 is not None:
+            source.prefetch([int(s) for s, inside in zip(seqs, overview.wholly_inside(table, x0, x1), strict=True)
+                             if not inside])
+            if overview.count(table, seqs, source.load, x0, x1) <= budget:
+                return None
+        x, y = overview.minmax(*found, source.load, budget, source.prefetch, source.candidates, x0, x1)
         return Series(x, y, trace.total, True)
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
@@ -200,8 +210,8 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {i: {} for i in ids}
         with self.engine.connect() as conn:
             long = digests.with_digests(conn, ids)  # whole long lines: from their digests, as read_series
-            out: list[Series | None] = [self._read_overview(conn, t, budget)
-                                        if t.id in long and x0 is None and method == "minmax" else None
+            out: list[Series | None] = [self._read_overview(conn, t, budget, x0)
+                                        if t.id in long and method == "minmax" else None
                                         for t, x0, method in reads]
             ids = list(dict.fromkeys(t.id for (t, _, _), s in zip(reads, out, strict=True) if s is None))
             for k in range(0, len(ids), PREFETCH_BATCH):

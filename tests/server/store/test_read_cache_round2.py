@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from paneboard.server.store import SqlStore, codec, downsample
 from paneboard.server.store.chunk_cache import BLOCK, ChunkCache, candidates, decoded, fingerprint_of
@@ -131,6 +131,39 @@ def test_a_reread_decodes_only_the_partial_tail(store, monkeypatch):
         calls.clear()
         np.testing.assert_array_equal(again.x, first.x)
         np.testing.assert_array_equal(again.y, first.y)
+
+
+def test_zoomed_reads_of_long_lines_take_the_digests_and_give_the_chunk_query_answers(store):
+    for env, (x, y) in lines(POINTS).items():
+        trace = write(store, env, x, y)
+        for x0, x1 in (*ZOOMS, (None, 60_000.0), (60_000.0, None), (-5.0, 3_000.0), (1_000.0, 1_500.0), (2e6, 3e6)):
+            for budget in (40, 2000):
+                s = store.read_series(trace, budget, x0, x1)
+                if s.downsampled:
+                    assert_same(s, decode_all_read(store, trace, budget, x0, x1))
+                else:  # no more points in range than the budget: every one of them, from the chunk rows
+                    lo, hi = -np.inf if x0 is None else x0, np.inf if x1 is None else x1
+                    assert len(s.x) == np.count_nonzero((x >= lo) & (x <= hi)) <= budget
+
+
+def test_a_wide_zoom_of_a_long_line_steps_through_no_sealed_chunk_row(store):
+    x, y = lines(POINTS)["noisy"]
+    trace = write(store, "e", x, y)
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany):
+        statements.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", record)
+    try:
+        s = store.read_series(trace, 400, 10_000.0, 120_000.0)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", record)
+    assert s.downsampled
+    # Main selected every chunk row of the trace (no index on x) to find those meeting the range.
+    chunk_reads = [q for q in statements if "FROM chunk " in q + " "]
+    assert chunk_reads and all("chunk.seq >=" in q or "chunk.seq =" in q or "chunk.seq IN" in q
+                               for q in chunk_reads), chunk_reads
 
 
 def test_rewritten_chunks_are_read_again_not_served_from_the_cache(store):
