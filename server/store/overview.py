@@ -67,9 +67,10 @@ def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefe
     hi = float(table[:, X1].max()) if x1 is None else x1
     nb = max(1, (budget - 2) // 2)
     width = (hi - lo) / nb if hi > lo else 1.0
-    x0, x1 = table[:, X0], table[:, X1]
+    left, right = table[:, X0], table[:, X1]
     with np.errstate(invalid="ignore"):
-        summarized = (~np.isnan(x1) & ~np.isnan(table[:, YMIN]) & (x0 >= lo) & (x1 <= hi) & ((x1 - x0) <= width))
+        summarized = (~np.isnan(right) & ~np.isnan(table[:, YMIN]) & (left >= lo) & (right <= hi)
+                      & ((right - left) <= width))
     decoded = np.flatnonzero(~summarized)
     prefetch([int(s) for s in seqs[decoded]] + [int(seqs[0]), int(seqs[-1])])
     pair_x, pair_y = _pairs(table)
