@@ -100,13 +100,15 @@ def main_read(store: SqlStore, trace: TraceRecord, budget: int, x0: float | None
                                  prefetch=lambda ms: fetch([m.seq for m in ms]))
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
-    times, out = [], None
+def timed(fn: Callable[[], Any]) -> tuple[float, float, float, Any]:
+    """First and median warm wall ms, median warm CPU ms (the machine is shared: wall time includes waiting)."""
+    times, cpu, out = [], [], None
     for _ in range(REPS):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t0)
-    return times[0] * 1e3, statistics.median(times[1:]) * 1e3, out
+        cpu.append(time.process_time() - c0)
+    return times[0] * 1e3, statistics.median(times[1:]) * 1e3, statistics.median(cpu[1:]) * 1e3, out
 
 
 def measure(n: int) -> dict[str, Any]:
@@ -122,18 +124,19 @@ def measure(n: int) -> dict[str, Any]:
             out["fill_s"] = round(time.perf_counter() - t0, 1)
             ranges = {"full": (None, None), "zoom_half": (0.25 * n, 0.75 * n), "zoom_2pct": (0.49 * n, 0.51 * n)}
             for name, (x0, x1) in ranges.items():
-                first_old, warm_old, old = timed(lambda a=x0, b=x1: main_read(store, trace, 2000, a, b))
+                first_old, warm_old, cpu_old, old = timed(lambda a=x0, b=x1: main_read(store, trace, 2000, a, b))
                 store.chunk_cache = ChunkCache()  # so that the first read below is a cold one
 
                 def new_read(a: float | None = x0, b: float | None = x1) -> tuple[np.ndarray, np.ndarray]:
                     s = store.read_series(trace, 2000, a, b)
                     return s.x, s.y
 
-                first_new, warm_new, new = timed(new_read)
+                first_new, warm_new, cpu_new, new = timed(new_read)
                 if name == "full":
                     out["cache_mb"] = round(store.chunk_cache.nbytes / 2**20, 1)
                 out[name] = {"before_warm_ms": round(warm_old, 2), "before_first_ms": round(first_old, 2),
                              "after_warm_ms": round(warm_new, 2), "after_first_ms": round(first_new, 2),
+                             "before_cpu_ms": round(cpu_old, 2), "after_cpu_ms": round(cpu_new, 2),
                              "points": len(new[0]),
                              "identical": bool(np.array_equal(new[0], old[0]) and np.array_equal(new[1], old[1]))}
             if n == 1_000_000:
@@ -166,9 +169,10 @@ def main() -> None:
         r = results[n] = measure(n)
         for name in ("full", "zoom_half", "zoom_2pct"):
             m = r[name]
-            print(f"{n:>12,} points {name:>9}: before {m['before_warm_ms']:7.2f} ms warm (first "
-                  f"{m['before_first_ms']:7.2f}) | after {m['after_warm_ms']:7.2f} ms warm (first "
-                  f"{m['after_first_ms']:7.2f}) | identical={m['identical']}", flush=True)
+            print(f"{n:>12,} points {name:>9}: before {m['before_warm_ms']:7.2f} ms warm (cpu "
+                  f"{m['before_cpu_ms']:6.2f}, first {m['before_first_ms']:7.2f}) | after {m['after_warm_ms']:6.2f} ms "
+                  f"warm (cpu {m['after_cpu_ms']:5.2f}, first {m['after_first_ms']:7.2f}) | identical={m['identical']}",
+                  flush=True)
         print(f"{'':>12} filled in {r['fill_s']} s, cache {r['cache_mb']} MB", flush=True)
         if "phases_before_ms" in r:
             print(f"{'':>12} before, warm 1M full read by phase (ms): {r['phases_before_ms']}", flush=True)

@@ -20,6 +20,7 @@ import numpy as np
 from .chunks import CHUNK_POINTS
 
 BLOCK = 64  # points per block: at 1M points and 2,000 points a read, ~16 blocks a bucket, one straddling it
+assert CHUNK_POINTS % BLOCK == 0  # a full chunk is whole blocks
 DEFAULT_MAX_BYTES = 128 << 20  # eight 1M-point lines; a 100M-point overview summarizes, needing none of this
 
 Fingerprint = bytes  # a chunk's summary columns (digests.FIELDS) as float64, NaN for NULL: a rewritten chunk differs
@@ -46,6 +47,8 @@ class DecodedChunk:
 
 def decoded(fingerprint: Fingerprint, x: np.ndarray, y: np.ndarray) -> DecodedChunk:
     """A full chunk's block table, computed once when it is decoded."""
+    for a in (x, y):  # shared by every reader from now on: a caller that wrote into them would corrupt the cache
+        a.flags.writeable = False
     nblocks = len(x) // BLOCK
     xb, yb = x.reshape(nblocks, BLOCK), y.reshape(nblocks, BLOCK)
     x_ok = np.isfinite(xb).all(axis=1)
