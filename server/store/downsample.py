@@ -9,6 +9,9 @@ import numpy as np
 
 Loader = Callable[[int], tuple[np.ndarray, np.ndarray]]  # chunk seq -> (x, y)
 Prefetch = Callable[[Sequence["ChunkMeta"]], None]  # warms the loader for these chunks in one query
+# (lo, hi, width, buckets) -> per chunk seq, the points that may be a bucket's first minimum or last maximum:
+# a subset of the chunk's points in storage order holding all of those (chunk_cache.py), or simply all of them.
+Candidates = Callable[[float, float, float, int], Loader]
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ def stride(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float | No
 
 
 def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi: float,
-           prefetch: Prefetch | None = None) -> tuple[np.ndarray, np.ndarray]:
+           prefetch: Prefetch | None = None, candidates: Candidates | None = None) -> tuple[np.ndarray, np.ndarray]:
     """At most ~budget points: per x bucket its min and max point, plus the first and last point.
 
     A chunk no wider than a bucket contributes its stored (x_ymin, ymin) and (x_ymax, ymax) without
@@ -73,13 +76,14 @@ def minmax(metas: Sequence[ChunkMeta], load: Loader, budget: int, lo: float, hi:
         prefetch([m for m, s in zip(metas, summarized, strict=True) if not s] + edges)
     cand_x: list[np.ndarray] = []
     cand_y: list[np.ndarray] = []
+    points = load if candidates is None else candidates(lo, hi, width, nb)
     for m, summary in zip(metas, summarized, strict=True):
         if summary:
             pair = sorted([(m.x_ymin, m.ymin), (m.x_ymax, m.ymax)])  # in x order: sorted input stays sorted
             cand_x.append(np.array([pair[0][0], pair[1][0]], dtype=np.float64))
             cand_y.append(np.array([pair[0][1], pair[1][1]], dtype=np.float64))
         else:
-            x, y = load(m.seq)
+            x, y = points(m.seq)
             cand_x.append(x)
             cand_y.append(y)
     X = np.concatenate(cand_x) if cand_x else np.empty(0)

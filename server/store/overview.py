@@ -1,4 +1,4 @@
-"""Full-range min/max reads of long traces from chunk summary tables (digests), in numpy: no row per chunk.
+"""Min/max reads of long traces from chunk summary tables (digests), in numpy: no row per chunk.
 
 Gives exactly what downsample.minmax gives for the same chunks (the same candidates in the same order,
 the same buckets, first minimum and last maximum per bucket, the same edge points); only the summaries
@@ -13,37 +13,75 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .digests import FIELDS
-from .downsample import Loader, select_extremes
+from .downsample import Candidates, Loader, select_extremes
 
 SeqPrefetch = Callable[[Sequence[int]], None]  # warms the loader for these chunk seqs in one query
 
 N, X0, X1, YMIN, YMAX, X_YMIN, X_YMAX = range(len(FIELDS))
 
 
-def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefetch: SeqPrefetch
+def in_range(table: np.ndarray, seqs: np.ndarray, x0: float | None, x1: float | None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the chunks meeting [x0, x1] (None: unbounded), as read_series's chunk query selects them;
+    chunks with no finite x (NaN bounds) meet no range, and take no part in a full-range read either."""
+    with np.errstate(invalid="ignore"):
+        keep = ~np.isnan(table[:, X0])
+        if x0 is not None:
+            keep &= table[:, X1] >= x0
+        if x1 is not None:
+            keep &= table[:, X0] <= x1
+    return table[keep], seqs[keep]
+
+
+def wholly_inside(table: np.ndarray, x0: float | None, x1: float | None) -> np.ndarray:
+    """Which chunks lie wholly inside [x0, x1]: the others hold points on both sides of an edge."""
+    lo = -np.inf if x0 is None else x0
+    hi = np.inf if x1 is None else x1
+    with np.errstate(invalid="ignore"):
+        return (table[:, X0] >= lo) & (table[:, X1] <= hi)
+
+
+def count(table: np.ndarray, seqs: np.ndarray, load: Loader, x0: float | None, x1: float | None) -> int:
+    """Exact number of points in [x0, x1] of these chunks: those wholly inside count whole, the others are
+    decoded (as SqlStore._count_in_range)."""
+    lo = -np.inf if x0 is None else x0
+    hi = np.inf if x1 is None else x1
+    inside = wholly_inside(table, x0, x1)
+    total = int(table[inside, N].sum())
+    for s in seqs[~inside]:
+        x, _ = load(int(s))
+        total += int(np.count_nonzero((x >= lo) & (x <= hi)))
+    return total
+
+
+def minmax(table: np.ndarray, seqs: np.ndarray, load: Loader, budget: int, prefetch: SeqPrefetch,
+           candidates: Candidates | None = None, x0: float | None = None, x1: float | None = None
            ) -> tuple[np.ndarray, np.ndarray]:
-    """At most ~budget points of the whole trace whose chunk summaries are `table` (FIELDS columns, NaN for
-    NULL; row i is chunk seqs[i], in seq order): downsample.minmax over [min x0, max x1]."""
-    bounded = ~np.isnan(table[:, X0])  # as _read_chunks: chunks with no finite x take no part
-    table, seqs = table[bounded], seqs[bounded]
+    """At most ~budget points in [x0, x1] (None: the trace's own bounds) of the trace whose chunk summaries are
+    `table` (FIELDS columns, NaN for NULL; row i is chunk seqs[i], in seq order): downsample.minmax over the
+    chunks meeting the range, as read_series gives it."""
+    table, seqs = in_range(table, seqs, x0, x1)
     if not len(table):
         return np.empty(0), np.empty(0)
-    lo, hi = float(table[:, X0].min()), float(table[:, X1].max())
+    lo = float(table[:, X0].min()) if x0 is None else x0
+    hi = float(table[:, X1].max()) if x1 is None else x1
     nb = max(1, (budget - 2) // 2)
     width = (hi - lo) / nb if hi > lo else 1.0
-    x0, x1 = table[:, X0], table[:, X1]
+    left, right = table[:, X0], table[:, X1]
     with np.errstate(invalid="ignore"):
-        summarized = (~np.isnan(x1) & ~np.isnan(table[:, YMIN]) & (x0 >= lo) & (x1 <= hi) & ((x1 - x0) <= width))
+        summarized = (~np.isnan(right) & ~np.isnan(table[:, YMIN]) & (left >= lo) & (right <= hi)
+                      & ((right - left) <= width))
     decoded = np.flatnonzero(~summarized)
     prefetch([int(s) for s in seqs[decoded]] + [int(seqs[0]), int(seqs[-1])])
     pair_x, pair_y = _pairs(table)
     cand_x: list[np.ndarray] = []
     cand_y: list[np.ndarray] = []
+    points = load if candidates is None else candidates(lo, hi, width, nb)
     prev = 0
     for i in decoded:  # few in a long overview: the chunks wider than a bucket
         cand_x.append(pair_x[prev:i].ravel())
         cand_y.append(pair_y[prev:i].ravel())
-        x, y = load(int(seqs[i]))
+        x, y = points(int(seqs[i]))
         cand_x.append(x)
         cand_y.append(y)
         prev = i + 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
@@ -12,6 +12,8 @@ from sqlalchemy.engine import Connection
 
 from . import codec, digests, downsample, overview, sqla_runs
 from .base import Store
+from .chunk_cache import ChunkCache
+from .chunk_source import ChunkSource, meta_fingerprints, table_fingerprints
 from .dialect import create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
@@ -40,6 +42,7 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         self._writer_conn: Connection | None = None
         self._writer_lock = threading.Lock()  # documents (and enforces) the single-writer rule
         self._cache = WriterCache()
+        self.chunk_cache = ChunkCache()  # decoded full chunks, for reads: a chart's reread decodes none again
         # PostgreSQL may have several servers writing: see _claim_epoch. SQLite has one (a lock file says so).
         self._shared = self.engine.dialect.name == "postgresql"
         self._epoch = -1  # writer_epoch.n after this process's last commit (-1: unknown)
@@ -170,22 +173,31 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         if x1 is not None:
             q = q.where(c.x0 <= x1)
         with self.engine.connect() as conn:
-            if x0 is None and x1 is None and method == "minmax":
-                whole = self._read_overview(conn, trace, budget)
+            if method == "minmax":
+                whole = self._read_overview(conn, trace, budget, x0, x1)
                 if whole is not None:
                     return whole
             metas = [downsample.ChunkMeta(*r) for r in conn.execute(q.order_by(c.seq))]
             return self._read_chunks(conn, trace, metas, budget, x0, x1, method, {})
 
-    def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int) -> Series | None:
-        """A full-range min/max read of a long trace from its digests and the chunk rows after them (the same
-        answer as _read_chunks, without a row per chunk); None when the trace has no digest or fits the budget."""
+    def _read_overview(self, conn: Connection, trace: TraceRecord, budget: int, x0: float | None = None,
+                       x1: float | None = None) -> Series | None:
+        """A min/max read of a long trace from its digests and the chunk rows after them (the same answer as
+        _read_chunks, without a row per chunk: the chunk query of a zoom, with no index on x, visits them all);
+        None when the trace has no digest or the range holds no more points than the budget."""
         found = digests.summaries(conn, trace.id)
-        if found is None or found[0][:, 0].sum() <= budget:
+        if found is None:
             return None
-        cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        x, y = overview.minmax(*found, self._loader(conn, trace.id, cache), budget,
-                               lambda seqs: self._prefetch_seqs(conn, trace.id, seqs, cache))
+        table, seqs = overview.in_range(*found, x0, x1)
+        source = ChunkSource(conn, trace.id, self.chunk_cache, table_fingerprints(*found))
+        if table[:, 0].sum() <= budget:
+            return None
+        if x0 is not None or x1 is not None:
+            source.prefetch([int(s) for s, inside in zip(seqs, overview.wholly_inside(table, x0, x1), strict=True)
+                             if not inside])
+            if overview.count(table, seqs, source.load, x0, x1) <= budget:
+                return None
+        x, y = overview.minmax(*found, source.load, budget, source.prefetch, source.candidates, x0, x1)
         return Series(x, y, trace.total, True)
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
@@ -198,8 +210,8 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {i: {} for i in ids}
         with self.engine.connect() as conn:
             long = digests.with_digests(conn, ids)  # whole long lines: from their digests, as read_series
-            out: list[Series | None] = [self._read_overview(conn, t, budget)
-                                        if t.id in long and x0 is None and method == "minmax" else None
+            out: list[Series | None] = [self._read_overview(conn, t, budget, x0)
+                                        if t.id in long and method == "minmax" else None
                                         for t, x0, method in reads]
             ids = list(dict.fromkeys(t.id for (t, _, _), s in zip(reads, out, strict=True) if s is None))
             for k in range(0, len(ids), PREFETCH_BATCH):
@@ -241,17 +253,18 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                      x0: float | None, x1: float | None, method: str,
                      cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Series:
         """A budgeted read of these chunks of the trace (those meeting [x0, x1]); `cache` holds decoded chunks."""
-        load = self._loader(conn, trace.id, cache)
+        source = ChunkSource(conn, trace.id, self.chunk_cache, meta_fingerprints(metas), cache)
+        load = source.load
         in_range = sum(m.n for m in metas)
         if in_range > budget and (x0 is not None or x1 is not None):
-            self._prefetch(conn, trace.id, self._edge_chunks(metas, x0, x1), cache)
+            source.prefetch_metas(self._edge_chunks(metas, x0, x1))
             in_range = self._count_in_range(metas, load, x0, x1)
         if in_range <= budget:
-            self._prefetch(conn, trace.id, metas, cache)
+            source.prefetch_metas(metas)
             x, y = downsample.read_all(metas, load, x0, x1)
             return Series(x, y, trace.total, False)
         if method == "stride":
-            self._prefetch(conn, trace.id, metas, cache)
+            source.prefetch_metas(metas)
             x, y = downsample.stride(metas, load, budget, x0, x1)
             return Series(x, y, trace.total, True)
         bounds = [m for m in metas if m.x0 is not None]
@@ -259,22 +272,9 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
             return Series(np.empty(0), np.empty(0), trace.total, True)
         lo = x0 if x0 is not None else min(m.x0 for m in bounds if m.x0 is not None)
         hi = x1 if x1 is not None else max(m.x1 for m in bounds if m.x1 is not None)  # set with x0
-        x, y = downsample.minmax(bounds, load, budget, lo, hi,
-                                 prefetch=lambda ms: self._prefetch(conn, trace.id, ms, cache))
+        x, y = downsample.minmax(bounds, load, budget, lo, hi, prefetch=source.prefetch_metas,
+                                 candidates=source.candidates)
         return Series(x, y, trace.total, True)
-
-    @staticmethod
-    def _loader(conn: Connection, trace_id: int, cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> Loader:
-        """Decoded (x, y) of one chunk of the trace by seq, through `cache`."""
-        c = chunk_t.c
-
-        def load(seq: int) -> tuple[np.ndarray, np.ndarray]:
-            if seq not in cache:
-                r = conn.execute(select(c.xs, c.ys).where(c.trace_id == trace_id, c.seq == seq)).one()
-                cache[seq] = (codec.decode(r.xs), codec.decode(r.ys))
-            return cache[seq]
-
-        return load
 
     @staticmethod
     def _edge_chunks(metas: list[ChunkMeta], x0: float | None, x1: float | None) -> list[ChunkMeta]:
@@ -297,31 +297,6 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                 x, _ = load(m.seq)
                 count += int(np.count_nonzero((x >= lo) & (x <= hi)))
         return count
-
-    @staticmethod
-    def _prefetch(conn: Connection, trace_id: int, metas: Sequence[ChunkMeta],
-                  cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
-        """One query for all the chunks a read needs (not one SELECT per chunk)."""
-        SqlStore._prefetch_seqs(conn, trace_id, [m.seq for m in metas], cache)
-
-    @staticmethod
-    def _prefetch_seqs(conn: Connection, trace_id: int, seqs: Sequence[int],
-                       cache: dict[int, tuple[np.ndarray, np.ndarray]]) -> None:
-        wanted = set(seqs) - cache.keys()
-        if not wanted:
-            return
-        c = chunk_t.c
-        lo, hi = min(wanted), max(wanted)
-        q = select(c.seq, c.xs, c.ys).where(c.trace_id == trace_id)
-        if hi - lo + 1 <= 2 * len(wanted):  # dense: a primary-key range scan, at most 2x the rows needed
-            queries = [q.where(c.seq >= lo, c.seq <= hi)]
-        else:  # sparse (a zoom that summarizes most chunks): batches under SQLite's bound-parameter limit
-            seqs = sorted(wanted)
-            queries = [q.where(c.seq.in_(seqs[i:i + PREFETCH_BATCH])) for i in range(0, len(seqs), PREFETCH_BATCH)]
-        for query in queries:
-            for r in conn.execute(query):
-                if r.seq in wanted:
-                    cache[r.seq] = (codec.decode(r.xs), codec.decode(r.ys))
 
     def export_series(self, trace: TraceRecord) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         c = chunk_t.c
