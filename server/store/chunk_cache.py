@@ -101,7 +101,8 @@ class ChunkCache:
     """An LRU of decoded full chunks keyed by (trace id, seq), bounded in bytes; shared by a store's readers.
 
     An entry is used only while its fingerprint matches the chunk's summary columns the read has just fetched,
-    so a chunk deleted and written again (rewind, clear, another server) is decoded again, not served stale.
+    so a chunk deleted and written again (rewind, clear, another server) is decoded again, not served stale; and the
+    store drops a trace's entries when its own writer commits a rewrite, which a fingerprint cannot always tell.
     """
 
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
@@ -138,6 +139,14 @@ class ChunkCache:
             while self.nbytes > self.max_bytes:
                 _, evicted = self._entries.popitem(last=False)
                 self.nbytes -= evicted.nbytes
+
+    def forget(self, trace_ids: set[int]) -> None:
+        """Drop these traces' chunks (their points were deleted or rewritten), in one pass over the entries."""
+        if not trace_ids or not self._entries:
+            return
+        with self._lock:
+            for key in [k for k in self._entries if k[0] in trace_ids]:
+                self.nbytes -= self._entries.pop(key).nbytes
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -26,6 +26,7 @@ class PointBuffer:
         self.conn = conn
         self.tails = tails
         self.summaries = summaries
+        self.rewritten: set[int] = set()  # traces whose full chunks may be rewritten: readers' decoded copies go
         self._parts: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._counts: dict[int, int] = {}
 
@@ -35,6 +36,7 @@ class PointBuffer:
 
     def forget(self, trace_id: int) -> None:
         """Drop what is buffered and cached for a trace that is deleted or about to be rewritten."""
+        self.rewritten.add(trace_id)
         self._parts.pop(trace_id, None)
         self._counts.pop(trace_id, None)
         self.tails.pop(trace_id, None)

@@ -62,6 +62,9 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                 yield tx
                 tx.flush()
                 trans.commit()
+                # The cache's fingerprints tell most rewritten chunks apart; a rewind that logs the same extremes
+                # again would not be, so what this process rewrote goes from it once the rewrite is visible.
+                self.chunk_cache.forget(tx.rewritten_traces())
             except BaseException:
                 trans.rollback()
                 self._cache.clear()  # cached rows may describe what was just rolled back

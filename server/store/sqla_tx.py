@@ -67,6 +67,10 @@ class SqlTx(SqlArtifactsTx, StoreTx):
         self._versions: dict[int, int] = {}
         self._touched_envs: set[str] = set()
 
+    def rewritten_traces(self) -> set[int]:
+        """The traces this transaction deleted or rewrote: the store drops their decoded chunks once it commits."""
+        return self._points.rewritten
+
     # -- clients ----------------------------------------------------------------------------------
     def client_last_seq(self, client_id: str) -> int:
         if client_id not in self.cache.client_seqs:

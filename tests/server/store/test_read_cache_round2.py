@@ -181,6 +181,29 @@ def test_rewritten_chunks_are_read_again_not_served_from_the_cache(store):
     assert not np.array_equal(after.y, before.y)
 
 
+def test_a_rewrite_with_the_same_extremes_is_read_again_not_served_from_the_cache(store):
+    # Every chunk's summary (first/last step, min and max with their steps) is the same before and after: only
+    # the points between differ, so the fingerprint cannot tell; the writer's commit must drop the copies.
+    n = 16 * CHUNK_POINTS
+    x = np.arange(n, dtype=float)
+    y = np.random.default_rng(3).uniform(-1, 1, n)
+    y[::CHUNK_POINTS], y[1::CHUNK_POINTS] = -5.0, 5.0
+    trace = write(store, "same", x, y)
+    before = store.read_series(trace, 2000)
+    assert len(store.chunk_cache) > 0
+    with store.transaction() as tx:
+        tx.rewind_env("same", -1.0, keep=False)
+    trace = store.list_traces(store.get_pane("same", "w"))[0]
+    y2 = y * 0.5
+    y2[::CHUNK_POINTS], y2[1::CHUNK_POINTS] = -5.0, 5.0
+    with store.transaction() as tx:
+        tx.append_points(trace, x, y2, np.zeros(n))
+    trace = store.list_traces(store.get_pane("same", "w"))[0]
+    after = store.read_series(trace, 2000)
+    assert_same(after, decode_all_read(store, trace, 2000))
+    assert not np.array_equal(after.y, before.y)
+
+
 def test_the_cache_stays_under_its_byte_bound():
     rng = np.random.default_rng(1)
     cache = ChunkCache(max_bytes=5 * 2 * 8 * CHUNK_POINTS)  # room for about four chunks
