@@ -8,10 +8,10 @@ import os
 import urllib.parse
 from collections.abc import Iterator
 
-import paneboard
 import pytest
 
-from helpers.browser import XY, Tab, flushed, http
+import paneboard
+from helpers.browser import Tab, flushed, http
 
 SHOTS = os.environ.get("PANEBOARD_SHOTS")  # a folder: save screenshots there to look at
 ENV = "pane_targets"
