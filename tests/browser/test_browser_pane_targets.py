@@ -91,6 +91,18 @@ def test_a_pane_link_opens_its_section_and_pages_it_in(server, tab: Tab):
     assert not t.errors, t.errors
 
 
+def test_a_panes_menu_links_to_it_and_the_link_reaches_it(server, tab: Tab):
+    t = tab
+    open_env(t, server.env_url(ENV))
+    t.page.locator('[data-win="loss"] .pane-menu-btn').click()
+    href = t.page.locator('[data-win="loss"] .m-link').get_attribute("href")
+    assert href == "/env/pane_targets?pane=loss"
+    # The same link of a pane far down (as the menu builds it) opens the page there.
+    open_env(t, server.url + href.replace("pane=loss", "pane=l180_grad_norm"))
+    t.wait(IN_VIEW, "l180_grad_norm")
+    assert not t.errors, t.errors
+
+
 def test_enter_in_the_filter_goes_to_each_match_in_turn(server, tab: Tab):
     t = tab
     open_env(t, server.env_url(ENV))
