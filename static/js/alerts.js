@@ -14,15 +14,13 @@ function rows(html) {
 
 /**
  * Banner for `env`. sync(panes) after each load of the pane summaries; onMessage(m) for every live message;
- * cardOf(win) finds the alerts card to scroll to. Dismissal lasts until a new alert arrives (per tab).
+ * showPane(win) brings the alerts card into the page (paged out or not) and scrolls to it. Dismissal lasts until
+ * a new alert arrives (per tab).
  */
-export function alertsBanner(env, cardOf) {
+export function alertsBanner(env, showPane) {
   const key = `paneboard.alerts.dismissed.${env}`;
   const text = h("span", { class: "alerts-text" });
-  const show = h("button", { type: "button", class: "alerts-show", text: "show", onclick: () => {
-    const card = cardOf(WIN);
-    if (card) card.scrollIntoView({ block: "center" });
-  } });
+  const show = h("button", { type: "button", class: "alerts-show", text: "show", onclick: () => showPane(WIN) });
   const dismiss = h("button", { type: "button", class: "alerts-dismiss", title: "dismiss until the next alert",
     "aria-label": "dismiss", text: "×", onclick: () => {
       setItem("session", key, String(count));

@@ -16,6 +16,8 @@ const enc = encodeURIComponent;
 
 /** Page URLs, for links. */
 export const envPageUrl = (env) => url(`env/${enc(env)}`);
+/** A run page that opens at one pane (pages/env_target.js reads ?pane=), whichever section pages it out. */
+export const panePageUrl = (env, win) => `${envPageUrl(env)}?pane=${enc(win)}`;
 export const consolePageUrl = (env) => url(`console/${enc(env)}`);
 /** The console's JSON lines of one rank ({n, t, stream, text, rank, open?}), a page after line `after`. */
 export async function getConsole(env, { rank = 0, after = 0, limit = 5000 } = {}) {

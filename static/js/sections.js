@@ -242,5 +242,42 @@ export function sections({ env, container, onShow }) {
     if (due) arrange();
   }
 
-  return { place, remove, pinButton, togglePin, filtered, flush };
+  /**
+   * Put slot's card in the page whatever paged it out: its section listed (more sections shown), opened (and
+   * remembered open, as a click would) and paged far enough to hold the card. Returns whether the card is in.
+   */
+  function reveal(slot) {
+    const sec = slot.section;
+    if (!sec || slot.note) return !!slot.card.isConnected;
+    flush();
+    const many = container.dataset.many === "1";
+    if (many) {
+      // The sections listed before this one (same rank and filter as arrange's) decide how many pages to show.
+      const ranks = new Map([...byKey.values()].map((s) => [s,
+        rank(s.key, [...s.slots].every((x) => x.card.dataset.media === "1"))]));
+      const listable = [...byKey.values()].filter((s) => [...s.slots].some((x) => !x.note && !x.card.hidden)
+        || s.notes.childElementCount).sort((a, b) => ranks.get(a) - ranks.get(b) || a.order - b.order);
+      const at = listable.indexOf(sec);
+      if (at >= sectionLimit) sectionLimit = Math.ceil((at + 1) / SECTION_PAGE) * SECTION_PAGE;
+      const i = ordered(sec).filter((s) => !s.card.hidden).indexOf(slot);
+      if (i >= sec.page) sec.page = Math.ceil((i + 1) / CARD_PAGE) * CARD_PAGE;
+    }
+    if (many ? collapsed[sec.key] !== false : collapsed[sec.key]) {
+      if (many) collapsed[sec.key] = false;
+      else delete collapsed[sec.key];
+      store(collapsedKey, collapsed);
+    }
+    arrange();
+    return !!slot.card.isConnected;
+  }
+
+  /** The cards the filter leaves, in display order (sections ranked, cards in order), paged out or not. */
+  function inOrder() {
+    flush();
+    const list = [...byKey.values()].map((sec) => [sec, rank(sec.key, [...sec.slots].every((s) => s.card.dataset.media === "1"))])
+      .sort(([a, ra], [b, rb]) => ra - rb || a.order - b.order);
+    return list.flatMap(([sec]) => ordered(sec).filter((s) => !s.card.hidden));
+  }
+
+  return { place, remove, pinButton, togglePin, filtered, flush, reveal, inOrder };
 }

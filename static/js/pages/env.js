@@ -11,6 +11,7 @@ import { cardResizer, sizeControl } from "./env_layout.js";
 import { smoothingControl } from "../chart_prefs.js";
 import { runPanel } from "./run_panel.js";
 import { applyFilter, createSlot, describe, fetchPane, recycle, removeSlot } from "./env_slots.js";
+import { afterLoad, followLinks, showPane } from "./env_target.js";
 import { workspace } from "./workspace.js";
 
 const STATS_MS = 300;
@@ -32,6 +33,7 @@ export function envPage({ env, connect, points, notice, only = null }) {
   // The header's counters change with every commit of a stream; a few redraws a second are enough to read them.
   page.showStats = throttled(() => showStats(page.latestEnv), STATS_MS);
   buildChrome(page);
+  followLinks(page);
   loadPlotly().catch(() => {}); // start the 4 MB download while the panes are fetched; errors surface per pane
   // A pane out of view is only marked stale (live extends included); it is fetched whole when it comes into view.
   page.settled = afterScroll(SCROLL_QUIET_MS);
@@ -71,7 +73,7 @@ function buildChrome(page) {
   // (line panes redraw themselves, panes/xy.js; off until chosen) and the chart size.
   page.viewBar = h("div", { class: "run-view-bar" }, smoothingControl(0).el, sizeControl(page));
   page.empty = h("div", { class: "empty", hidden: true, text: "No panes yet: they appear here as your script creates them." });
-  page.alerts = alertsBanner(env, (win) => page.slots.get(win)?.card);
+  page.alerts = alertsBanner(env, (win) => showPane(page, win));
   $("main").replaceChildren(page.filterError, page.alerts.el, page.run.banner, page.run.el, page.ws.metaBox,
     page.viewBar, page.grid, page.empty);
 }
@@ -119,6 +121,7 @@ async function loadAll(page) {
   for (const slot of [...slots.values()]) if (!seen.has(slot.win) && !slot.fetching) removeSlot(page, slot);
   page.empty.hidden = slots.size > 0;
   page.sections.flush(); // the cards placed above are in the page before asking which are in view
+  afterLoad(page); // a link's pane: its section opened and scrolled to before asking which panes are in view
   // "ready" means the panes in view are drawn: those are fetched now, the rest when they scroll into view.
   const work = [];
   for (const slot of slots.values()) if (page.vis.measure(slot) && slot.stale) work.push(fetchPane(page, slot));

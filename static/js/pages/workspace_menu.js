@@ -1,4 +1,5 @@
-// pages/workspace_menu.js — a pane card's "⋯" menu: PNG/SVG/CSV/JSON export, log y, reset zoom, fullscreen, close.
+// pages/workspace_menu.js — a pane card's "⋯" menu: PNG/SVG/CSV/JSON export, log y, reset zoom, a link to the pane,
+// fullscreen, close.
 import * as api from "../api.js";
 import { h } from "../dom.js";
 import { resizePlot } from "./workspace_grid.js";
@@ -32,6 +33,8 @@ export function paneMenu(ws, slot) {
       xy && epochAxis(ws, slot) && item("m-epoch", slot.view.xMapped() ? "x axis: step" : "x axis: epoch",
         () => ws.act(() => toggleEpochAxis(ws, slot))),
       xy && item("m-reset", "Reset zoom", () => window.Plotly.relayout(plot(), { "xaxis.autorange": true, "yaxis.autorange": true })),
+      h("a", { class: "menu-item m-link", href: api.panePageUrl(env, slot.win), title: "a link that opens this run at this pane",
+        onclick: () => setTimeout(closeMenus) }, "Link to this pane"),
       item("m-full", "Fullscreen", () => {
         if (document.fullscreenElement) document.exitFullscreen();
         else slot.card.requestFullscreen().then(() => resizePlot(slot)).catch(() => {});

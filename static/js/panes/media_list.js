@@ -1,7 +1,9 @@
 // panes/media_list.js — a step's list of pictures (W&B's wandb.log({"examples": [Image, ...]}) stores one record each,
 // all at that step): drawn as a grid with a caption under each, the pane's step slider moving the whole grid. Boxes and
-// masks are drawn over each cell, with one legend for the grid whose toggles and thresholds apply to every cell.
+// masks are drawn over each cell, with one legend for the grid whose toggles and thresholds apply to every cell; each
+// cell pans and zooms on its own (a list's pictures are different pictures: unlike Compare, nothing to keep in sync).
 import { overlayGroup } from "./overlay_group.js";
+import { panZoom } from "./panzoom.js";
 
 const MAX_SHOWN = 100; // records of one step read at once (the /steps API's cap per request)
 const PIXEL_ART = 512; // as image.js: small pictures scaled up stay sharp (nearest-neighbour)
@@ -13,7 +15,10 @@ export function indicesAt(steps, step) {
   return out;
 }
 
-/** One cell: the picture and its overlay canvas on a stage, the hover tip and the caption under them. */
+/**
+ * One cell: the picture and its overlay canvas on a stage that pans and zooms on its own (wheel, drag, double-click
+ * resets) inside a frame that clips it, the hover tip and the caption under them.
+ */
 function makeCell(group) {
   const img = document.createElement("img");
   img.decoding = "async";
@@ -21,10 +26,13 @@ function makeCell(group) {
   const stage = document.createElement("div");
   stage.className = "media-stage";
   stage.append(img, overlay.canvas);
+  const frame = document.createElement("div");
+  frame.className = "media-cell-frame";
+  frame.append(stage);
   const cap = document.createElement("figcaption");
   const fig = document.createElement("figure");
-  fig.append(stage, overlay.tip, cap);
-  return { fig, img, overlay, cap };
+  fig.append(frame, overlay.tip, cap);
+  return { fig, img, overlay, cap, zoom: panZoom(frame, stage) };
 }
 
 /** A grid view: show(indices, ctx) reads those records (one request) and draws them; el holds the legend and grid. */
