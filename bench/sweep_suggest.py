@@ -73,6 +73,57 @@ def report_costs(ctl: SweepController, sweep_id: str, port: int, asks: int, repo
     return out
 
 
+# The phases of a report, each the cumulative time of the functions that do it (file suffix, function name); the
+# session's open and commit are sweep_session's own time less the parts listed after it.
+PHASES = {
+    "sweep-row update": [("sqla_sweeps.py", "_claim")],
+    "synchronous pragmas": [("sqla_sweeps.py", "_synchronous")],
+    "trial-row read": [("sqla_sweeps.py", "trial")],
+    "intermediate-values write": [("sqla_sweeps.py", "put_progress"), ("sqla_sweeps.py", "put_deadline")],
+    "metric read": [("metric.py", "session_trace"), ("metric.py", "read_values")],
+    "pruner call": [("trial/_trial.py", "should_prune")],
+    "optuna bookkeeping": [("search.py", "report"), ("search.py", "system_attrs")],
+}
+
+
+def profile_reports(ctl: SweepController, sweep_id: str, port: int, n: int, steps: int, reports: int) -> None:
+    """cProfile over `n` warm reports with new points; prints each phase's share of a report."""
+    prof = cProfile.Profile()
+    done = 0
+    while done < n:
+        trial = ctl.next_trial(sweep_id, "bench-agent", 10.0)["trial"]
+        client = paneboard.Client(port=port, env=trial["run"], spool_dir=False)
+        for r in range(reports):
+            xs = list(range(r * steps, (r + 1) * steps))
+            client.line(X=xs, Y=[1.0 / (1 + x) for x in xs], win="loss", update="append" if r else None)
+            assert client.flush(60)
+            if r == 0:  # the first report of a trial reads the run's trace for the first time: not a warm one
+                ctl.heartbeat(sweep_id, trial["number"], "bench-agent", 10.0)
+                continue
+            prof.enable()
+            ctl.heartbeat(sweep_id, trial["number"], "bench-agent", 10.0)
+            prof.disable()
+            done += 1
+        client.close_connection(timeout=10)
+        ctl.finish(sweep_id, trial["number"], "bench-agent", 0)
+    pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+    stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+
+    def cum(file: str, name: str) -> float:
+        return sum(v[3] for (f, _line, fn), v in stats.items() if f.endswith(file) and fn == name)
+
+    total = cum("controller.py", "heartbeat")
+    phases = {k: sum(cum(f, fn) for f, fn in v) for k, v in PHASES.items()}
+    phases["pruner call"] = min(phases["pruner call"], phases["optuna bookkeeping"])
+    phases["optuna bookkeeping"] -= phases["pruner call"]
+    session = cum("sqla_sweeps.py", "sweep_session") - phases["sweep-row update"] - phases["synchronous pragmas"]
+    rows = {"store session open/commit": session, **phases}
+    rows["rest (controller, records)"] = total - sum(rows.values())
+    print(f"profile: {done} warm reports with new points, {total / done * 1e3:.3f} ms each under cProfile")
+    for k, v in rows.items():
+        print(f"  {k:28s} {v / done * 1e6:8.1f} us  {v / total * 100:5.1f}%")
+
+
 def page_api_ms(port: int, sweep_id: str, query: str, repeats: int = 20) -> float:
     """The sweep page's GET through the real dash-server, median of `repeats` (one warm-up first)."""
     url = f"http://127.0.0.1:{port}/api/v1/sweeps/{sweep_id}?{query}"
@@ -93,6 +144,9 @@ def main() -> None:
     ap.add_argument("--reports", type=int, default=5, help="reports per trial")
     ap.add_argument("--steps", type=int, default=20, help="metric values the run logs between two reports")
     ap.add_argument("--profile", action="store_true", help="print where ten warm suggestions spend their time")
+    ap.add_argument("--profile-reports", type=int, default=0, metavar="N",
+                    help="print where N warm reports with new points spend their time, by phase")
+    ap.add_argument("--hyperband", action="store_true", help="the sweep prunes (early_terminate hyperband)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
@@ -100,7 +154,8 @@ def main() -> None:
         ensure_schema(url, url)
         store = open_store(url)
         ctl = SweepController(store)
-        sweep = ctl.create(CONFIG, "bench")
+        config = {**CONFIG, "early_terminate": {"type": "hyperband", "min_iter": 3}} if args.hyperband else CONFIG
+        sweep = ctl.create(config, "bench")
         seed(ctl, sweep.id, args.trials)
         times = []
         for _ in range(args.asks):
@@ -119,6 +174,8 @@ def main() -> None:
         port = free_port()
         server = start_server(db, port)  # the runs' writer: the SDK logs each trial's metric through it
         try:
+            if args.profile_reports:
+                profile_reports(ctl, sweep.id, port, args.profile_reports, args.steps, args.reports)
             beats = report_costs(ctl, sweep.id, port, args.asks, args.reports, args.steps)
             page_ms = page_api_ms(port, sweep.id, "limit=100&newest=1")  # what static/js/pages/sweep.js asks
             all_rows_ms = page_api_ms(port, sweep.id, "limit=1000")

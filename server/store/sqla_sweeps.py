@@ -8,11 +8,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from . import codec
-from .models import chunk_t, env_t, pane_t, sweep_t, trace_t, trial_t
+from . import sweep_statements as st
+from .models import sweep_t, trial_t
 from .records import TraceRecord
 from .sweep_records import MetricTrace, SweepRecord, SweepSession, TrialCounts, TrialRecord
 
@@ -49,7 +50,7 @@ class _SqlSweepSession(SweepSession):
         return [_trial(r) for r in self.conn.execute(self._select().order_by(trial_t.c.number))]
 
     def trial(self, number: int) -> TrialRecord | None:
-        row = self.conn.execute(self._select().where(trial_t.c.number == number)).first()
+        row = self.conn.execute(st.TRIAL, {"sid": self.sweep.id, "n": number}).first()
         return None if row is None else _trial(row)
 
     def counts(self) -> TrialCounts:
@@ -66,10 +67,17 @@ class _SqlSweepSession(SweepSession):
         return [_trial(r) for r in rows]
 
     def put_progress(self, trial: TrialRecord) -> None:
-        self.conn.execute(update(trial_t).where(trial_t.c.sweep_id == trial.sweep_id,
-                                                trial_t.c.number == trial.number)
-                          .values(intermediate=list(trial.intermediate), system_attrs=trial.system_attrs,
-                                  deadline=trial.deadline))
+        self.conn.execute(st.PROGRESS, {"sid": trial.sweep_id, "n": trial.number, "im": list(trial.intermediate),
+                                        "sa": trial.system_attrs, "dl": trial.deadline})
+
+    def put_deadline(self, trial: TrialRecord) -> None:
+        self.conn.execute(st.DEADLINE, {"sid": trial.sweep_id, "n": trial.number, "dl": trial.deadline})
+
+    def metric_trace(self, env: str, name: str, trace_id: int | None = None) -> MetricTrace | None:
+        return _metric_trace(self.conn, env, name, name, trace_id)
+
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+        return _metric_chunks(self.conn, trace_id, from_seq)
 
     def put_trial(self, trial: TrialRecord) -> None:
         values = _trial_values(trial)
@@ -97,6 +105,23 @@ def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialC
             trial_t.c.sweep_id == sweep_id, trial_t.c.state == "running", trial_t.c.deadline >= now)).scalar_one())
     return TrialCounts(by_state=by_state, fresh=sum(int(n) for _s, f, n in rows if f),
                        fresh_running=sum(int(n) for s, f, n in rows if f and s == "running"), agents_alive=alive)
+
+
+def _metric_trace(conn: Connection, env: str, win: str, name: str, trace_id: int | None) -> MetricTrace | None:
+    """The trace named `name` (else the first) of the env's line pane `win`; by its id alone once that is known."""
+    if trace_id is None:
+        r = conn.execute(st.METRIC_TRACE, {"env": env, "win": win, "name": name}).first()
+    else:
+        r = conn.execute(st.TRACE_BY_ID, {"tid": trace_id}).first()
+    if r is None:
+        return None
+    return MetricTrace(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, int(r.npoints)),
+                       r.s_last_x, r.s_last_y)
+
+
+def _metric_chunks(conn: Connection, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+    return [(int(r.seq), codec.decode(r.ys)) for r in conn.execute(st.METRIC_CHUNKS, {"tid": trace_id,
+                                                                                      "seq": from_seq})]
 
 
 class SqlSweeps:
@@ -160,43 +185,37 @@ class SqlSweeps:
         return None if row is None else _trial(row)
 
     def metric_trace(self, env: str, win: str, name: str) -> MetricTrace | None:
-        t = trace_t.c
-        q = (select(t.id, t.pane_id, t.idx, t.name, t.style, t.npoints, t.s_last_x, t.s_last_y)
-             .join(pane_t, pane_t.c.id == t.pane_id).join(env_t, env_t.c.id == pane_t.c.env_id)
-             .where(env_t.c.name == env, pane_t.c.win == win, pane_t.c.kind == "line")
-             .order_by(case((t.name == name, 0), else_=1), t.idx).limit(1))
         with self.engine.connect() as conn:
-            r = conn.execute(q).first()
-        if r is None:
-            return None
-        return MetricTrace(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, int(r.npoints)),
-                           r.s_last_x, r.s_last_y)
+            return _metric_trace(conn, env, win, name, None)
 
     def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
-        c = chunk_t.c
-        q = select(c.seq, c.ys).where(c.trace_id == trace_id, c.seq >= from_seq).order_by(c.seq)
         with self.engine.connect() as conn:
-            return [(int(r.seq), codec.decode(r.ys)) for r in conn.execute(q)]
+            return _metric_chunks(conn, trace_id, from_seq)
 
     @contextmanager
     def sweep_session(self, sweep_id: str, durable: bool = True) -> Iterator[SweepSession | None]:
         with self.engine.connect() as conn:
             sqlite = conn.dialect.name == "sqlite"
             if sqlite and not durable:  # SQLite takes the level only outside a transaction, per connection
-                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
-                conn.commit()
+                _synchronous(conn, "NORMAL")
             try:
                 with conn.begin():
                     if not durable and not sqlite:
                         conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
-                    # The first write is to the sweep's row: SQLite takes its write lock and PostgreSQL the row's
-                    # lock before anything is read, so two sessions on one sweep (any agents, any servers) never
-                    # interleave.
-                    row = conn.execute(update(sweep_t).where(sweep_t.c.id == sweep_id)
-                                       .values(version=sweep_t.c.version + 1, updated=time.time())
-                                       .returning(*sweep_t.c)).first()
+                    row = _claim(conn, sweep_id)
                     yield None if row is None else _SqlSweepSession(conn, _sweep(row))
             finally:
                 if sqlite and not durable:
-                    conn.exec_driver_sql("PRAGMA synchronous=FULL")
-                    conn.commit()
+                    _synchronous(conn, "FULL")
+
+
+def _synchronous(conn: Connection, level: str) -> None:
+    conn.exec_driver_sql(f"PRAGMA synchronous={level}")
+    conn.commit()
+
+
+def _claim(conn: Connection, sweep_id: str) -> Any:
+    """The sweep's row, its version bumped. The first write is to that row: SQLite takes its write lock and
+    PostgreSQL the row's lock before anything is read, so two sessions on one sweep (any agents, any servers)
+    never interleave."""
+    return conn.execute(st.CLAIM, {"sid": sweep_id, "now": time.time()}).first()

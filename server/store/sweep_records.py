@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .records import TraceRecord
 
 # Trial states: queued (waiting for an agent), running, finished (the program exited 0), stopped (the pruner or a
@@ -120,5 +122,15 @@ class SweepSession(ABC):
     @abstractmethod
     def put_progress(self, trial: TrialRecord) -> None:
         """Write only what a report changes of a running trial: its metric values, Optuna's attrs, deadline."""
+    @abstractmethod
+    def put_deadline(self, trial: TrialRecord) -> None:
+        """Write only a running trial's deadline: a report that read no new metric value."""
+    @abstractmethod
+    def metric_trace(self, env: str, name: str, trace_id: int | None = None) -> MetricTrace | None:
+        """Store.metric_trace of the run `env`'s pane `name`, in this session; by `trace_id` alone (a primary-key
+        lookup, no join) once a report found it."""
+    @abstractmethod
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+        """Store.metric_chunks, in this session."""
     @abstractmethod
     def set_state(self, state: str) -> None: ...

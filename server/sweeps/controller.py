@@ -13,7 +13,7 @@ from typing import Any
 from ..store import Store
 from ..store.sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 from .config import Spec, parse
-from .metric import MetricCursor, metric_trace, read_values
+from .metric import MetricCursor, read_values, session_trace
 from .search import SweepStudy, program_values
 
 ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
@@ -131,14 +131,18 @@ class SweepController:
             if session.sweep.state == "cancelled":
                 self._end(session, study, trial, "stopped", f"sweep {sweep_id} was cancelled", now)
                 return {"action": "stop", "state": "stopped", "reason": f"sweep {sweep_id} was cancelled"}
-            trial, pruned = self._report(study, trial)
+            running = trial
+            trial, pruned = self._report(session, study, running)
             trial = dataclasses.replace(trial, deadline=_deadline(now, heartbeat_s))
             if pruned:
                 reason = (f"pruned by hyperband at step {len(trial.intermediate)}: "
                           f"{study.spec.metric}={trial.intermediate[-1]:.6g}")
                 self._end(session, study, trial, "stopped", reason, now)
                 return {"action": "stop", "state": "stopped", "reason": reason}
-            session.put_progress(trial)
+            if trial.intermediate is running.intermediate:
+                session.put_deadline(trial)  # no new value: the row's values and Optuna's attrs stand
+            else:
+                session.put_progress(trial)
             return {"action": "continue", "state": "running", "steps": len(trial.intermediate)}
 
     def finish(self, sweep_id: str, number: int, agent: str, exit_code: int | None) -> dict[str, Any]:
@@ -150,7 +154,7 @@ class SweepController:
                 if trial.ended is None:
                     session.put_trial(dataclasses.replace(trial, ended=now))
                 return trial.to_json()
-            trial, _ = self._report(study, trial, prune=False)
+            trial, _ = self._report(session, study, trial, prune=False)
             if exit_code == 0:
                 value = trial.intermediate[-1] if trial.intermediate else None
                 trial = dataclasses.replace(trial, value=value)
@@ -201,26 +205,29 @@ class SweepController:
             raise SweepError(409, f"trial {number} belongs to agent {trial.agent!r}, not {agent!r}")
         return trial
 
-    def _report(self, study: SweepStudy, trial: TrialRecord, prune: bool = True) -> tuple[TrialRecord, bool]:
+    def _report(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, prune: bool = True
+                ) -> tuple[TrialRecord, bool]:
+        """The trial with the metric values its run logged since the last report; whether the pruner stops it.
+        The trial comes back unchanged (the same object) when the run logged nothing since."""
         metric = study.spec.metric
         if metric is None or trial.run is None:
-            return trial, False
-        found = metric_trace(self.store, trial.run, metric)
-        if found is None:
             return trial, False
         key, had = (trial.sweep_id, trial.number), len(trial.intermediate)
         seen = self._seen.get(key)
         # The stored count too: a session rolled back after the last read (or another server's report) reads all.
         cursor = seen[0] if seen is not None and seen[1] == had else None
-        if cursor is not None and cursor.mark == found.mark:
+        found = session_trace(session, trial.run, metric, cursor)
+        if found is None or (cursor is not None and cursor.mark == found.mark):
             return trial, False
         # The mark was taken first: a point logged meanwhile changes the next report's mark, and is read then.
-        first, values, cursor = read_values(self.store, found, cursor)
-        new = values[had - first:] if had >= first else read_values(self.store, found)[1][had:]
-        self._seen[key] = (cursor, had + len(new))
-        pruned = study.report(trial.number, new, len(trial.intermediate)) if new else False
-        trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new),
-                                    system_attrs=study.system_attrs(trial.number))
+        first, values, cursor = read_values(session, found, cursor)
+        new = values[had - first:] if had >= first else read_values(session, found)[1][had:]
+        self._seen[key] = (dataclasses.replace(cursor, named=found.trace.name == metric), had + len(new))
+        if not new:
+            return trial, False
+        pruned = study.report(trial.number, new, len(trial.intermediate))
+        attrs = study.system_attrs(trial.number) if study.prunes else trial.system_attrs
+        trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new), system_attrs=attrs)
         return trial, pruned and prune
 
     def _end(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, state: str, reason: str | None,

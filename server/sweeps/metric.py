@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
 
 from ..store import Store
 from ..store.chunks import CHUNK_POINTS
-from ..store.sweep_records import MetricTrace
+from ..store.sweep_records import MetricTrace, SweepSession
+
+
+class ChunkReader(Protocol):
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]: ...
 
 
 @dataclass(frozen=True)
 class MetricCursor:
     """How far a report read a trace: the chunk rows before `seq` are full (the writer never rewrites those) and
-    hold `before` values; `mark` is the trace's at that read (an equal mark: nothing new to read)."""
+    hold `before` values; `mark` is the trace's at that read (an equal mark: nothing new to read). `named`: the
+    trace is named after the metric, so the next report may look it up by id alone."""
 
     mark: tuple
     seq: int
     before: int
+    named: bool = False
+
+    @property
+    def trace_id(self) -> int:
+        return int(self.mark[0])
 
 
 def metric_trace(store: Store, env: str, name: str) -> MetricTrace | None:
@@ -24,10 +37,22 @@ def metric_trace(store: Store, env: str, name: str) -> MetricTrace | None:
     return store.metric_trace(env, name, name)
 
 
-def read_values(store: Store, found: MetricTrace, cursor: MetricCursor | None = None
+def session_trace(session: SweepSession, env: str, name: str, cursor: MetricCursor | None) -> MetricTrace | None:
+    """metric_trace in a sweep session; by the cursor's trace id when it has one named after the metric (a
+    trace with that name and a lower index would be the pane's first, so a later one never takes its place)."""
+    if cursor is not None and cursor.named:
+        found = session.metric_trace(env, name, cursor.trace_id)
+        if found is not None:
+            return found
+    return session.metric_trace(env, name)  # the first read, or the pane was replaced (its traces with it)
+
+
+def read_values(store: ChunkReader, found: MetricTrace, cursor: MetricCursor | None = None
                 ) -> tuple[int, list[float], MetricCursor]:
     """(first, values, cursor): the metric's values from index `first` on, in the order they were logged, read
     from the cursor's chunk row on in one query; the cursor for the next read."""
+    if cursor is not None and cursor.trace_id != found.trace.id:
+        cursor = None  # another trace (the pane was replaced): its rows are not the ones the cursor counted
     seq, before = (cursor.seq, cursor.before) if cursor is not None else (0, 0)
     rows = store.metric_chunks(found.trace.id, seq)
     values = [float(v) for _, ys in rows for v in ys]

@@ -124,13 +124,24 @@ class SweepStudy:
         trial = self.study.ask(self.dists)
         return trial.number, dict(trial.params)
 
+    @property
+    def prunes(self) -> bool:
+        """Whether the sweep has a pruner: without one a report neither asks it nor changes Optuna's attrs."""
+        return self.spec.hyperband is not None
+
     def report(self, number: int, values: list[float], first: int) -> bool:
-        """Report values[i] as step first + i + 1; True if the pruner says to stop the trial."""
-        trial = self._trial(number)
-        for i, v in enumerate(values):
-            if math.isfinite(v):
-                trial.report(v, first + i + 1)
-        return bool(values) and trial.should_prune()
+        """Report values[i] as step first + i + 1; True if the pruner says to stop the trial.
+
+        Only the last finite value goes into the study: Hyperband's rungs and TPE's order of pruned trials read a
+        trial's last step and its value alone, and Optuna's storage copies a trial's values at every step
+        reported (a study rebuilt from the rows has them all, to the same effect)."""
+        step = next((first + i + 1 for i in range(len(values) - 1, -1, -1) if math.isfinite(values[i])), None)
+        if step is None:
+            return False
+        trial_id = self._trial_id(number)
+        storage = self.study._storage
+        storage.set_trial_intermediate_value(trial_id, step, values[step - first - 1])
+        return self.prunes and bool(self.study.pruner.prune(self.study, storage.get_trial(trial_id)))
 
     def tell(self, number: int, state: str, value: float | None) -> None:
         states = _optuna().trial.TrialState
