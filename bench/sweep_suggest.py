@@ -80,7 +80,7 @@ PHASES = {
     "synchronous pragmas": [("sqla_sweeps.py", "_synchronous")],
     "trial-row read": [("sqla_sweeps.py", "trial")],
     "intermediate-values write": [("sqla_sweeps.py", "put_progress"), ("sqla_sweeps.py", "put_deadline")],
-    "metric read": [("metric.py", "session_trace"), ("metric.py", "read_values")],
+    "metric read": [("sqla_sweeps.py", "_metric_trace"), ("metric.py", "read_values")],
     "pruner call": [("trial/_trial.py", "should_prune")],
     "optuna bookkeeping": [("search.py", "report"), ("search.py", "system_attrs")],
 }

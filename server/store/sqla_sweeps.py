@@ -73,8 +73,8 @@ class _SqlSweepSession(SweepSession):
     def put_deadline(self, trial: TrialRecord) -> None:
         self.conn.execute(st.DEADLINE, {"sid": trial.sweep_id, "n": trial.number, "dl": trial.deadline})
 
-    def metric_trace(self, env: str, name: str, trace_id: int | None = None) -> MetricTrace | None:
-        return _metric_trace(self.conn, env, name, name, trace_id)
+    def metric_trace(self, env: str, name: str) -> MetricTrace | None:
+        return _metric_trace(self.conn, env, name, name)
 
     def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
         return _metric_chunks(self.conn, trace_id, from_seq)
@@ -107,12 +107,8 @@ def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialC
                        fresh_running=sum(int(n) for s, f, n in rows if f and s == "running"), agents_alive=alive)
 
 
-def _metric_trace(conn: Connection, env: str, win: str, name: str, trace_id: int | None) -> MetricTrace | None:
-    """The trace named `name` (else the first) of the env's line pane `win`; by its id alone once that is known."""
-    if trace_id is None:
-        r = conn.execute(st.METRIC_TRACE, {"env": env, "win": win, "name": name}).first()
-    else:
-        r = conn.execute(st.TRACE_BY_ID, {"tid": trace_id}).first()
+def _metric_trace(conn: Connection, env: str, win: str, name: str) -> MetricTrace | None:
+    r = conn.execute(st.METRIC_TRACE, {"env": env, "win": win, "name": name}).first()
     if r is None:
         return None
     return MetricTrace(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, int(r.npoints)),
@@ -186,7 +182,7 @@ class SqlSweeps:
 
     def metric_trace(self, env: str, win: str, name: str) -> MetricTrace | None:
         with self.engine.connect() as conn:
-            return _metric_trace(conn, env, win, name, None)
+            return _metric_trace(conn, env, win, name)
 
     def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
         with self.engine.connect() as conn:

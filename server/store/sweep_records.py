@@ -126,9 +126,8 @@ class SweepSession(ABC):
     def put_deadline(self, trial: TrialRecord) -> None:
         """Write only a running trial's deadline: a report that read no new metric value."""
     @abstractmethod
-    def metric_trace(self, env: str, name: str, trace_id: int | None = None) -> MetricTrace | None:
-        """Store.metric_trace of the run `env`'s pane `name`, in this session; by `trace_id` alone (a primary-key
-        lookup, no join) once a report found it."""
+    def metric_trace(self, env: str, name: str) -> MetricTrace | None:
+        """Store.metric_trace of the run `env`'s pane `name`, in this session (its connection, its snapshot)."""
     @abstractmethod
     def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
         """Store.metric_chunks, in this session."""

@@ -20,12 +20,10 @@ DEADLINE = update(trial_t).where(_trial_key).values(deadline=bindparam("dl"))
 
 _t = trace_t.c
 _MARK = (_t.id, _t.pane_id, _t.idx, _t.name, _t.style, _t.npoints, _t.s_last_x, _t.s_last_y)
-# The trace named after the metric, else the pane's first: the join from the run's name, for a report's first read.
+# The trace named after the metric, else the pane's first, with its mark.
 METRIC_TRACE = (select(*_MARK).join(pane_t, pane_t.c.id == _t.pane_id).join(env_t, env_t.c.id == pane_t.c.env_id)
                 .where(env_t.c.name == bindparam("env"), pane_t.c.win == bindparam("win"), pane_t.c.kind == "line")
                 .order_by(case((_t.name == bindparam("name"), 0), else_=1), _t.idx).limit(1))
-# The same trace again by its id (the later reads of one trial): one primary-key lookup, no join.
-TRACE_BY_ID = select(*_MARK).where(_t.id == bindparam("tid"))
 METRIC_CHUNKS = (select(chunk_t.c.seq, chunk_t.c.ys)
                  .where(chunk_t.c.trace_id == bindparam("tid"), chunk_t.c.seq >= bindparam("seq"))
                  .order_by(chunk_t.c.seq))

@@ -13,7 +13,7 @@ from typing import Any
 from ..store import Store
 from ..store.sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 from .config import Spec, parse
-from .metric import MetricCursor, read_values, session_trace
+from .metric import MetricCursor, read_values
 from .search import SweepStudy, program_values
 
 ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
@@ -216,13 +216,13 @@ class SweepController:
         seen = self._seen.get(key)
         # The stored count too: a session rolled back after the last read (or another server's report) reads all.
         cursor = seen[0] if seen is not None and seen[1] == had else None
-        found = session_trace(session, trial.run, metric, cursor)
+        found = session.metric_trace(trial.run, metric)  # in the session: one connection for the whole report
         if found is None or (cursor is not None and cursor.mark == found.mark):
             return trial, False
         # The mark was taken first: a point logged meanwhile changes the next report's mark, and is read then.
         first, values, cursor = read_values(session, found, cursor)
         new = values[had - first:] if had >= first else read_values(session, found)[1][had:]
-        self._seen[key] = (dataclasses.replace(cursor, named=found.trace.name == metric), had + len(new))
+        self._seen[key] = (cursor, had + len(new))
         if not new:
             return trial, False
         pruned = study.report(trial.number, new, len(trial.intermediate))

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..store import Store
 from ..store.chunks import CHUNK_POINTS
-from ..store.sweep_records import MetricTrace, SweepSession
+from ..store.sweep_records import MetricTrace
 
 
 class ChunkReader(Protocol):
@@ -19,13 +19,11 @@ class ChunkReader(Protocol):
 @dataclass(frozen=True)
 class MetricCursor:
     """How far a report read a trace: the chunk rows before `seq` are full (the writer never rewrites those) and
-    hold `before` values; `mark` is the trace's at that read (an equal mark: nothing new to read). `named`: the
-    trace is named after the metric, so the next report may look it up by id alone."""
+    hold `before` values; `mark` is the trace's at that read (an equal mark: nothing new to read)."""
 
     mark: tuple
     seq: int
     before: int
-    named: bool = False
 
     @property
     def trace_id(self) -> int:
@@ -35,16 +33,6 @@ class MetricCursor:
 def metric_trace(store: Store, env: str, name: str) -> MetricTrace | None:
     """The metric's trace and its mark (one query): a report compares marks before reading any point."""
     return store.metric_trace(env, name, name)
-
-
-def session_trace(session: SweepSession, env: str, name: str, cursor: MetricCursor | None) -> MetricTrace | None:
-    """metric_trace in a sweep session; by the cursor's trace id when it has one named after the metric (a
-    trace with that name and a lower index would be the pane's first, so a later one never takes its place)."""
-    if cursor is not None and cursor.named:
-        found = session.metric_trace(env, name, cursor.trace_id)
-        if found is not None:
-            return found
-    return session.metric_trace(env, name)  # the first read, or the pane was replaced (its traces with it)
 
 
 def read_values(store: ChunkReader, found: MetricTrace, cursor: MetricCursor | None = None
