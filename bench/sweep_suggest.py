@@ -77,7 +77,7 @@ def report_costs(ctl: SweepController, sweep_id: str, port: int, asks: int, repo
 # session's open and commit are sweep_session's own time less the parts listed after it.
 PHASES = {
     "sweep-row update": [("sqla_sweeps.py", "_claim")],
-    "synchronous pragmas": [("sqla_sweeps.py", "_synchronous")],
+    "durability setting": [("dialect.py", "relax_durability")],
     "trial-row read": [("sqla_sweeps.py", "trial")],
     "intermediate-values write": [("sqla_sweeps.py", "put_progress"), ("sqla_sweeps.py", "put_deadline")],
     "metric read": [("sqla_sweeps.py", "_metric_trace"), ("metric.py", "read_values")],
@@ -116,7 +116,7 @@ def profile_reports(ctl: SweepController, sweep_id: str, port: int, n: int, step
     phases = {k: sum(cum(f, fn) for f, fn in v) for k, v in PHASES.items()}
     phases["pruner call"] = min(phases["pruner call"], phases["optuna bookkeeping"])
     phases["optuna bookkeeping"] -= phases["pruner call"]
-    session = cum("sqla_sweeps.py", "sweep_session") - phases["sweep-row update"] - phases["synchronous pragmas"]
+    session = cum("sqla_sweeps.py", "sweep_session") - phases["sweep-row update"] - phases["durability setting"]
     rows = {"store session open/commit": session, **phases}
     rows["rest (controller, records)"] = total - sum(rows.values())
     print(f"profile: {done} warm reports with new points, {total / done * 1e3:.3f} ms each under cProfile")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from . import codec
 from . import sweep_statements as st
+from .dialect import relax_durability
 from .models import sweep_t, trial_t
 from .records import TraceRecord
 from .sweep_records import MetricTrace, SweepRecord, SweepSession, TrialCounts, TrialRecord
@@ -188,26 +190,46 @@ class SqlSweeps:
         with self.engine.connect() as conn:
             return _metric_chunks(conn, trace_id, from_seq)
 
+    _relaxed: RelaxedConnection  # SqlStore's
+
     @contextmanager
     def sweep_session(self, sweep_id: str, durable: bool = True) -> Iterator[SweepSession | None]:
-        with self.engine.connect() as conn:
-            sqlite = conn.dialect.name == "sqlite"
-            if sqlite and not durable:  # SQLite takes the level only outside a transaction, per connection
-                _synchronous(conn, "NORMAL")
+        with self.engine.connect() if durable else self._relaxed.hold() as conn, conn.begin():
+            row = _claim(conn, sweep_id)
+            yield None if row is None else _SqlSweepSession(conn, _sweep(row))
+
+
+class RelaxedConnection:
+    """The one connection of the sweeps' non-durable sessions (heartbeats), its commits not waiting for the disk
+    (dialect.relax_durability) once for its whole life: a pooled connection would have to be set and reset
+    around each session, two more round trips per heartbeat. The pool's connections stay durable."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._conn: Connection | None = None
+        self._lock = threading.Lock()  # one session at a time on it, from any thread
+
+    @contextmanager
+    def hold(self) -> Iterator[Connection]:
+        with self._lock:
+            if self._conn is None:
+                conn = self.engine.connect()
+                relax_durability(conn)
+                self._conn = conn
             try:
-                with conn.begin():
-                    if not durable and not sqlite:
-                        conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
-                    row = _claim(conn, sweep_id)
-                    yield None if row is None else _SqlSweepSession(conn, _sweep(row))
+                yield self._conn
             finally:
-                if sqlite and not durable:
-                    _synchronous(conn, "FULL")
+                if self._conn.invalidated:  # the error broke it: reconnected, it would have lost the setting
+                    self._drop()
 
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
 
-def _synchronous(conn: Connection, level: str) -> None:
-    conn.exec_driver_sql(f"PRAGMA synchronous={level}")
-    conn.commit()
+    def _drop(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            conn.close()
 
 
 def _claim(conn: Connection, sweep_id: str) -> Any:
