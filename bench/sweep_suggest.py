@@ -3,7 +3,8 @@
 Runs the real controller on a real SQLite store (no HTTP for its calls); each report reads the metric that the SDK
 logged to the trial's run through a real dash-server on the same database: `python bench/sweep_suggest.py`.
 A report's cost is the whole heartbeat: the trial's row, its run's metric (the series only when the run logged a
-point since the last report) and the pruner.
+point since the last report) and the pruner. `--profile-reports N` prints where N warm reports with new points
+spend their time, by phase; `--hyperband` gives the sweep a pruner; `load_1m` is uptime's load at the end.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import statistics
 import tempfile
@@ -197,7 +199,7 @@ def main() -> None:
            "report_no_new_points_ms_median": statistics.median(beats["idle"]) * 1e3,
            "report_no_new_points_ms_p95": _pct(beats["idle"], 0.95) * 1e3,
            "page_api_ms_median": page_ms, "page_api_all_rows_ms_median": all_rows_ms,
-           "cold_rebuild_ms": rebuild * 1e3}
+           "cold_rebuild_ms": rebuild * 1e3, "load_1m": os.getloadavg()[0]}
     print(json.dumps({k: round(v, 2) if isinstance(v, float) else v for k, v in out.items()}))
 
 
