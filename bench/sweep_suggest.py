@@ -44,7 +44,7 @@ def seed(ctl: SweepController, sweep_id: str, n: int) -> None:
             study.tell(number, "finished", value)
             session.put_trial(TrialRecord(sweep_id=sweep_id, number=number, state="finished", params=params,
                                           config=program_values(study.spec, params), run=f"b/{number}",
-                                          agent="seed", value=value, intermediate=(value,),
+                                          agent="seed", value=value, steps=1, last=value,
                                           system_attrs=study.system_attrs(number), created=time.time()))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 from . import codec
 from . import sweep_statements as st
 from .dialect import relax_durability
-from .models import sweep_t, trial_t
+from .models import sweep_t, trial_t, trial_value_t
 from .records import TraceRecord
 from .sweep_records import MetricTrace, SweepRecord, SweepSession, TrialCounts, TrialRecord
 
@@ -28,14 +29,14 @@ def _sweep(row: Any) -> SweepRecord:
 def _trial(row: Any) -> TrialRecord:
     return TrialRecord(sweep_id=row.sweep_id, number=int(row.number), state=row.state, params=dict(row.params),
                        config=dict(row.config), run=row.run, agent=row.agent, value=row.value,
-                       intermediate=tuple(row.intermediate or ()), system_attrs=dict(row.system_attrs or {}),
+                       steps=int(row.steps), last=row.last_value, system_attrs=dict(row.system_attrs or {}),
                        reason=row.reason, retry_of=row.retry_of, created=float(row.created), started=row.started,
                        ended=row.ended, deadline=row.deadline)
 
 
 def _trial_values(t: TrialRecord) -> dict[str, Any]:
     return {"sweep_id": t.sweep_id, "number": t.number, "state": t.state, "params": t.params, "config": t.config,
-            "run": t.run, "agent": t.agent, "value": t.value, "intermediate": list(t.intermediate),
+            "run": t.run, "agent": t.agent, "value": t.value, "steps": t.steps, "last_value": t.last,
             "system_attrs": t.system_attrs, "reason": t.reason, "retry_of": t.retry_of, "created": t.created,
             "started": t.started, "ended": t.ended, "deadline": t.deadline}
 
@@ -68,9 +69,16 @@ class _SqlSweepSession(SweepSession):
                                  .order_by(trial_t.c.number))
         return [_trial(r) for r in rows]
 
+    def values(self) -> dict[int, list[float]]:
+        return _values(self.conn, self.sweep.id)
+
+    def add_values(self, number: int, first_step: int, values: list[float]) -> None:
+        self.conn.execute(st.ADD_VALUES, [{"sweep_id": self.sweep.id, "number": number, "step": first_step + i,
+                                           "value": v} for i, v in enumerate(values)])
+
     def put_progress(self, trial: TrialRecord) -> None:
-        self.conn.execute(st.PROGRESS, {"sid": trial.sweep_id, "n": trial.number, "im": list(trial.intermediate),
-                                        "sa": trial.system_attrs, "dl": trial.deadline})
+        self.conn.execute(st.PROGRESS, {"sid": trial.sweep_id, "n": trial.number, "k": trial.steps,
+                                        "last": trial.last, "sa": trial.system_attrs, "dl": trial.deadline})
 
     def put_deadline(self, trial: TrialRecord) -> None:
         self.conn.execute(st.DEADLINE, {"sid": trial.sweep_id, "n": trial.number, "dl": trial.deadline})
@@ -92,6 +100,17 @@ class _SqlSweepSession(SweepSession):
         self.conn.execute(update(sweep_t).where(sweep_t.c.id == self.sweep.id)
                           .values(state=state, updated=time.time()))
         self.sweep = SweepRecord(**{**self.sweep.__dict__, "state": state})
+
+
+def _values(conn: Connection, sweep_id: str, number: int | None = None) -> dict[int, list[float]]:
+    v = trial_value_t.c
+    q = select(v.number, v.value).where(v.sweep_id == sweep_id)
+    if number is not None:
+        q = q.where(v.number == number)
+    out: dict[int, list[float]] = {}
+    for n, value in conn.execute(q.order_by(v.number, v.step)):
+        out.setdefault(int(n), []).append(math.nan if value is None else float(value))  # SQLite keeps NaN as NULL
+    return out
 
 
 def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialCounts:
@@ -151,6 +170,10 @@ class SqlSweeps:
         q = q.order_by(trial_t.c.number.desc() if newest else trial_t.c.number).offset(offset).limit(limit)
         with self.engine.connect() as conn:
             return [_trial(r) for r in conn.execute(q)]
+
+    def sweep_trial_values(self, sweep_id: str, number: int) -> list[float]:
+        with self.engine.connect() as conn:
+            return _values(conn, sweep_id, number).get(number, [])
 
     def sweep_runs(self, sweep_id: str | None = None) -> dict[str, set[str]]:
         t = trial_t.c

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, case, select, update
+from sqlalchemy import bindparam, case, insert, select, update
 
-from .models import chunk_t, env_t, pane_t, sweep_t, trace_t, trial_t
+from .models import chunk_t, env_t, pane_t, sweep_t, trace_t, trial_t, trial_value_t
 
 _trial_key = (trial_t.c.sweep_id == bindparam("sid")) & (trial_t.c.number == bindparam("n"))
 
@@ -14,8 +14,9 @@ CLAIM = (update(sweep_t).where(sweep_t.c.id == bindparam("sid"))
 TRIAL = select(trial_t).where(_trial_key)
 # Bind names differ from the column names: SQLAlchemy reserves those for the SET clause.
 PROGRESS = update(trial_t).where(_trial_key).values(
-    intermediate=bindparam("im", type_=trial_t.c.intermediate.type),
+    steps=bindparam("k"), last_value=bindparam("last"),
     system_attrs=bindparam("sa", type_=trial_t.c.system_attrs.type), deadline=bindparam("dl"))
+ADD_VALUES = insert(trial_value_t)
 DEADLINE = update(trial_t).where(_trial_key).values(deadline=bindparam("dl"))
 
 _t = trace_t.c

@@ -135,15 +135,14 @@ class SweepController:
             trial, pruned = self._report(session, study, running)
             trial = dataclasses.replace(trial, deadline=_deadline(now, heartbeat_s))
             if pruned:
-                reason = (f"pruned by hyperband at step {len(trial.intermediate)}: "
-                          f"{study.spec.metric}={trial.intermediate[-1]:.6g}")
+                reason = f"pruned by hyperband at step {trial.steps}: {study.spec.metric}={trial.last:.6g}"
                 self._end(session, study, trial, "stopped", reason, now)
                 return {"action": "stop", "state": "stopped", "reason": reason}
-            if trial.intermediate is running.intermediate:
+            if trial.steps == running.steps:
                 session.put_deadline(trial)  # no new value: the row's values and Optuna's attrs stand
             else:
                 session.put_progress(trial)
-            return {"action": "continue", "state": "running", "steps": len(trial.intermediate)}
+            return {"action": "continue", "state": "running", "steps": trial.steps}
 
     def finish(self, sweep_id: str, number: int, agent: str, exit_code: int | None) -> dict[str, Any]:
         """The trial's program ended (exit_code None: the agent stopped it as told)."""
@@ -156,7 +155,7 @@ class SweepController:
                 return trial.to_json()
             trial, _ = self._report(session, study, trial, prune=False)
             if exit_code == 0:
-                value = trial.intermediate[-1] if trial.intermediate else None
+                value = trial.last if trial.steps else None
                 trial = dataclasses.replace(trial, value=value)
                 reason = None if value is not None or study.spec.metric is None else \
                     f"the run logged no {study.spec.metric}"
@@ -191,7 +190,8 @@ class SweepController:
                 raise SweepError(404, f"no sweep {sweep_id!r}")
             study = self._studies.get(sweep_id)
             if study is None or study.version != session.sweep.version - 1:
-                study = SweepStudy(sweep_id, parse(session.sweep.config), session.trials(), session.sweep.version)
+                study = SweepStudy(sweep_id, parse(session.sweep.config), session.trials(), session.values(),
+                                   session.sweep.version)
             self._studies.pop(sweep_id, None)
             yield session, study
             study.version = session.sweep.version
@@ -212,7 +212,7 @@ class SweepController:
         metric = study.spec.metric
         if metric is None or trial.run is None:
             return trial, False
-        key, had = (trial.sweep_id, trial.number), len(trial.intermediate)
+        key, had = (trial.sweep_id, trial.number), trial.steps
         seen = self._seen.get(key)
         # The stored count too: a session rolled back after the last read (or another server's report) reads all.
         cursor = seen[0] if seen is not None and seen[1] == had else None
@@ -225,9 +225,10 @@ class SweepController:
         self._seen[key] = (cursor, had + len(new))
         if not new:
             return trial, False
-        pruned = study.report(trial.number, new, len(trial.intermediate))
+        session.add_values(trial.number, had + 1, new)  # appended: the values before stay where they are
+        pruned = study.report(trial.number, new, had)
         attrs = study.system_attrs(trial.number) if study.prunes else trial.system_attrs
-        trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new), system_attrs=attrs)
+        trial = dataclasses.replace(trial, steps=had + len(new), last=new[-1], system_attrs=attrs)
         return trial, pruned and prune
 
     def _end(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, state: str, reason: str | None,

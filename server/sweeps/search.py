@@ -67,8 +67,8 @@ def program_values(spec: Spec, params: dict[str, Any]) -> dict[str, Any]:
 class SweepStudy:
     """An Optuna study in memory mirroring one sweep's stored trials; `version` is the sweep's at the last sync."""
 
-    def __init__(self, sweep_id: str, spec: Spec, trials: list[TrialRecord], version: int, seed: int | None = None
-                 ) -> None:
+    def __init__(self, sweep_id: str, spec: Spec, trials: list[TrialRecord], values: dict[int, list[float]],
+                 version: int, seed: int | None = None) -> None:
         optuna = _optuna()
         self.spec = spec
         self.version = version
@@ -76,7 +76,7 @@ class SweepStudy:
         direction = "maximize" if spec.goal == "maximize" else "minimize"
         self.study = optuna.create_study(study_name=sweep_id, direction=direction, sampler=self._sampler(seed),
                                          pruner=self._pruner())
-        self.study.add_trials([self._frozen(t) for t in trials])
+        self.study.add_trials([self._frozen(t, values.get(t.number, [])) for t in trials])
 
     def _sampler(self, seed: int | None) -> Any:
         samplers = _optuna().samplers
@@ -96,21 +96,20 @@ class SweepStudy:
         return pruners.HyperbandPruner(min_resource=hb["min_iter"], max_resource=hb["max_iter"] or "auto",
                                        reduction_factor=hb["eta"])
 
-    def _frozen(self, t: TrialRecord) -> Any:
+    def _frozen(self, t: TrialRecord, intermediate: list[float]) -> Any:
         optuna = _optuna()
         states = optuna.trial.TrialState
         if t.state == "finished":
             state = states.COMPLETE if t.value is not None and math.isfinite(t.value) else states.FAIL
         else:
             state = getattr(states, _STATE_OF[t.state])
-        value = t.value if state == states.COMPLETE else (t.intermediate[-1] if state == states.PRUNED and
-                                                          t.intermediate else None)
+        value = t.value if state == states.COMPLETE else (t.last if state == states.PRUNED else None)
         if state == states.PRUNED and value is None:
             state = states.FAIL
         params = {} if state == states.WAITING else t.params
         return optuna.trial.create_trial(
             state=state, value=value, params=params, distributions={k: self.dists[k] for k in params},
-            intermediate_values={i + 1: v for i, v in enumerate(t.intermediate)},
+            intermediate_values={i + 1: v for i, v in enumerate(intermediate)},
             system_attrs=t.system_attrs if state != states.WAITING else {**t.system_attrs, "fixed_params": t.params})
 
     # -- the controller's operations, each mirrored into the stored trials by the caller ------------------

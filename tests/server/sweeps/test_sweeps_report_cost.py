@@ -66,9 +66,11 @@ def test_a_report_runs_on_one_connection_and_an_idle_one_writes_only_the_deadlin
     idle, sql = statements(engine, beat)
     assert idle == {"action": "continue", "state": "running", "steps": 3}
     updates = _trial_updates(sql)
-    assert len(updates) == 1 and "deadline" in updates[0] and "intermediate" not in updates[0], updates
+    assert len(updates) == 1 and "deadline" in updates[0] and "steps" not in updates[0], updates
+    assert not [s for s in sql if "INSERT" in s.upper()], sql
     row = svc.store.sweep_trials(sweep_id)[0]
-    assert row.intermediate == (3.0, 2.0, 1.0) and row.deadline is not None and row.deadline >= before
+    assert (row.steps, row.last) == (3, 1.0) and row.deadline is not None and row.deadline >= before
+    assert svc.store.sweep_trial_values(sweep_id, trial["number"]) == [3.0, 2.0, 1.0]
     assert ctl.finish(sweep_id, trial["number"], "a", 0)["value"] == 1.0
 
 
@@ -102,12 +104,13 @@ def test_hyperband_prunes_and_the_warm_study_matches_one_rebuilt_from_the_rows(s
     assert stopped["action"] == "stop" and stopped["reason"].startswith("pruned by hyperband at step 1: loss=9")
 
     warm = ctl._studies[sweep_id]
-    rebuilt = SweepStudy(sweep_id, parse(HYPERBAND), svc.store.sweep_trials(sweep_id), 0)
+    values = {n: svc.store.sweep_trial_values(sweep_id, n) for n in (good["number"], bad["number"])}
+    rebuilt = SweepStudy(sweep_id, parse(HYPERBAND), svc.store.sweep_trials(sweep_id), values, 0)
     for number in (good["number"], bad["number"]):
         a, b = warm._frozen_of(number), rebuilt._frozen_of(number)
         assert (a.state, a.value, a.last_step, a.system_attrs) == (b.state, b.value, b.last_step, b.system_attrs)
         assert a.intermediate_values[a.last_step] == b.intermediate_values[b.last_step]
-    assert [t.intermediate for t in svc.store.sweep_trials(sweep_id)] == [(1.0, 0.5), (9.0,)]
+    assert values == {good["number"]: [1.0, 0.5], bad["number"]: [9.0]}
 
 
 def _level(conn: Any) -> str:
