@@ -360,6 +360,9 @@ class Store(ABC):
     def sweep_best(self, sweep_id: str, maximize: bool) -> TrialRecord | None:
         """The finished trial with the best value (the lowest number of equals)."""
     @abstractmethod
+    def sweep_trial_values(self, sweep_id: str, number: int) -> list[float]:
+        """The metric values one trial reported, in step order."""
+    @abstractmethod
     def metric_trace(self, env: str, win: str, name: str) -> MetricTrace | None:
         """The trace named `name` (else the first) of the env's line pane `win`, in one query; None if none."""
     @abstractmethod

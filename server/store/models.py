@@ -10,6 +10,7 @@ from sqlalchemy import (
     Boolean,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -310,7 +311,8 @@ class SweepTrial(Base):
     run: Mapped[str | None] = mapped_column(String(256), nullable=True)
     agent: Mapped[str | None] = mapped_column(String(128), nullable=True)
     value: Mapped[float | None] = mapped_column(Float, nullable=True)
-    intermediate: Mapped[list] = mapped_column(JSON, nullable=False)
+    steps: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")  # its value rows
+    last_value: Mapped[float | None] = mapped_column(Float, nullable=True)  # the last of them
     system_attrs: Mapped[dict] = mapped_column(JSON, nullable=False)
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     retry_of: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -318,6 +320,18 @@ class SweepTrial(Base):
     started: Mapped[float | None] = mapped_column(Float, nullable=True)
     ended: Mapped[float | None] = mapped_column(Float, nullable=True)
     deadline: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class SweepTrialValue(Base):
+    """One metric value a trial reported (Optuna's step = `step`): a report appends its new ones, never rewrites."""
+
+    __tablename__ = "sweep_trial_value"
+    __table_args__ = (ForeignKeyConstraint(["sweep_id", "number"], ["sweep_trial.sweep_id", "sweep_trial.number"],
+                                           ondelete="CASCADE"),)
+    sweep_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    step: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[float | None] = mapped_column(Float, nullable=True)  # NaN: SQLite stores it as NULL
 
 
 Index("ix_pane_env_position", Pane.env_id, Pane.position)
@@ -350,3 +364,4 @@ notify_t = cast(Table, NotifyOutbox.__table__)
 rule_t = cast(Table, AlertRule.__table__)
 sweep_t = cast(Table, Sweep.__table__)
 trial_t = cast(Table, SweepTrial.__table__)
+trial_value_t = cast(Table, SweepTrialValue.__table__)

@@ -25,7 +25,7 @@ from .sqla_console import SqlConsole
 from .sqla_notify import SqlNotify
 from .sqla_settings import SqlSettings
 from .sqla_space import SqlSpace
-from .sqla_sweeps import SqlSweeps
+from .sqla_sweeps import RelaxedConnection, SqlSweeps
 from .sqla_tokens import SqlShareTokens
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
@@ -46,6 +46,7 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         # PostgreSQL may have several servers writing: see _claim_epoch. SQLite has one (a lock file says so).
         self._shared = self.engine.dialect.name == "postgresql"
         self._epoch = -1  # writer_epoch.n after this process's last commit (-1: unknown)
+        self._relaxed = RelaxedConnection(self.engine)  # sweeps' heartbeats (sqla_sweeps)
 
     # -- writes -----------------------------------------------------------------------------------
     @contextmanager
@@ -380,4 +381,5 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
             if self._writer_conn is not None:
                 self._writer_conn.close()
                 self._writer_conn = None
+        self._relaxed.close()
         self.engine.dispose()

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from sqlalchemy import case, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from . import codec
-from .models import chunk_t, env_t, pane_t, sweep_t, trace_t, trial_t
+from . import sweep_statements as st
+from .dialect import relax_durability
+from .models import sweep_t, trial_t, trial_value_t
 from .records import TraceRecord
 from .sweep_records import MetricTrace, SweepRecord, SweepSession, TrialCounts, TrialRecord
 
@@ -25,14 +29,14 @@ def _sweep(row: Any) -> SweepRecord:
 def _trial(row: Any) -> TrialRecord:
     return TrialRecord(sweep_id=row.sweep_id, number=int(row.number), state=row.state, params=dict(row.params),
                        config=dict(row.config), run=row.run, agent=row.agent, value=row.value,
-                       intermediate=tuple(row.intermediate or ()), system_attrs=dict(row.system_attrs or {}),
+                       steps=int(row.steps), last=row.last_value, system_attrs=dict(row.system_attrs or {}),
                        reason=row.reason, retry_of=row.retry_of, created=float(row.created), started=row.started,
                        ended=row.ended, deadline=row.deadline)
 
 
 def _trial_values(t: TrialRecord) -> dict[str, Any]:
     return {"sweep_id": t.sweep_id, "number": t.number, "state": t.state, "params": t.params, "config": t.config,
-            "run": t.run, "agent": t.agent, "value": t.value, "intermediate": list(t.intermediate),
+            "run": t.run, "agent": t.agent, "value": t.value, "steps": t.steps, "last_value": t.last,
             "system_attrs": t.system_attrs, "reason": t.reason, "retry_of": t.retry_of, "created": t.created,
             "started": t.started, "ended": t.ended, "deadline": t.deadline}
 
@@ -49,7 +53,7 @@ class _SqlSweepSession(SweepSession):
         return [_trial(r) for r in self.conn.execute(self._select().order_by(trial_t.c.number))]
 
     def trial(self, number: int) -> TrialRecord | None:
-        row = self.conn.execute(self._select().where(trial_t.c.number == number)).first()
+        row = self.conn.execute(st.TRIAL, {"sid": self.sweep.id, "n": number}).first()
         return None if row is None else _trial(row)
 
     def counts(self) -> TrialCounts:
@@ -65,11 +69,25 @@ class _SqlSweepSession(SweepSession):
                                  .order_by(trial_t.c.number))
         return [_trial(r) for r in rows]
 
+    def values(self) -> dict[int, list[float]]:
+        return _values(self.conn, self.sweep.id)
+
+    def add_values(self, number: int, first_step: int, values: list[float]) -> None:
+        self.conn.execute(st.ADD_VALUES, [{"sweep_id": self.sweep.id, "number": number, "step": first_step + i,
+                                           "value": v} for i, v in enumerate(values)])
+
     def put_progress(self, trial: TrialRecord) -> None:
-        self.conn.execute(update(trial_t).where(trial_t.c.sweep_id == trial.sweep_id,
-                                                trial_t.c.number == trial.number)
-                          .values(intermediate=list(trial.intermediate), system_attrs=trial.system_attrs,
-                                  deadline=trial.deadline))
+        self.conn.execute(st.PROGRESS, {"sid": trial.sweep_id, "n": trial.number, "k": trial.steps,
+                                        "last": trial.last, "sa": trial.system_attrs, "dl": trial.deadline})
+
+    def put_deadline(self, trial: TrialRecord) -> None:
+        self.conn.execute(st.DEADLINE, {"sid": trial.sweep_id, "n": trial.number, "dl": trial.deadline})
+
+    def metric_trace(self, env: str, name: str) -> MetricTrace | None:
+        return _metric_trace(self.conn, env, name, name)
+
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+        return _metric_chunks(self.conn, trace_id, from_seq)
 
     def put_trial(self, trial: TrialRecord) -> None:
         values = _trial_values(trial)
@@ -82,6 +100,17 @@ class _SqlSweepSession(SweepSession):
         self.conn.execute(update(sweep_t).where(sweep_t.c.id == self.sweep.id)
                           .values(state=state, updated=time.time()))
         self.sweep = SweepRecord(**{**self.sweep.__dict__, "state": state})
+
+
+def _values(conn: Connection, sweep_id: str, number: int | None = None) -> dict[int, list[float]]:
+    v = trial_value_t.c
+    q = select(v.number, v.value).where(v.sweep_id == sweep_id)
+    if number is not None:
+        q = q.where(v.number == number)
+    out: dict[int, list[float]] = {}
+    for n, value in conn.execute(q.order_by(v.number, v.step)):
+        out.setdefault(int(n), []).append(math.nan if value is None else float(value))  # SQLite keeps NaN as NULL
+    return out
 
 
 def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialCounts:
@@ -97,6 +126,19 @@ def _counts(conn: Connection, sweep_id: str, now: float | None = None) -> TrialC
             trial_t.c.sweep_id == sweep_id, trial_t.c.state == "running", trial_t.c.deadline >= now)).scalar_one())
     return TrialCounts(by_state=by_state, fresh=sum(int(n) for _s, f, n in rows if f),
                        fresh_running=sum(int(n) for s, f, n in rows if f and s == "running"), agents_alive=alive)
+
+
+def _metric_trace(conn: Connection, env: str, win: str, name: str) -> MetricTrace | None:
+    r = conn.execute(st.METRIC_TRACE, {"env": env, "win": win, "name": name}).first()
+    if r is None:
+        return None
+    return MetricTrace(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, int(r.npoints)),
+                       r.s_last_x, r.s_last_y)
+
+
+def _metric_chunks(conn: Connection, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+    return [(int(r.seq), codec.decode(r.ys)) for r in conn.execute(st.METRIC_CHUNKS, {"tid": trace_id,
+                                                                                      "seq": from_seq})]
 
 
 class SqlSweeps:
@@ -129,6 +171,10 @@ class SqlSweeps:
         with self.engine.connect() as conn:
             return [_trial(r) for r in conn.execute(q)]
 
+    def sweep_trial_values(self, sweep_id: str, number: int) -> list[float]:
+        with self.engine.connect() as conn:
+            return _values(conn, sweep_id, number).get(number, [])
+
     def sweep_runs(self, sweep_id: str | None = None) -> dict[str, set[str]]:
         t = trial_t.c
         q = select(t.sweep_id, t.run).where(t.run.is_not(None)).distinct()
@@ -160,43 +206,57 @@ class SqlSweeps:
         return None if row is None else _trial(row)
 
     def metric_trace(self, env: str, win: str, name: str) -> MetricTrace | None:
-        t = trace_t.c
-        q = (select(t.id, t.pane_id, t.idx, t.name, t.style, t.npoints, t.s_last_x, t.s_last_y)
-             .join(pane_t, pane_t.c.id == t.pane_id).join(env_t, env_t.c.id == pane_t.c.env_id)
-             .where(env_t.c.name == env, pane_t.c.win == win, pane_t.c.kind == "line")
-             .order_by(case((t.name == name, 0), else_=1), t.idx).limit(1))
         with self.engine.connect() as conn:
-            r = conn.execute(q).first()
-        if r is None:
-            return None
-        return MetricTrace(TraceRecord(r.id, r.pane_id, r.idx, r.name, r.style or {}, int(r.npoints)),
-                           r.s_last_x, r.s_last_y)
+            return _metric_trace(conn, env, win, name)
 
     def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
-        c = chunk_t.c
-        q = select(c.seq, c.ys).where(c.trace_id == trace_id, c.seq >= from_seq).order_by(c.seq)
         with self.engine.connect() as conn:
-            return [(int(r.seq), codec.decode(r.ys)) for r in conn.execute(q)]
+            return _metric_chunks(conn, trace_id, from_seq)
+
+    _relaxed: RelaxedConnection  # SqlStore's
 
     @contextmanager
     def sweep_session(self, sweep_id: str, durable: bool = True) -> Iterator[SweepSession | None]:
-        with self.engine.connect() as conn:
-            sqlite = conn.dialect.name == "sqlite"
-            if sqlite and not durable:  # SQLite takes the level only outside a transaction, per connection
-                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
-                conn.commit()
+        with self.engine.connect() if durable else self._relaxed.hold() as conn, conn.begin():
+            row = _claim(conn, sweep_id)
+            yield None if row is None else _SqlSweepSession(conn, _sweep(row))
+
+
+class RelaxedConnection:
+    """The one connection of the sweeps' non-durable sessions (heartbeats), its commits not waiting for the disk
+    (dialect.relax_durability) once for its whole life: a pooled connection would have to be set and reset
+    around each session, two more round trips per heartbeat. The pool's connections stay durable."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._conn: Connection | None = None
+        self._lock = threading.Lock()  # one session at a time on it, from any thread
+
+    @contextmanager
+    def hold(self) -> Iterator[Connection]:
+        with self._lock:
+            if self._conn is None:
+                conn = self.engine.connect()
+                relax_durability(conn)
+                self._conn = conn
             try:
-                with conn.begin():
-                    if not durable and not sqlite:
-                        conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
-                    # The first write is to the sweep's row: SQLite takes its write lock and PostgreSQL the row's
-                    # lock before anything is read, so two sessions on one sweep (any agents, any servers) never
-                    # interleave.
-                    row = conn.execute(update(sweep_t).where(sweep_t.c.id == sweep_id)
-                                       .values(version=sweep_t.c.version + 1, updated=time.time())
-                                       .returning(*sweep_t.c)).first()
-                    yield None if row is None else _SqlSweepSession(conn, _sweep(row))
+                yield self._conn
             finally:
-                if sqlite and not durable:
-                    conn.exec_driver_sql("PRAGMA synchronous=FULL")
-                    conn.commit()
+                if self._conn.invalidated:  # the error broke it: reconnected, it would have lost the setting
+                    self._drop()
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            conn, self._conn = self._conn, None
+            conn.close()
+
+
+def _claim(conn: Connection, sweep_id: str) -> Any:
+    """The sweep's row, its version bumped. The first write is to that row: SQLite takes its write lock and
+    PostgreSQL the row's lock before anything is read, so two sessions on one sweep (any agents, any servers)
+    never interleave."""
+    return conn.execute(st.CLAIM, {"sid": sweep_id, "now": time.time()}).first()

@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .records import TraceRecord
 
 # Trial states: queued (waiting for an agent), running, finished (the program exited 0), stopped (the pruner or a
@@ -45,7 +47,8 @@ class TrialRecord:
     run: str | None = None
     agent: str | None = None
     value: float | None = None
-    intermediate: tuple[float, ...] = ()  # the metric's values as the run logged them (Optuna step = index + 1)
+    steps: int = 0                  # metric values reported, as the run logged them (the last one's Optuna step)
+    last: float | None = None       # the last of them (all of them: SweepSession.values)
     system_attrs: dict = field(default_factory=dict)  # Optuna's own bookkeeping (samplers', pruners')
     reason: str | None = None
     retry_of: int | None = None
@@ -56,7 +59,7 @@ class TrialRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {"number": self.number, "state": self.state, "config": self.config, "run": self.run,
-                "agent": self.agent, "value": self.value, "steps": len(self.intermediate),
+                "agent": self.agent, "value": self.value, "steps": self.steps,
                 "reason": self.reason, "retry_of": self.retry_of, "created": self.created,
                 "started": self.started, "ended": self.ended}
 
@@ -118,7 +121,22 @@ class SweepSession(ABC):
     def put_trial(self, trial: TrialRecord) -> None:
         """Insert the trial, or overwrite the one with its number."""
     @abstractmethod
+    def values(self) -> dict[int, list[float]]:
+        """Every trial's metric values by number, in step order (only to rebuild a study)."""
+    @abstractmethod
+    def add_values(self, number: int, first_step: int, values: list[float]) -> None:
+        """Append a trial's new metric values, values[i] as step first_step + i: the ones before stay unread."""
+    @abstractmethod
     def put_progress(self, trial: TrialRecord) -> None:
-        """Write only what a report changes of a running trial: its metric values, Optuna's attrs, deadline."""
+        """Write only what a report changes of a running trial: its count and last value, Optuna's attrs, deadline."""
+    @abstractmethod
+    def put_deadline(self, trial: TrialRecord) -> None:
+        """Write only a running trial's deadline: a report that read no new metric value."""
+    @abstractmethod
+    def metric_trace(self, env: str, name: str) -> MetricTrace | None:
+        """Store.metric_trace of the run `env`'s pane `name`, in this session (its connection, its snapshot)."""
+    @abstractmethod
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]:
+        """Store.metric_chunks, in this session."""
     @abstractmethod
     def set_state(self, state: str) -> None: ...

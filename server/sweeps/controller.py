@@ -13,7 +13,7 @@ from typing import Any
 from ..store import Store
 from ..store.sweep_records import SweepRecord, SweepSession, TrialCounts, TrialRecord
 from .config import Spec, parse
-from .metric import MetricCursor, metric_trace, read_values
+from .metric import MetricCursor, read_values
 from .search import SweepStudy, program_values
 
 ACTIONS = {"pause": "paused", "resume": "running", "stop": "stopping", "cancel": "cancelled"}
@@ -131,15 +131,18 @@ class SweepController:
             if session.sweep.state == "cancelled":
                 self._end(session, study, trial, "stopped", f"sweep {sweep_id} was cancelled", now)
                 return {"action": "stop", "state": "stopped", "reason": f"sweep {sweep_id} was cancelled"}
-            trial, pruned = self._report(study, trial)
+            running = trial
+            trial, pruned = self._report(session, study, running)
             trial = dataclasses.replace(trial, deadline=_deadline(now, heartbeat_s))
             if pruned:
-                reason = (f"pruned by hyperband at step {len(trial.intermediate)}: "
-                          f"{study.spec.metric}={trial.intermediate[-1]:.6g}")
+                reason = f"pruned by hyperband at step {trial.steps}: {study.spec.metric}={trial.last:.6g}"
                 self._end(session, study, trial, "stopped", reason, now)
                 return {"action": "stop", "state": "stopped", "reason": reason}
-            session.put_progress(trial)
-            return {"action": "continue", "state": "running", "steps": len(trial.intermediate)}
+            if trial.steps == running.steps:
+                session.put_deadline(trial)  # no new value: the row's values and Optuna's attrs stand
+            else:
+                session.put_progress(trial)
+            return {"action": "continue", "state": "running", "steps": trial.steps}
 
     def finish(self, sweep_id: str, number: int, agent: str, exit_code: int | None) -> dict[str, Any]:
         """The trial's program ended (exit_code None: the agent stopped it as told)."""
@@ -150,9 +153,9 @@ class SweepController:
                 if trial.ended is None:
                     session.put_trial(dataclasses.replace(trial, ended=now))
                 return trial.to_json()
-            trial, _ = self._report(study, trial, prune=False)
+            trial, _ = self._report(session, study, trial, prune=False)
             if exit_code == 0:
-                value = trial.intermediate[-1] if trial.intermediate else None
+                value = trial.last if trial.steps else None
                 trial = dataclasses.replace(trial, value=value)
                 reason = None if value is not None or study.spec.metric is None else \
                     f"the run logged no {study.spec.metric}"
@@ -187,7 +190,8 @@ class SweepController:
                 raise SweepError(404, f"no sweep {sweep_id!r}")
             study = self._studies.get(sweep_id)
             if study is None or study.version != session.sweep.version - 1:
-                study = SweepStudy(sweep_id, parse(session.sweep.config), session.trials(), session.sweep.version)
+                study = SweepStudy(sweep_id, parse(session.sweep.config), session.trials(), session.values(),
+                                   session.sweep.version)
             self._studies.pop(sweep_id, None)
             yield session, study
             study.version = session.sweep.version
@@ -201,26 +205,30 @@ class SweepController:
             raise SweepError(409, f"trial {number} belongs to agent {trial.agent!r}, not {agent!r}")
         return trial
 
-    def _report(self, study: SweepStudy, trial: TrialRecord, prune: bool = True) -> tuple[TrialRecord, bool]:
+    def _report(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, prune: bool = True
+                ) -> tuple[TrialRecord, bool]:
+        """The trial with the metric values its run logged since the last report; whether the pruner stops it.
+        The trial comes back unchanged (the same object) when the run logged nothing since."""
         metric = study.spec.metric
         if metric is None or trial.run is None:
             return trial, False
-        found = metric_trace(self.store, trial.run, metric)
-        if found is None:
-            return trial, False
-        key, had = (trial.sweep_id, trial.number), len(trial.intermediate)
+        key, had = (trial.sweep_id, trial.number), trial.steps
         seen = self._seen.get(key)
         # The stored count too: a session rolled back after the last read (or another server's report) reads all.
         cursor = seen[0] if seen is not None and seen[1] == had else None
-        if cursor is not None and cursor.mark == found.mark:
+        found = session.metric_trace(trial.run, metric)  # in the session: one connection for the whole report
+        if found is None or (cursor is not None and cursor.mark == found.mark):
             return trial, False
         # The mark was taken first: a point logged meanwhile changes the next report's mark, and is read then.
-        first, values, cursor = read_values(self.store, found, cursor)
-        new = values[had - first:] if had >= first else read_values(self.store, found)[1][had:]
+        first, values, cursor = read_values(session, found, cursor)
+        new = values[had - first:] if had >= first else read_values(session, found)[1][had:]
         self._seen[key] = (cursor, had + len(new))
-        pruned = study.report(trial.number, new, len(trial.intermediate)) if new else False
-        trial = dataclasses.replace(trial, intermediate=trial.intermediate + tuple(new),
-                                    system_attrs=study.system_attrs(trial.number))
+        if not new:
+            return trial, False
+        session.add_values(trial.number, had + 1, new)  # appended: the values before stay where they are
+        pruned = study.report(trial.number, new, had)
+        attrs = study.system_attrs(trial.number) if study.prunes else trial.system_attrs
+        trial = dataclasses.replace(trial, steps=had + len(new), last=new[-1], system_attrs=attrs)
         return trial, pruned and prune
 
     def _end(self, session: SweepSession, study: SweepStudy, trial: TrialRecord, state: str, reason: str | None,

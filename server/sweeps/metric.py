@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
 
 from ..store import Store
 from ..store.chunks import CHUNK_POINTS
 from ..store.sweep_records import MetricTrace
+
+
+class ChunkReader(Protocol):
+    def metric_chunks(self, trace_id: int, from_seq: int) -> list[tuple[int, np.ndarray]]: ...
 
 
 @dataclass(frozen=True)
@@ -18,16 +25,22 @@ class MetricCursor:
     seq: int
     before: int
 
+    @property
+    def trace_id(self) -> int:
+        return int(self.mark[0])
+
 
 def metric_trace(store: Store, env: str, name: str) -> MetricTrace | None:
     """The metric's trace and its mark (one query): a report compares marks before reading any point."""
     return store.metric_trace(env, name, name)
 
 
-def read_values(store: Store, found: MetricTrace, cursor: MetricCursor | None = None
+def read_values(store: ChunkReader, found: MetricTrace, cursor: MetricCursor | None = None
                 ) -> tuple[int, list[float], MetricCursor]:
     """(first, values, cursor): the metric's values from index `first` on, in the order they were logged, read
     from the cursor's chunk row on in one query; the cursor for the next read."""
+    if cursor is not None and cursor.trace_id != found.trace.id:
+        cursor = None  # another trace (the pane was replaced): its rows are not the ones the cursor counted
     seq, before = (cursor.seq, cursor.before) if cursor is not None else (0, 0)
     rows = store.metric_chunks(found.trace.id, seq)
     values = [float(v) for _, ys in rows for v in ys]

@@ -67,8 +67,8 @@ def program_values(spec: Spec, params: dict[str, Any]) -> dict[str, Any]:
 class SweepStudy:
     """An Optuna study in memory mirroring one sweep's stored trials; `version` is the sweep's at the last sync."""
 
-    def __init__(self, sweep_id: str, spec: Spec, trials: list[TrialRecord], version: int, seed: int | None = None
-                 ) -> None:
+    def __init__(self, sweep_id: str, spec: Spec, trials: list[TrialRecord], values: dict[int, list[float]],
+                 version: int, seed: int | None = None) -> None:
         optuna = _optuna()
         self.spec = spec
         self.version = version
@@ -76,7 +76,7 @@ class SweepStudy:
         direction = "maximize" if spec.goal == "maximize" else "minimize"
         self.study = optuna.create_study(study_name=sweep_id, direction=direction, sampler=self._sampler(seed),
                                          pruner=self._pruner())
-        self.study.add_trials([self._frozen(t) for t in trials])
+        self.study.add_trials([self._frozen(t, values.get(t.number, [])) for t in trials])
 
     def _sampler(self, seed: int | None) -> Any:
         samplers = _optuna().samplers
@@ -96,21 +96,20 @@ class SweepStudy:
         return pruners.HyperbandPruner(min_resource=hb["min_iter"], max_resource=hb["max_iter"] or "auto",
                                        reduction_factor=hb["eta"])
 
-    def _frozen(self, t: TrialRecord) -> Any:
+    def _frozen(self, t: TrialRecord, intermediate: list[float]) -> Any:
         optuna = _optuna()
         states = optuna.trial.TrialState
         if t.state == "finished":
             state = states.COMPLETE if t.value is not None and math.isfinite(t.value) else states.FAIL
         else:
             state = getattr(states, _STATE_OF[t.state])
-        value = t.value if state == states.COMPLETE else (t.intermediate[-1] if state == states.PRUNED and
-                                                          t.intermediate else None)
+        value = t.value if state == states.COMPLETE else (t.last if state == states.PRUNED else None)
         if state == states.PRUNED and value is None:
             state = states.FAIL
         params = {} if state == states.WAITING else t.params
         return optuna.trial.create_trial(
             state=state, value=value, params=params, distributions={k: self.dists[k] for k in params},
-            intermediate_values={i + 1: v for i, v in enumerate(t.intermediate)},
+            intermediate_values={i + 1: v for i, v in enumerate(intermediate)},
             system_attrs=t.system_attrs if state != states.WAITING else {**t.system_attrs, "fixed_params": t.params})
 
     # -- the controller's operations, each mirrored into the stored trials by the caller ------------------
@@ -124,13 +123,24 @@ class SweepStudy:
         trial = self.study.ask(self.dists)
         return trial.number, dict(trial.params)
 
+    @property
+    def prunes(self) -> bool:
+        """Whether the sweep has a pruner: without one a report neither asks it nor changes Optuna's attrs."""
+        return self.spec.hyperband is not None
+
     def report(self, number: int, values: list[float], first: int) -> bool:
-        """Report values[i] as step first + i + 1; True if the pruner says to stop the trial."""
-        trial = self._trial(number)
-        for i, v in enumerate(values):
-            if math.isfinite(v):
-                trial.report(v, first + i + 1)
-        return bool(values) and trial.should_prune()
+        """Report values[i] as step first + i + 1; True if the pruner says to stop the trial.
+
+        Only the last finite value goes into the study: Hyperband's rungs and TPE's order of pruned trials read a
+        trial's last step and its value alone, and Optuna's storage copies a trial's values at every step
+        reported (a study rebuilt from the rows has them all, to the same effect)."""
+        step = next((first + i + 1 for i in range(len(values) - 1, -1, -1) if math.isfinite(values[i])), None)
+        if step is None:
+            return False
+        trial_id = self._trial_id(number)
+        storage = self.study._storage
+        storage.set_trial_intermediate_value(trial_id, step, values[step - first - 1])
+        return self.prunes and bool(self.study.pruner.prune(self.study, storage.get_trial(trial_id)))
 
     def tell(self, number: int, state: str, value: float | None) -> None:
         states = _optuna().trial.TrialState

@@ -21,7 +21,7 @@ def test_a_long_sweep_shows_its_newest_page_and_pages_back(server, open_tab, tmp
         for k in range(150):
             session.put_trial(TrialRecord(sweep_id=sweep_id, number=k, state="finished", params={"x": k / 150},
                                           config={"x": k / 150}, run=f"long/{sweep_id}-{k}", agent="seed",
-                                          value=(k / 150 - 0.3) ** 2, intermediate=(1.0,), created=time.time()))
+                                          value=(k / 150 - 0.3) ** 2, steps=1, last=1.0, created=time.time()))
     page = open_tab(f"{server.url}/sweeps/{sweep_id}").page
     page.wait_for_selector(".sweep-table tbody tr")
     rows = page.locator(".sweep-table tbody tr")

@@ -27,7 +27,7 @@ def _seed(svc: Any, sweep_id: str, n: int) -> None:
         for k in range(n):
             session.put_trial(TrialRecord(sweep_id=sweep_id, number=k, state="finished", params={"x": 0.5},
                                           config={"x": 0.5}, run=f"sw/{sweep_id}-{k}", agent="seed",
-                                          value=1.0 / (1 + k), intermediate=(1.0,), created=time.time()))
+                                          value=1.0 / (1 + k), steps=1, last=1.0, created=time.time()))
 
 
 def test_describe_pages_the_trials_and_counts_by_aggregate(server: Any):
