@@ -110,6 +110,7 @@ export function viewTools(sc, changed) {
         sc.view = name;
         viewUrl(name);
         sc.notice(`saved view "${name}" in ${anchor}`, "info");
+        sc.needIndex = true; // the views live in the chart list's answer: read it again, not the last one kept
         changed();
       } catch (err) {
         sc.notice(`cannot save the view: ${err.message}`, "error");
