@@ -48,6 +48,12 @@ export function overlayLayer() {
   const boxCanvas = document.createElement("canvas");
   let boxesDirty = true;
   let boxCount = 0;
+  let paintedScale = 1; // picture pixels per screen pixel when the boxes were last painted
+
+  function screenScale() {
+    const shown = canvas.clientWidth; // CSS pixels, before any zoom transform
+    return shown > 0 && canvas.width > 0 ? canvas.width / shown : 1;
+  }
 
   function paintBoxes() {
     boxesDirty = false;
@@ -60,8 +66,12 @@ export function overlayLayer() {
     const boxes = visibleBoxes();
     boxCount = boxes.length;
     if (!boxCount) return;
-    g.lineWidth = Math.max(1, Math.round(Math.max(canvas.width, canvas.height) / 300));
-    const fontPx = Math.max(9, Math.round(Math.max(canvas.width, canvas.height) / 40));
+    // Sized for the screen as well as the picture: a 512 px picture shown 150 px wide (a list grid, Compare) would
+    // draw a one-pixel edge at a third of a screen pixel, and it vanished.
+    paintedScale = screenScale();
+    const big = Math.max(canvas.width, canvas.height);
+    g.lineWidth = Math.max(1, Math.round(big / 300), Math.ceil(1.5 * paintedScale));
+    const fontPx = Math.max(Math.round(9 * paintedScale), Math.round(big / 40));
     g.font = `${fontPx}px sans-serif`;
     g.textBaseline = "bottom";
     for (const { box, label } of boxes) {
@@ -83,6 +93,8 @@ export function overlayLayer() {
 
   function draw() {
     const t0 = performance.now();
+    const scale = screenScale();
+    if (Math.abs(scale - paintedScale) > 0.25 * paintedScale) boxesDirty = true; // shown at another size since
     if (boxesDirty) paintBoxes();
     const g = canvas.getContext("2d");
     g.clearRect(0, 0, canvas.width, canvas.height);
