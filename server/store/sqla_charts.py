@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import Engine
 
 from .models import env_t, pane_t, trace_t
-from .records import PaneRecord, TraceRecord
+from .records import ChartLine, PaneRecord, TraceRecord
 
 BATCH = 900  # names or ids per IN (...): SQLite allows 999 bound parameters before 3.32
 
@@ -48,6 +50,27 @@ class SqlCharts:
         for pane in panes.values():  # in position order, as list_panes
             out[pane.env].append((pane, found[pane.id]))
         return out
+
+    def chart_lines(self, envs: list[str], kinds: tuple[str, ...], match: Callable[[str], bool]
+                    ) -> dict[str, list[ChartLine]]:
+        """One query (per BATCH envs) of traces joined with their panes, only the columns a line needs: records
+        are built for the matching tags alone (3,000 of 5 runs' 30,000 panes: a tenth of chart_panes' cost)."""
+        p, t, e = pane_t.c, trace_t.c, env_t.c
+        found: dict[str, list[ChartLine]] = {env: [] for env in envs}
+        tested: dict[str, bool] = {}  # title -> match(title): every run has the same tags
+        with self.engine.connect() as conn:
+            for k in range(0, len(envs), BATCH):
+                q = (select(e.name, p.win, p.title, t.id, t.pane_id, t.idx, t.name, t.npoints)
+                     .select_from(trace_t.join(pane_t, t.pane_id == p.id).join(env_t, p.env_id == e.id))
+                     .where(e.name.in_(envs[k:k + BATCH]), p.kind.in_(kinds)).order_by(p.position, p.id, t.idx))
+                for env, win, title, *trace in conn.execute(q).tuples():
+                    title = title or win
+                    ok = tested.get(title)
+                    if ok is None:
+                        ok = tested[title] = bool(match(title))
+                    if ok:
+                        found[env].append(ChartLine(win, title, TraceRecord(*trace[:4], {}, trace[4])))
+        return found
 
     def env_metas(self, envs: list[str]) -> dict[str, dict]:
         out: dict[str, dict] = {}
