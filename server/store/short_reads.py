@@ -44,7 +44,7 @@ def read_whole(conn: Connection, trace_ids: list[int]) -> dict[int, ShortLine]:
     for k in range(0, len(trace_ids), IDS_PER_QUERY):
         q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax, c.xs, c.ys)
              .where(c.trace_id.in_(trace_ids[k:k + IDS_PER_QUERY])).order_by(c.trace_id, c.seq))
-        for r in conn.execute(q).tuples().all():
+        for r in conn.execute(q).all():
             rows[r[0]].append(r[1:9])
             blobs += (r[9], r[10])
     decoded = iter(codec.decode_many(blobs))
