@@ -9,8 +9,8 @@ Fills a temp SQLite database as bench/many_tags.py does (layerNNNNN/grad_norm an
 from __future__ import annotations
 
 import argparse
-import gc
 import cProfile
+import gc
 import pstats
 import sys
 import tempfile
@@ -51,6 +51,12 @@ def phases(store: Any, envs: list[str], pattern: str, per: int, reps: int) -> di
     return {"list panes": t_list, "read_series_many": t_read, "json (arrays only)": t_json, "lines": len(plan)}
 
 
+def request(client: Any, url: str) -> bytes:
+    res = client.get(url)
+    assert res.status_code == 200, res.data[:300]
+    return bytes(res.data)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", default="1,5")
@@ -68,18 +74,12 @@ def main() -> None:
             db = Path(tmp) / "tags.db"
             fill(db, runs, ys, time.time() - args.points)
             url = f"/api/v1/chart/match?pattern={pattern}&width=600"
-
-            def request(client: Any) -> bytes:
-                res = client.get(url)
-                assert res.status_code == 200, res.data[:300]
-                return res.data
-
             app = create_app(Settings(db=str(db), log_level="warning", watch_runs=False))
             svc = app.extensions["paneboard"]
             try:
                 client = app.test_client()
-                cold, body = timed(lambda: request(client), 1)
-                warm, body = timed(lambda: request(client), args.reps)
+                cold, body = timed(lambda: request(client, url), 1)  # noqa: B023 (called at once)
+                warm, body = timed(lambda: request(client, url), args.reps)  # noqa: B023
                 parts = phases(svc.store, [f"run{r}" for r in range(runs)], pattern, 16, args.reps)
                 print(f"{runs} run(s) x {matched:,} tags ({parts['lines']:,} lines x {args.points} points): "
                       f"/chart/match warm {warm * 1000:.0f} ms, first {cold * 1000:.0f} ms, "
@@ -89,7 +89,7 @@ def main() -> None:
                 if args.profile:
                     prof = cProfile.Profile()
                     prof.enable()
-                    request(client)
+                    request(client, url)
                     prof.disable()
                     pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
             finally:

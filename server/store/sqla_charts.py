@@ -63,13 +63,13 @@ class SqlCharts:
                 q = (select(e.name, p.win, p.title, t.id, t.pane_id, t.idx, t.name, t.npoints)
                      .select_from(trace_t.join(pane_t, t.pane_id == p.id).join(env_t, p.env_id == e.id))
                      .where(e.name.in_(envs[k:k + BATCH]), p.kind.in_(kinds)).order_by(p.position, p.id, t.idx))
-                for env, win, title, *trace in conn.execute(q).all():
+                for env, win, title, trace_id, pane_id, idx, name, npoints in conn.execute(q).all():
                     title = title or win
                     ok = tested.get(title)
                     if ok is None:
                         ok = tested[title] = bool(match(title))
                     if ok:
-                        found[env].append(ChartLine(win, title, TraceRecord(*trace[:4], {}, trace[4])))
+                        found[env].append(ChartLine(win, title, TraceRecord(trace_id, pane_id, idx, name, {}, npoints)))
         return found
 
     def env_metas(self, envs: list[str]) -> dict[str, dict]:
