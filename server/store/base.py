@@ -218,10 +218,11 @@ class Store(ABC):
             out[env] = [(p, self.list_traces(p) if traces else []) for p in panes]
         return out
 
-    def chart_lines(self, envs: list[str], kinds: tuple[str, ...], match: Callable[[str], bool]
-                    ) -> dict[str, list[ChartLine]]:
+    def chart_lines(self, envs: list[str], kinds: tuple[str, ...], match: Callable[[str], bool],
+                    glob: str | None = None) -> dict[str, list[ChartLine]]:
         """env -> every trace of its panes of these kinds whose chart title (the title, else the win) passes
-        `match`: panes in position order, traces in order (as chart_panes lists them)."""
+        `match`: panes in position order, traces in order (as chart_panes lists them). `glob`, when `match` is
+        fnmatchcase against it, lets a backend narrow what it reads."""
         listed = self.chart_panes(envs, kinds, bare=True)
         return {env: [ChartLine(pane.win, pane.title or pane.win, trace) for pane, traces in listed.get(env, [])
                       if match(pane.title or pane.win) for trace in traces] for env in envs}

@@ -211,7 +211,8 @@ def chart_match() -> Response:
         raise ApiError(400, "pattern is required")
     if len(pattern) > 1000:
         raise ApiError(400, "pattern is longer than 1000 characters")
-    matches = _tag_matcher(pattern, request.args.get("regex") in ("1", "true"))
+    regex = request.args.get("regex") in ("1", "true")
+    matches = _tag_matcher(pattern, regex)
     envs = _picked_envs()
     width = _int_arg("width", DEFAULT_WIDTH)
     if not 1 <= width <= MAX_WIDTH:
@@ -221,7 +222,8 @@ def chart_match() -> Response:
         raise ApiError(400, f"per must be between 1 and {MAX_POINTS}")
     per = max(4, min(per, 2 * width))
     store = services().store
-    listed = store.chart_lines(envs, ("line",), matches)  # only the matching tags' traces, in a few queries
+    # Only the matching tags' traces, in a few queries (a glob also narrows the store's query).
+    listed = store.chart_lines(envs, ("line",), matches, None if regex else pattern)
     plan = [(i, line) for i, env in enumerate(envs) for line in listed.get(env, [])]
     if len(plan) > MAX_MATCH_LINES:
         raise ApiError(400, f"pattern matches {len(plan)} lines, more than {MAX_MATCH_LINES}: narrow it")

@@ -46,3 +46,25 @@ def test_lines_of_matching_tags_in_chart_panes_order(store):
                                                   "layer0/grad_norm", "layer9/grad_norm"]
     assert [ln.trace.name for ln in got["b"]][:2] == ["one", "two"] and got["missing"] == []
     assert all(ln.trace.total == 5 for ln in got["a"])
+
+
+GLOBS = ["layer*/grad_norm", "layer?/grad_norm", "LAYER*", "*", "layer[0-2]/*", "layer[!0]/grad_norm", "a_b%*",
+         "a\\b*", "[ab]*", "layer1/grad_norm", "*_c", "?", "odd[", "*norm"]
+
+
+def test_a_glob_narrows_the_query_to_the_same_lines(store):
+    titles = ["layer0/grad_norm", "layer1/grad_norm", "layer12/grad_norm", "Layer1/grad_norm", "layerX/weight_norm",
+              "a_b%c", "aXb%c", "a\\b\\c", "b_c", "odd[", "x", ""]
+    x = np.arange(3, dtype=np.float64)
+    with store.transaction() as tx:
+        for env in ("a", "b"):
+            for i, title in enumerate(titles):
+                pane = tx.put_pane(env, title or "untitled_c", "line", title, {}, None)  # "" -> its win's title
+                tx.append_points(tx.add_trace(pane, f"t{i}", {}), x, x, x)
+    for glob in GLOBS:
+        match = (lambda tag, g=glob: fnmatchcase(tag, g))  # noqa: E731
+        got = store.chart_lines(["a", "b"], ("line",), match, glob)
+        want = store.chart_lines(["a", "b"], ("line",), match)
+        flat = {e: [(ln.win, ln.title, ln.trace.id) for ln in v] for e, v in got.items()}
+        assert flat == {e: [(ln.win, ln.title, ln.trace.id) for ln in v] for e, v in want.items()}, glob
+        assert [ln.title for ln in got["a"]] == [t or "untitled_c" for t in titles if fnmatchcase(t or "untitled_c", glob)]
