@@ -52,11 +52,13 @@ def read_whole(conn: Connection, trace_ids: list[int]) -> dict[int, ShortLine]:
     empty = np.empty(0, dtype=np.float64)
     for trace_id, metas in rows.items():
         chunks = [(next(decoded), next(decoded)) for _ in metas]
-        if len(chunks) == 1:
-            x, y = chunks[0]
-        elif chunks:
-            x, y = np.concatenate([cx for cx, _ in chunks]), np.concatenate([cy for _, cy in chunks])
-        else:
-            x, y = empty, empty
+        x, y = joined(chunks) if chunks else (empty, empty)
         out[trace_id] = ShortLine(metas, chunks, x, y)
     return out
+
+
+def joined(chunks: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """A trace's points from its decoded chunks (at least one), in chunk order."""
+    if len(chunks) == 1:
+        return chunks[0]
+    return np.concatenate([x for x, _ in chunks]), np.concatenate([y for _, y in chunks])

@@ -245,7 +245,7 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                     caches[row.trace_id][row.seq] = (codec.decode(row.xs), codec.decode(row.ys))
             for i in few:
                 if all(m.seq in caches[i] for m in metas[i]):
-                    joined[i] = self._joined(metas[i], caches[i])
+                    joined[i] = short_reads.joined([caches[i][m.seq] for m in metas[i]])
             # Whole lines longer than the budget, every chunk at hand: downsampled together in one numpy pass.
             whole = [k for k, (t, x0, method) in enumerate(reads)
                      if out[k] is None and x0 is None and method == "minmax" and t.id in joined
@@ -263,14 +263,6 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                     ms = [m for m in ms if m.x1 is not None and m.x1 >= x0]
                 out[k] = self._read_chunks(conn, trace, ms, budget, x0, None, method, caches[trace.id])
             return [s for s in out if s is not None]
-
-    @staticmethod
-    def _joined(metas: list[ChunkMeta], cache: dict[int, tuple[np.ndarray, np.ndarray]]
-                ) -> tuple[np.ndarray, np.ndarray]:
-        """A trace's points from its decoded chunks, in chunk order."""
-        if len(metas) == 1:
-            return cache[metas[0].seq]
-        return (np.concatenate([cache[m.seq][0] for m in metas]), np.concatenate([cache[m.seq][1] for m in metas]))
 
     def _read_chunks(self, conn: Connection, trace: TraceRecord, metas: list[ChunkMeta], budget: int,
                      x0: float | None, x1: float | None, method: str,
