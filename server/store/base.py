@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -12,6 +12,7 @@ import numpy as np
 from .artifact_records import ArtifactRecord, RewindRecord
 from .records import (
     AlertRuleRecord,
+    ChartLine,
     CompactReport,
     ConsoleLine,
     EnvSummary,
@@ -216,6 +217,15 @@ class Store(ABC):
             panes = [p for p in self.list_panes(env) if p.kind in kinds and (title is None or (p.title or p.win) == title)]
             out[env] = [(p, self.list_traces(p) if traces else []) for p in panes]
         return out
+
+    def chart_lines(self, envs: list[str], kinds: tuple[str, ...], match: Callable[[str], bool],
+                    glob: str | None = None) -> dict[str, list[ChartLine]]:
+        """env -> every trace of its panes of these kinds whose chart title (the title, else the win) passes
+        `match`: panes in position order, traces in order (as chart_panes lists them). `glob`, when `match` is
+        fnmatchcase against it, lets a backend narrow what it reads."""
+        listed = self.chart_panes(envs, kinds, bare=True)
+        return {env: [ChartLine(pane.win, pane.title or pane.win, trace) for pane, traces in listed.get(env, [])
+                      if match(pane.title or pane.win) for trace in traces] for env in envs}
 
     def env_metas(self, envs: list[str]) -> dict[str, dict]:
         """env -> its meta dict, for the envs that exist."""

@@ -77,3 +77,37 @@ def decode(data: bytes) -> np.ndarray:
     if tag == DELTA32_Z:
         return _unpack_deltas(memoryview(data)[1:], "<i4").view("<f4").astype(np.float64)
     raise ValueError(f"unknown chunk encoding tag {tag}")
+
+
+def decode_many(blobs: list[bytes]) -> list[np.ndarray]:
+    """decode() of many blobs at once, bit for bit the same: thousands of short chunks (a multi-metric chart's
+    ~50-point lines) cost one numpy pass per encoding and length instead of a few numpy calls per blob."""
+    out: list[np.ndarray | None] = [None] * len(blobs)
+    groups: dict[tuple[int, int], list[tuple[int, bytes]]] = {}  # (tag, raw length) -> (index, payload)
+    for k, data in enumerate(blobs):
+        tag = data[0] if data else 0
+        if tag == ARITH:
+            groups.setdefault((ARITH, 0), []).append((k, data))
+        elif tag in (DELTA_Z, DELTA32_Z):
+            raw = zlib.decompress(memoryview(data)[1:])
+            groups.setdefault((tag, len(raw)), []).append((k, raw))
+        else:
+            out[k] = decode(data)
+    for (tag, size), members in groups.items():
+        if tag == ARITH:
+            heads = np.array([_ARITH.unpack_from(d, 1) for _, d in members], dtype=np.float64)
+            for n in np.unique(heads[:, 2]).astype(np.int64):
+                rows = np.flatnonzero(heads[:, 2] == n)
+                block = heads[rows, 0:1] + heads[rows, 1:2] * np.arange(n, dtype="<f8")  # as _progression
+                for r, values in zip(rows, block, strict=True):
+                    out[members[r][0]] = values
+            continue
+        dtype = "<i8" if tag == DELTA_Z else "<i4"
+        width = np.dtype(dtype).itemsize
+        shuffled = np.frombuffer(b"".join(raw for _, raw in members), dtype=np.uint8)
+        deltas = shuffled.reshape(len(members), width, size // width).transpose(0, 2, 1).copy().view(dtype)
+        bits = np.cumsum(deltas.reshape(len(members), -1), axis=1, dtype=dtype)
+        values = bits.view("<f8") if tag == DELTA_Z else bits.view("<f4").astype(np.float64)
+        for (k, _), row in zip(members, values, strict=True):
+            out[k] = row
+    return [v if v is not None else np.empty(0, dtype=np.float64) for v in out]

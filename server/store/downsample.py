@@ -176,9 +176,11 @@ def minmax_many(parts: Sequence[tuple[np.ndarray, np.ndarray]], budget: int
     keep[starts] = True  # first and last stored points, kept exactly (as minmax's edge points)
     keep[ends] = True
     out_idx = np.flatnonzero(keep)
-    cut = np.asarray(np.searchsorted(out_idx, starts))  # where each series' points begin among those kept
-    pieces = np.split(out_idx, cut[1:])
-    return [(X[p], Y[p]) for p in pieces]
+    begins: list[int] = np.asarray(np.searchsorted(out_idx, starts)).tolist()  # each series' first kept point
+    cut = [*begins, len(out_idx)]
+    # One gather, then each series a slice of it (np.split and a gather per series cost 4 us each a series).
+    xs, ys = X[out_idx], Y[out_idx]
+    return [(xs[a:b], ys[a:b]) for a, b in zip(cut[:-1], cut[1:], strict=True)]
 
 
 def select_extremes(X: np.ndarray, Y: np.ndarray, lo: float, width: float, nb: int,

@@ -63,6 +63,16 @@ class TraceRecord:
     total: int
 
 
+@dataclass(frozen=True, slots=True)
+class ChartLine:
+    """One trace of a chart pane as a multi-metric chart lists it: its pane's win and chart title (the title, else
+    the win), and the trace."""
+
+    win: str
+    title: str
+    trace: TraceRecord
+
+
 @dataclass(frozen=True)
 class Series:
     x: np.ndarray

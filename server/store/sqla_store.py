@@ -10,7 +10,7 @@ import numpy as np
 from sqlalchemy import ColumnElement, func, select, update
 from sqlalchemy.engine import Connection
 
-from . import codec, digests, downsample, overview, sqla_runs
+from . import codec, digests, downsample, overview, short_reads, sqla_runs
 from .base import Store
 from .chunk_cache import ChunkCache
 from .chunk_source import ChunkSource, meta_fingerprints, table_fingerprints
@@ -205,19 +205,35 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         return Series(x, y, trace.total, True)
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
-        """One connection, the chunk summaries of every trace in a few queries, and the chunks of short traces
-        (a sweep's usual few thousand steps: one or two chunks each) in a few more; then each read as above."""
+        """One connection; short traces (a sweep's or a multi-metric chart's lines) read whole in a few queries and
+        one batched decode; the others' chunk summaries in a few queries, the chunks of the few-chunk ones in a few
+        more; whole lines over the budget downsampled together; then every other read as above."""
         budget = max(4, min(int(budget), MAX_BUDGET))
         c = chunk_t.c
-        ids = list(dict.fromkeys(t.id for t, _, _ in reads))
-        metas: dict[int, list[ChunkMeta]] = {i: [] for i in ids}
-        caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {i: {} for i in ids}
+        short_ids = list(dict.fromkeys(t.id for t, _, _ in reads if t.total <= short_reads.SHORT_POINTS))
+        ids = list(dict.fromkeys(t.id for t, _, _ in reads if t.total > short_reads.SHORT_POINTS))
+        metas: dict[int, list[ChunkMeta]] = {}
+        caches: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+        out: list[Series | None] = [None] * len(reads)
+        joined: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # trace id -> its whole line, every chunk at hand
         with self.engine.connect() as conn:
+            lines = short_reads.read_whole(conn, short_ids)
+            for k, (t, x0, _method) in enumerate(reads):
+                line = lines.get(t.id)
+                if line is None:
+                    continue
+                if x0 is None and len(line.x) <= budget:  # as _read_chunks: every point, in chunk order
+                    out[k] = Series(line.x, line.y, t.total, False)
+                elif x0 is None:
+                    joined[t.id] = (line.x, line.y)
             long = digests.with_digests(conn, ids)  # whole long lines: from their digests, as read_series
-            out: list[Series | None] = [self._read_overview(conn, t, budget, x0)
-                                        if t.id in long and method == "minmax" else None
-                                        for t, x0, method in reads]
-            ids = list(dict.fromkeys(t.id for (t, _, _), s in zip(reads, out, strict=True) if s is None))
+            for k, (t, x0, method) in enumerate(reads):
+                if t.id in long and method == "minmax":
+                    out[k] = self._read_overview(conn, t, budget, x0)
+            ids = list(dict.fromkeys(t.id for (t, _, _), s in zip(reads, out, strict=True)
+                                     if s is None and t.id not in lines))
+            for i in ids:
+                metas[i], caches[i] = [], {}
             for k in range(0, len(ids), PREFETCH_BATCH):
                 q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax)
                      .where(c.trace_id.in_(ids[k:k + PREFETCH_BATCH])).order_by(c.trace_id, c.seq))
@@ -228,30 +244,26 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                 chunks = select(c.trace_id, c.seq, c.xs, c.ys).where(c.trace_id.in_(few[k:k + PREFETCH_BATCH]))
                 for row in conn.execute(chunks):
                     caches[row.trace_id][row.seq] = (codec.decode(row.xs), codec.decode(row.ys))
+            for i in few:
+                if all(m.seq in caches[i] for m in metas[i]):
+                    joined[i] = short_reads.joined([caches[i][m.seq] for m in metas[i]])
             # Whole lines longer than the budget, every chunk at hand: downsampled together in one numpy pass.
             whole = [k for k, (t, x0, method) in enumerate(reads)
-                     if x0 is None and method == "minmax" and metas[t.id] and sum(m.n for m in metas[t.id]) > budget
-                     and all(m.seq in caches[t.id] for m in metas[t.id])]
-            parts = [self._joined(metas[reads[k][0].id], caches[reads[k][0].id]) for k in whole]
-            done = downsample.minmax_many(parts, budget) if parts else None
+                     if out[k] is None and x0 is None and method == "minmax" and t.id in joined
+                     and len(joined[t.id][0]) > budget]
+            done = downsample.minmax_many([joined[reads[k][0].id] for k in whole], budget) if whole else None
             for k, (x, y) in zip(whole if done is not None else [], done or [], strict=True):
                 out[k] = Series(x, y, reads[k][0].total, True)
             for k, (trace, x0, method) in enumerate(reads):
                 if out[k] is not None:
                     continue
+                if trace.id not in metas:  # a short line read some other way: a zoom, a stride, a NaN x
+                    metas[trace.id], caches[trace.id] = lines[trace.id].metas(), lines[trace.id].by_seq()
                 ms = metas[trace.id]
                 if x0 is not None:  # as read_series's query: chunks ending before x0 are out
                     ms = [m for m in ms if m.x1 is not None and m.x1 >= x0]
                 out[k] = self._read_chunks(conn, trace, ms, budget, x0, None, method, caches[trace.id])
             return [s for s in out if s is not None]
-
-    @staticmethod
-    def _joined(metas: list[ChunkMeta], cache: dict[int, tuple[np.ndarray, np.ndarray]]
-                ) -> tuple[np.ndarray, np.ndarray]:
-        """A trace's points from its decoded chunks, in chunk order."""
-        if len(metas) == 1:
-            return cache[metas[0].seq]
-        return (np.concatenate([cache[m.seq][0] for m in metas]), np.concatenate([cache[m.seq][1] for m in metas]))
 
     def _read_chunks(self, conn: Connection, trace: TraceRecord, metas: list[ChunkMeta], budget: int,
                      x0: float | None, x1: float | None, method: str,

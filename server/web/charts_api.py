@@ -211,7 +211,8 @@ def chart_match() -> Response:
         raise ApiError(400, "pattern is required")
     if len(pattern) > 1000:
         raise ApiError(400, "pattern is longer than 1000 characters")
-    matches = _tag_matcher(pattern, request.args.get("regex") in ("1", "true"))
+    regex = request.args.get("regex") in ("1", "true")
+    matches = _tag_matcher(pattern, regex)
     envs = _picked_envs()
     width = _int_arg("width", DEFAULT_WIDTH)
     if not 1 <= width <= MAX_WIDTH:
@@ -221,26 +222,16 @@ def chart_match() -> Response:
         raise ApiError(400, f"per must be between 1 and {MAX_POINTS}")
     per = max(4, min(per, 2 * width))
     store = services().store
-    plan: list[tuple[int, PaneRecord, TraceRecord]] = []
-    listed = store.chart_panes(envs, ("line",), bare=True)  # every line pane of the picked runs, in a few queries
-    for i, env in enumerate(envs):
-        for pane, traces in listed.get(env, []):
-            if matches(pane.title or pane.win):
-                plan.extend((i, pane, trace) for trace in traces)
+    # Only the matching tags' traces, in a few queries (a glob also narrows the store's query).
+    listed = store.chart_lines(envs, ("line",), matches, None if regex else pattern)
+    plan = [(i, line) for i, env in enumerate(envs) for line in listed.get(env, [])]
     if len(plan) > MAX_MATCH_LINES:
         raise ApiError(400, f"pattern matches {len(plan)} lines, more than {MAX_MATCH_LINES}: narrow it")
-    cols: dict[str, list[Any]] = {"env": [], "win": [], "name": [], "title": [], "total": [], "n": []}
-    xs, ys = [], []
-    reads: list[tuple[TraceRecord, float | None, str]] = [(trace, None, "minmax") for _i, _pane, trace in plan]
-    for (i, pane, trace), series in zip(plan, store.read_series_many(reads, per), strict=True):
-        cols["env"].append(i)
-        cols["win"].append(pane.win)
-        cols["name"].append(trace.name)
-        cols["title"].append(pane.title or pane.win)
-        cols["total"].append(series.total)
-        cols["n"].append(len(series.x))
-        xs.append(series.x)
-        ys.append(series.y)
+    series = store.read_series_many([(line.trace, None, "minmax") for _i, line in plan], per)
+    cols: dict[str, list[Any]] = {"env": [i for i, _ in plan], "win": [line.win for _, line in plan],
+                                  "name": [line.trace.name for _, line in plan],
+                                  "title": [line.title for _, line in plan], "total": [s.total for s in series],
+                                  "n": [len(s.x) for s in series]}
     cat = (lambda parts: np.concatenate(parts) if parts else np.empty(0))  # noqa: E731
     return json_response({"pattern": pattern, "kind": "line", "envs": envs, "per_series": per, "series": cols,
-                          "x": _compact(cat(xs)), "y": _compact_y(cat(ys))})
+                          "x": _compact(cat([s.x for s in series])), "y": _compact_y(cat([s.y for s in series]))})

@@ -71,7 +71,7 @@ export function scalarsPage({ connect, points, notice }) {
   sc.viewsChanged = () => {
     if (!sc.needIndex) sc.respecOnly = true;
     sc.needIndex = true;
-    refresh();
+    refresh(0); // a click: answered now, not after the live updates' REFRESH_MS
   };
   $("tools").replaceChildren(viewTools(sc, sc.viewsChanged), matchTools(sc, sc.viewsChanged), sc.tagFilter);
   // A pick draws at once from what the charts hold (hiding runs needs no read); refresh() then reads what is new.
@@ -135,12 +135,13 @@ export function scalarsPage({ connect, points, notice }) {
   });
 }
 
-/** refresh(): update within REFRESH_MS, once however often it is called, never two updates at once. */
+/** refresh(): update within REFRESH_MS (or `wait` ms), once however often it is called, never two updates at once. */
 function refresher(sc) {
   let timer = null;
   let loading = null;
-  function refresh() {
-    if (timer) return;
+  function refresh(wait = REFRESH_MS) {
+    if (timer && wait >= REFRESH_MS) return;
+    clearTimeout(timer); // a sooner call (a user's action) replaces the live updates' pending one
     timer = setTimeout(() => {
       timer = null;
       if (loading) {
@@ -153,7 +154,7 @@ function refresher(sc) {
         sc.failed = true;
         sc.notice(`cannot load: ${err.message}`, "error");
       }).finally(() => { loading = null; });
-    }, REFRESH_MS);
+    }, wait);
   }
   return refresh;
 }
