@@ -6,19 +6,9 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 import numpy as np
-import pytest
 from sqlalchemy import event
 
-from paneboard.server.store import SqlStore, Store
-from paneboard.server.store.schema import ensure_schema
-
-
-@pytest.fixture
-def store(db_url):
-    ensure_schema(db_url, db_url)
-    s = SqlStore(db_url)
-    yield s
-    s.close()
+from paneboard.server.store import Store
 
 
 def test_lines_of_matching_tags_in_chart_panes_order(store):

@@ -4,18 +4,6 @@ the same order as the full listing, without the JSON columns it does not need (o
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
-from paneboard.server.store import SqlStore
-from paneboard.server.store.schema import ensure_schema
-
-
-@pytest.fixture
-def store(db_url):
-    ensure_schema(db_url, db_url)
-    s = SqlStore(db_url)
-    yield s
-    s.close()
 
 
 def test_bare_listing_has_the_same_panes_and_traces_without_their_json(store):

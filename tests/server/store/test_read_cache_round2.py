@@ -4,7 +4,6 @@ reread that decodes no full chunk again."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from sqlalchemy import event, select
 
 from paneboard.server.store import SqlStore, codec, downsample
@@ -12,20 +11,11 @@ from paneboard.server.store.chunk_cache import BLOCK, ChunkCache, candidates, de
 from paneboard.server.store.chunks import CHUNK_POINTS
 from paneboard.server.store.digests import DIGEST_CHUNKS
 from paneboard.server.store.models import chunk_t
-from paneboard.server.store.schema import ensure_schema
 
 POINTS = DIGEST_CHUNKS * CHUNK_POINTS + 5 * CHUNK_POINTS + 700  # one digest page, chunks after it, a partial tail
 # From buckets of ~26,000 steps (chunks summarized) down to ~44 (narrower than a block: every block straddles).
 BUDGETS = (12, 400, 2000, 6000)
 ZOOMS = ((20_000.0, 90_000.0), (1_000.5, 140_000.0))  # wide zooms: buckets narrower than a chunk
-
-
-@pytest.fixture
-def store(db_url):
-    ensure_schema(db_url, db_url)
-    s = SqlStore(db_url)
-    yield s
-    s.close()
 
 
 def lines(n: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:

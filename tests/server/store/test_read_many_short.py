@@ -9,18 +9,9 @@ import pytest
 
 from paneboard.server.store import SqlStore, codec
 from paneboard.server.store.chunks import CHUNK_POINTS
-from paneboard.server.store.schema import ensure_schema
 from paneboard.server.store.short_reads import SHORT_POINTS
 
 BUDGETS = (4, 16, 40, 5000)
-
-
-@pytest.fixture
-def store(db_url):
-    ensure_schema(db_url, db_url)
-    s = SqlStore(db_url)
-    yield s
-    s.close()
 
 
 def lines() -> dict[str, tuple[np.ndarray, np.ndarray]]:
