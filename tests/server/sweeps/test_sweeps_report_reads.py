@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 
+from helpers.statements import statements as _statements
+
 pytest.importorskip("optuna")
 
 CONFIG = {"method": "random", "metric": {"name": "loss", "goal": "minimize"},
           "parameters": {"x": {"min": 0.0, "max": 1.0}}}
-
-
-def _statements(engine: Any, fn: Callable[[], Any]) -> tuple[Any, list[str]]:
-    """fn's result and the SQL this thread ran meanwhile (the server's own threads use the same engine)."""
-    me, seen = threading.get_ident(), []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if threading.get_ident() == me:
-            seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        return fn(), seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _series_reads(statements: list[str]) -> list[str]:
