@@ -20,47 +20,13 @@ function mark(slot, visible) {
   else delete slot.card.dataset.inview;
 }
 
-/**
- * Tracks slot.visible ({card, visible}) for every observed slot; onEnter(slot) runs when a card comes into view.
- * measure(slot) reads it synchronously, for the first load, which must not wait a frame for the observer.
- */
-export function visibility(onEnter) {
+/** Observes slots' cards within marginPx of the viewport; onEntry(slot, entry) for each intersection change. */
+function slotObserver(onEntry, marginPx) {
   const slotOf = new WeakMap();
   const io = new IntersectionObserver((entries) => {
     for (const e of entries) {
       const slot = slotOf.get(e.target);
-      if (!slot) continue;
-      const was = slot.visible;
-      mark(slot, e.isIntersecting);
-      if (slot.visible && !was) onEnter(slot);
-    }
-  }, { rootMargin: `${MARGIN_PX}px 0px` });
-  return {
-    observe(slot) {
-      slotOf.set(slot.card, slot);
-      io.observe(slot.card);
-    },
-    unobserve(slot) {
-      io.unobserve(slot.card);
-      slotOf.delete(slot.card);
-    },
-    measure(slot) {
-      mark(slot, nearViewport(slot.card));
-      return slot.visible;
-    },
-  };
-}
-
-/**
- * Calls onFar(slot) when an observed slot's card goes further than marginPx from the viewport (or out of the
- * document): a page of thousands of panes clears the views scrolled far away, so the drawn ones stay few.
- */
-export function farAway(onFar, marginPx) {
-  const slotOf = new WeakMap();
-  const io = new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      const slot = slotOf.get(e.target);
-      if (slot && !e.isIntersecting) onFar(slot);
+      if (slot) onEntry(slot, e);
     }
   }, { rootMargin: `${marginPx}px 0px` });
   return {
@@ -73,6 +39,33 @@ export function farAway(onFar, marginPx) {
       slotOf.delete(slot.card);
     },
   };
+}
+
+/**
+ * Tracks slot.visible ({card, visible}) for every observed slot; onEnter(slot) runs when a card comes into view.
+ * measure(slot) reads it synchronously, for the first load, which must not wait a frame for the observer.
+ */
+export function visibility(onEnter) {
+  const observer = slotObserver((slot, e) => {
+    const was = slot.visible;
+    mark(slot, e.isIntersecting);
+    if (slot.visible && !was) onEnter(slot);
+  }, MARGIN_PX);
+  return {
+    ...observer,
+    measure(slot) {
+      mark(slot, nearViewport(slot.card));
+      return slot.visible;
+    },
+  };
+}
+
+/**
+ * Calls onFar(slot) when an observed slot's card goes further than marginPx from the viewport (or out of the
+ * document): a page of thousands of panes clears the views scrolled far away, so the drawn ones stay few.
+ */
+export function farAway(onFar, marginPx) {
+  return slotObserver((slot, e) => { if (!e.isIntersecting) onFar(slot); }, marginPx);
 }
 
 /**
