@@ -40,20 +40,24 @@ def read_whole(conn: Connection, trace_ids: list[int]) -> dict[int, ShortLine]:
     """Every listed trace's chunk rows and points (a trace without rows gets empty arrays)."""
     c = chunk_t.c
     rows: dict[int, list[tuple]] = {i: [] for i in trace_ids}
+    owners: list[int] = []  # the trace of each (xs, ys) pair, in the order the queries gave them
     blobs: list[bytes] = []
     for k in range(0, len(trace_ids), IDS_PER_QUERY):
         q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax, c.xs, c.ys)
              .where(c.trace_id.in_(trace_ids[k:k + IDS_PER_QUERY])).order_by(c.trace_id, c.seq))
         for r in conn.execute(q).all():
             rows[r[0]].append(r[1:9])
+            owners.append(r[0])
             blobs += (r[9], r[10])
-    decoded = iter(codec.decode_many(blobs))
+    decoded = codec.decode_many(blobs)
+    chunks: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {i: [] for i in trace_ids}
+    for j, trace_id in enumerate(owners):  # the queries sort by trace id, not in the caller's order
+        chunks[trace_id].append((decoded[2 * j], decoded[2 * j + 1]))
     out: dict[int, ShortLine] = {}
     empty = np.empty(0, dtype=np.float64)
     for trace_id, metas in rows.items():
-        chunks = [(next(decoded), next(decoded)) for _ in metas]
-        x, y = joined(chunks) if chunks else (empty, empty)
-        out[trace_id] = ShortLine(metas, chunks, x, y)
+        x, y = joined(chunks[trace_id]) if chunks[trace_id] else (empty, empty)
+        out[trace_id] = ShortLine(metas, chunks[trace_id], x, y)
     return out
 
 
