@@ -11,10 +11,10 @@ from sqlalchemy.engine import Connection
 from . import codec
 from .chunk_cache import ChunkCache, DecodedChunk, Fingerprint, candidates, decoded, fingerprint_of
 from .chunks import CHUNK_POINTS
+from .dialect import IN_LIST_MAX
 from .downsample import ChunkMeta, Loader
 from .models import chunk_t
 
-PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 parameters before 3.32
 FingerprintOf = Callable[[int], "Fingerprint | None"]  # chunk seq -> its summary columns; None: not a full chunk
 
 
@@ -112,8 +112,8 @@ class ChunkSource:
             queries = [q.where(c.seq >= lo, c.seq <= hi)]
         else:  # sparse (a zoom that summarizes most chunks): batches under SQLite's bound-parameter limit
             ordered = sorted(wanted)
-            queries = [q.where(c.seq.in_(ordered[i:i + PREFETCH_BATCH]))
-                       for i in range(0, len(ordered), PREFETCH_BATCH)]
+            queries = [q.where(c.seq.in_(ordered[i:i + IN_LIST_MAX]))
+                       for i in range(0, len(ordered), IN_LIST_MAX)]
         for query in queries:
             for r in self.conn.execute(query):
                 if r.seq in wanted:

@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from sqlalchemy.dialects.sqlite import Insert as SqliteInsert
 
 
+# Values per IN (...) list: SQLite before 3.32 allows 999 bound parameters a statement; every batched read keeps
+# under it, on PostgreSQL too (one batching rule for both).
+IN_LIST_MAX = 900
+
+
 def create_engine_for(url: str) -> Engine:
     from sqlalchemy import create_engine
 

@@ -16,11 +16,11 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Connection
 
 from .chunks import CHUNK_POINTS
+from .dialect import IN_LIST_MAX
 from .models import chunk_t, digest_t
 
 DIGEST_CHUNKS = 64  # chunks per digest row: 64 x 7 float64 = 3,584 bytes, one SQLite page
 FIELDS = ("n", "x0", "x1", "ymin", "ymax", "x_ymin", "x_ymax")  # the chunk summary columns, in this order
-IDS_PER_QUERY = 900  # trace ids per IN (...): under SQLite's old 999-parameter limit
 SEQ_PAGE_ROWS = 4096  # chunk summaries per SELECT while sealing a huge append
 
 
@@ -82,8 +82,8 @@ def with_digests(conn: Connection, trace_ids: list[int]) -> set[int]:
     """Which of these traces have a digest (are long enough for summaries() to be worth reading)."""
     d = digest_t.c
     found: set[int] = set()
-    for k in range(0, len(trace_ids), IDS_PER_QUERY):
-        found.update(conn.execute(select(d.trace_id).where(d.trace_id.in_(trace_ids[k:k + IDS_PER_QUERY]),
+    for k in range(0, len(trace_ids), IN_LIST_MAX):
+        found.update(conn.execute(select(d.trace_id).where(d.trace_id.in_(trace_ids[k:k + IN_LIST_MAX]),
                                                            d.page == 0)).scalars())
     return found
 

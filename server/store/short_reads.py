@@ -11,10 +11,10 @@ from sqlalchemy.engine import Connection
 
 from . import codec
 from .chunks import CHUNK_POINTS
+from .dialect import IN_LIST_MAX
 from .downsample import ChunkMeta
 from .models import chunk_t
 
-IDS_PER_QUERY = 900  # trace ids per IN (...): SQLite allows 999 bound parameters before 3.32
 # Traces this short are read whole, every chunk row with its blobs up front: a line of a sweep or of a multi-metric
 # chart. Longer ones go through their chunk summaries (and digests), decoding only what the budget needs.
 SHORT_POINTS = 2 * CHUNK_POINTS
@@ -42,9 +42,9 @@ def read_whole(conn: Connection, trace_ids: list[int]) -> dict[int, ShortLine]:
     rows: dict[int, list[tuple]] = {i: [] for i in trace_ids}
     owners: list[int] = []  # the trace of each (xs, ys) pair, in the order the queries gave them
     blobs: list[bytes] = []
-    for k in range(0, len(trace_ids), IDS_PER_QUERY):
+    for k in range(0, len(trace_ids), IN_LIST_MAX):
         q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax, c.xs, c.ys)
-             .where(c.trace_id.in_(trace_ids[k:k + IDS_PER_QUERY])).order_by(c.trace_id, c.seq))
+             .where(c.trace_id.in_(trace_ids[k:k + IN_LIST_MAX])).order_by(c.trace_id, c.seq))
         for r in conn.execute(q).all():
             rows[r[0]].append(r[1:9])
             owners.append(r[0])

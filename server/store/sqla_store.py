@@ -14,7 +14,7 @@ from . import codec, digests, downsample, overview, short_reads, sqla_runs
 from .base import Store
 from .chunk_cache import ChunkCache
 from .chunk_source import ChunkSource, meta_fingerprints, table_fingerprints
-from .dialect import create_engine_for
+from .dialect import IN_LIST_MAX, create_engine_for
 from .downsample import ChunkMeta, Loader
 from .models import blob_t, chunk_t, client_t, env_t, epoch_t, pane_t, step_t, trace_t
 from .records import EnvSummary, PaneRecord, RunRecord, RunRow, Series, SeriesRow, StepRow, TraceRecord
@@ -30,8 +30,6 @@ from .sqla_tokens import SqlShareTokens
 from .sqla_tx import SqlTx, WriterCache, pane_from_row
 
 MAX_BUDGET = 200_000
-PREFETCH_BATCH = 900  # chunk seqs per IN (...) query; SQLite allows 999 parameters before 3.32
-FEW_CHUNKS = 2  # read_series_many fetches every chunk of traces this short up front, in a few queries
 
 
 class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlShareTokens, SqlSettings, SqlSpace,
@@ -131,14 +129,14 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
 
     def list_runs(self, envs: list[str] | None = None) -> list[RunRow]:
         with self.engine.connect() as conn:
-            if envs is None or len(envs) > PREFETCH_BATCH:  # (IN lists stay under SQLite's parameter limit)
+            if envs is None or len(envs) > IN_LIST_MAX:  # (IN lists stay under SQLite's parameter limit)
                 rows = sqla_runs.list_runs(conn, None)
                 return rows if envs is None else [r for r in rows if r.env in set(envs)]
             return sqla_runs.list_runs(conn, envs)
 
     def list_series(self, envs: list[str] | None = None) -> list[SeriesRow]:
         with self.engine.connect() as conn:
-            if envs is None or len(envs) > PREFETCH_BATCH:
+            if envs is None or len(envs) > IN_LIST_MAX:
                 rows = sqla_runs.list_series(conn, None)
                 wanted = None if envs is None else set(envs)
                 return rows if wanted is None else [r for r in rows if r.env in wanted]
@@ -206,8 +204,8 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
 
     def read_series_many(self, reads: list[tuple[TraceRecord, float | None, str]], budget: int) -> list[Series]:
         """One connection; short traces (a sweep's or a multi-metric chart's lines) read whole in a few queries and
-        one batched decode; the others' chunk summaries in a few queries, the chunks of the few-chunk ones in a few
-        more; whole lines over the budget downsampled together; then every other read as above."""
+        one batched decode; the others' chunk summaries in a few queries; whole short lines over the budget
+        downsampled together; then every other read as above."""
         budget = max(4, min(int(budget), MAX_BUDGET))
         c = chunk_t.c
         short_ids = list(dict.fromkeys(t.id for t, _, _ in reads if t.total <= short_reads.SHORT_POINTS))
@@ -234,19 +232,11 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
                                      if s is None and t.id not in lines))
             for i in ids:
                 metas[i], caches[i] = [], {}
-            for k in range(0, len(ids), PREFETCH_BATCH):
+            for k in range(0, len(ids), IN_LIST_MAX):
                 q = (select(c.trace_id, c.seq, c.n, c.x0, c.x1, c.ymin, c.ymax, c.x_ymin, c.x_ymax)
-                     .where(c.trace_id.in_(ids[k:k + PREFETCH_BATCH])).order_by(c.trace_id, c.seq))
+                     .where(c.trace_id.in_(ids[k:k + IN_LIST_MAX])).order_by(c.trace_id, c.seq))
                 for r in conn.execute(q):
                     metas[r.trace_id].append(downsample.ChunkMeta(*r[1:]))
-            few = [i for i in ids if 0 < len(metas[i]) <= FEW_CHUNKS]
-            for k in range(0, len(few), PREFETCH_BATCH):
-                chunks = select(c.trace_id, c.seq, c.xs, c.ys).where(c.trace_id.in_(few[k:k + PREFETCH_BATCH]))
-                for row in conn.execute(chunks):
-                    caches[row.trace_id][row.seq] = (codec.decode(row.xs), codec.decode(row.ys))
-            for i in few:
-                if all(m.seq in caches[i] for m in metas[i]):
-                    joined[i] = short_reads.joined([caches[i][m.seq] for m in metas[i]])
             # Whole lines longer than the budget, every chunk at hand: downsampled together in one numpy pass.
             whole = [k for k, (t, x0, method) in enumerate(reads)
                      if out[k] is None and x0 is None and method == "minmax" and t.id in joined
@@ -339,9 +329,9 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
             need = [m.seq for m in metas if m.x0 is not None
                     and np.searchsorted(xs_sorted, m.x0) < np.searchsorted(xs_sorted, m.x1, side="right")]
             parts_x, parts_w = [], []
-            for i in range(0, len(need), PREFETCH_BATCH):
+            for i in range(0, len(need), IN_LIST_MAX):
                 for r in conn.execute(select(c.xs, c.walls).where(c.trace_id == trace.id,
-                                                                  c.seq.in_(need[i:i + PREFETCH_BATCH]))
+                                                                  c.seq.in_(need[i:i + IN_LIST_MAX]))
                                       .order_by(c.seq)):
                     parts_x.append(codec.decode(r.xs))
                     parts_w.append(codec.decode(r.walls))
@@ -371,9 +361,9 @@ class SqlStore(SqlArtifacts, SqlBlobRefs, SqlCharts, SqlConsole, SqlNotify, SqlS
         st = step_t.c
         out: list[StepRow] = []
         with self.engine.connect() as conn:
-            for i in range(0, len(indices), PREFETCH_BATCH):
+            for i in range(0, len(indices), IN_LIST_MAX):
                 q = select(st.idx, st.step, st.wall, st.data, st.blob).where(
-                    st.pane_id == pane.id, st.idx.in_(indices[i:i + PREFETCH_BATCH]))
+                    st.pane_id == pane.id, st.idx.in_(indices[i:i + IN_LIST_MAX]))
                 out.extend(StepRow(idx=r.idx, step=r.step, wall=r.wall, data=r.data, blob=r.blob)
                            for r in conn.execute(q))
         return sorted(out, key=lambda r: r.idx)
